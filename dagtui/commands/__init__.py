@@ -1,0 +1,1 @@
+"""One module per `dagtui` subcommand; see `dagtui.cli`."""

@@ -1,0 +1,368 @@
+"""Read a graph file into the model, turning every unusable piece into a positioned diagnostic.
+
+Loading never raises for bad input: it returns a `LoadResult` holding whatever graph could be
+built (possibly None), the diagnostics, and the text and key positions the validator and the
+editor need. Shape problems (syntax, unknown keys, wrong types, unknown node types) are found
+here; meaning problems (references, cycles, paths) are `dagtui.validate`'s.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any
+
+from pydantic import ValidationError
+
+from .diagnostics import Diagnostic, severity_of
+from .model import (
+    NODE_CLASSES,
+    NODE_TYPES,
+    CheckNode,
+    Graph,
+    Metric,
+    NodeBase,
+    Verdict,
+)
+from .positions import Path, Positions, locate
+
+#: a graph file larger than this is refused before parsing (a rubric is a few KB)
+MAX_BYTES = 4 * 1024 * 1024
+
+TOP_LEVEL_KEYS = ("metric", "nodes")
+METRIC_KEYS = tuple(Metric.model_fields)
+VERDICT_KEYS = ("verdict", "score", "then")
+
+
+@dataclass
+class LoadResult:
+    """What loading produced. `graph` is None only when nothing usable could be read."""
+
+    graph: Graph | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str | None = None
+    positions: Positions | None = None
+    raw: dict[str, Any] | None = None
+    file: str | None = None
+
+    @property
+    def parsed(self) -> bool:
+        """True when the text was valid TOML (so the editor may save over it)."""
+        return self.raw is not None
+
+
+class GraphError(Exception):
+    """Raised by the library API when a graph has errors; carries the diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        errors = [d for d in diagnostics if d.is_error] or diagnostics
+        lines = "\n".join(d.format() for d in errors[:20])
+        more = f"\n... and {len(errors) - 20} more" if len(errors) > 20 else ""
+        super().__init__(f"graph has {len(errors)} error(s):\n{lines}{more}")
+
+
+class _Ctx:
+    """Collects diagnostics with positions for one file."""
+
+    def __init__(self, file: str | None, positions: Positions | None) -> None:
+        self.file = file
+        self.positions = positions or Positions()
+        self.diags: list[Diagnostic] = []
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        path: Path = (),
+        *,
+        node: str | None = None,
+        fld: str | None = None,
+        at_value: bool = False,
+    ) -> None:
+        pos = self.positions.value(path) if at_value else self.positions.key(path)
+        line, col = pos or (0, 0)
+        self.diags.append(
+            Diagnostic(code, severity_of(code), message, self.file, line, col, node, fld)
+        )
+
+
+def suggest(word: str, options: list[str] | tuple[str, ...]) -> str:
+    """` (did you mean 'x'?)` when a close match exists, else empty."""
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TOML_END = re.compile(r"\(at end of document\)")
+
+
+def load_file(path: str | FsPath) -> LoadResult:
+    """Load a graph file. Unreadable input becomes a DAG022 diagnostic, never an exception."""
+    p = FsPath(path)
+    file = str(path)
+    ctx = _Ctx(file, None)
+    try:
+        if p.is_dir():
+            ctx.add("DAG022", "is a directory, not a graph file")
+            return LoadResult(None, ctx.diags, file=file)
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            ctx.add(
+                "DAG022",
+                f"file is {size / 1e6:.1f} MB; a graph file is expected to be under "
+                f"{MAX_BYTES // (1024 * 1024)} MB",
+            )
+            return LoadResult(None, ctx.diags, file=file)
+        data = p.read_bytes()
+    except FileNotFoundError:
+        ctx.add("DAG022", "no such file")
+        return LoadResult(None, ctx.diags, file=file)
+    except OSError as exc:
+        ctx.add("DAG022", f"cannot read file: {exc.strerror or exc}")
+        return LoadResult(None, ctx.diags, file=file)
+    if b"\x00" in data:
+        ctx.add("DAG022", "file looks binary (contains NUL bytes), not TOML text")
+        return LoadResult(None, ctx.diags, file=file)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        ctx.diags.append(
+            Diagnostic("DAG022", severity_of("DAG022"),
+                       f"file is not UTF-8 text (bad byte at offset {exc.start})", file, line, 1)
+        )
+        return LoadResult(None, ctx.diags, file=file)
+    result = load_text(text, file)
+    if result.graph is not None:
+        result.graph.path = file
+    return result
+
+
+def load_text(text: str, file: str | None = None) -> LoadResult:
+    """Parse TOML text into a graph plus shape diagnostics."""
+    ctx = _Ctx(file, None)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = _TOML_POS.search(msg)
+        if m:
+            line, col = int(m.group(1)), int(m.group(2))
+        elif _TOML_END.search(msg):
+            line = text.count("\n") + 1
+            col = len(text.rsplit("\n", 1)[-1]) + 1
+        else:
+            line, col = 0, 0
+        clean = _TOML_POS.sub("", _TOML_END.sub("", msg)).strip()
+        ctx.diags.append(
+            Diagnostic("DAG001", severity_of("DAG001"), f"TOML syntax: {clean}", file, line, col)
+        )
+        return LoadResult(None, ctx.diags, text=text, file=file)
+    except RecursionError:
+        ctx.add("DAG001", "TOML syntax: nesting too deep")
+        return LoadResult(None, ctx.diags, text=text, file=file)
+    try:
+        positions = locate(text)
+    except (RecursionError, IndexError):  # pragma: no cover - the scanner is best effort
+        positions = Positions()
+    ctx.positions = positions
+    graph = build_graph(raw, ctx)
+    if graph is not None:
+        graph.path = file
+    return LoadResult(graph, ctx.diags, text=text, positions=positions, raw=raw, file=file)
+
+
+def build_graph(raw: dict[str, Any], ctx: _Ctx) -> Graph:
+    """Build the model from parsed TOML, reporting (and skipping) what does not fit."""
+    for key in raw:
+        if key not in TOP_LEVEL_KEYS:
+            ctx.add("DAG002", f"unknown top-level key '{key}'{suggest(key, TOP_LEVEL_KEYS)}; "
+                    "a graph file has [metric] and [nodes.<id>] tables", (key,), fld=key)
+    metric = _build_metric(raw.get("metric", {}), ctx)
+    graph = Graph(metric=metric)
+    nodes_raw = raw.get("nodes", {})
+    if not isinstance(nodes_raw, dict):
+        ctx.add("DAG004", "'nodes' must be a table of node tables ([nodes.<id>])", ("nodes",),
+                fld="nodes")
+        return graph
+    for nid, data in nodes_raw.items():
+        node = _build_node(nid, data, ctx)
+        if node is not None:
+            graph.nodes[nid] = node
+    return graph
+
+
+def _build_metric(data: Any, ctx: _Ctx) -> Metric:
+    if not isinstance(data, dict):
+        ctx.add("DAG004", "'metric' must be a table ([metric])", ("metric",), fld="metric")
+        return Metric()
+    clean: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in METRIC_KEYS:
+            ctx.add("DAG002", f"unknown key '{key}' in [metric]{suggest(key, METRIC_KEYS)}",
+                    ("metric", key), fld=key)
+            continue
+        clean[key] = value
+    return _validate_dropping(Metric, clean, ctx, ("metric",), None)  # type: ignore[return-value]
+
+
+def _build_node(nid: str, data: Any, ctx: _Ctx) -> NodeBase | None:
+    path: Path = ("nodes", nid)
+    if not isinstance(data, dict):
+        ctx.add("DAG004", f"node '{nid}' must be a table ([nodes.{nid}])", path, node=nid)
+        return None
+    ntype = data.get("type")
+    if ntype is None:
+        ctx.add("DAG003", f"node '{nid}' has no 'type'; use one of: {', '.join(NODE_TYPES)}",
+                path, node=nid, fld="type")
+        return None
+    if ntype not in NODE_CLASSES:
+        ctx.add("DAG005", f"unknown node type {ntype!r}{suggest(str(ntype), NODE_TYPES)}; "
+                f"use one of: {', '.join(NODE_TYPES)}", path + ("type",), node=nid, fld="type",
+                at_value=True)
+        return None
+    cls = NODE_CLASSES[ntype]
+    allowed = cls.FIELDS
+    clean: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in allowed:
+            hint = suggest(key, allowed)
+            where = _owner_of(key)
+            extra = f"; '{key}' belongs to {where} nodes" if where and not hint else ""
+            ctx.add("DAG002", f"unknown key '{key}' for a {ntype} node{hint}{extra}",
+                    path + (key,), node=nid, fld=key)
+            continue
+        clean[key] = value
+    verdicts_raw = clean.pop("verdicts", None)
+    node = _validate_dropping(cls, clean, ctx, path, nid)
+    if node is None:
+        return None
+    node.id = nid
+    if verdicts_raw is not None and hasattr(node, "verdicts"):
+        node.verdicts = _build_verdicts(nid, verdicts_raw, ctx)
+    return node
+
+
+def _owner_of(key: str) -> str:
+    owners = [t for t, c in NODE_CLASSES.items() if key in c.FIELDS]
+    return " or ".join(owners)
+
+
+def _build_verdicts(nid: str, data: Any, ctx: _Ctx) -> list[Verdict]:
+    base: Path = ("nodes", nid, "verdicts")
+    if not isinstance(data, list):
+        ctx.add("DAG004", "'verdicts' must be a list of { verdict = ..., score = N } or "
+                "{ verdict = ..., then = \"node\" } tables", base, node=nid, fld="verdicts")
+        return []
+    out: list[Verdict] = []
+    for i, item in enumerate(data):
+        path = base + (i,)
+        if not isinstance(item, dict):
+            ctx.add("DAG004", f"verdict #{i + 1} must be a table like "
+                    "{ verdict = true, score = 10 }", path, node=nid, fld="verdicts",
+                    at_value=True)
+            continue
+        for key in item:
+            if key not in VERDICT_KEYS:
+                ctx.add("DAG002", f"unknown key '{key}' in verdict #{i + 1}"
+                        f"{suggest(key, VERDICT_KEYS)}; a verdict has verdict, score, then",
+                        path + (key,), node=nid, fld="verdicts")
+        if "verdict" not in item:
+            ctx.add("DAG003", f"verdict #{i + 1} has no 'verdict' value", path, node=nid,
+                    fld="verdicts")
+            continue
+        value = item["verdict"]
+        if not isinstance(value, bool | str):
+            ctx.add("DAG017", f"verdict #{i + 1}: {value!r} is neither true/false nor a "
+                    "label string", path + ("verdict",), node=nid, fld="verdicts",
+                    at_value=True)
+            continue
+        score = item.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+            ctx.add("DAG013", f"verdict {_show(value)}: score {score!r} is not a number; use "
+                    "an integer from 0 to 10", path + ("score",), node=nid, fld="verdicts",
+                    at_value=True)
+            score = None
+        then = item.get("then")
+        if then is not None and not isinstance(then, str):
+            ctx.add("DAG004", f"verdict {_show(value)}: 'then' must be a node id string",
+                    path + ("then",), node=nid, fld="verdicts", at_value=True)
+            then = None
+        out.append(Verdict.model_construct(verdict=value, score=score, then=then))
+    return out
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+_TYPE_WORDS = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "list_type": "a list",
+    "dict_type": "a table",
+    "tuple_type": "a two-item list",
+    "literal_error": "one of the allowed words",
+}
+
+
+def _validate_dropping(
+    cls: type, data: dict[str, Any], ctx: _Ctx, path: Path, nid: str | None
+) -> Any:
+    """Validate `data` as `cls`; drop and report each field pydantic rejects, then retry.
+
+    Dropping keeps the rest of the node usable in the editor while the bad field is shown.
+    """
+    data = dict(data)
+    for _ in range(len(data) + 1):
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            dropped = False
+            for err in exc.errors():
+                loc = err.get("loc") or ()
+                if not loc:
+                    continue
+                key = str(loc[0])
+                if key not in data:
+                    key = "schema" if key == "schema_" and "schema" in data else key
+                if key not in data:
+                    continue
+                want = _TYPE_WORDS.get(err.get("type", ""), "")
+                got = data[key]
+                detail = f"must be {want}" if want else err.get("msg", "is invalid")
+                if err.get("type") == "literal_error":
+                    detail = err.get("msg", detail).replace("Input should be", "must be")
+                ctx.add("DAG004", f"'{key}' {detail} (got {_short(got)})", path + (key,),
+                        node=nid, fld=key, at_value=True)
+                del data[key]
+                dropped = True
+            if not dropped:
+                break
+    try:
+        return cls.model_validate({k: v for k, v in data.items() if k == "type"})
+    except ValidationError:
+        return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def is_check_kind_field(key: str) -> bool:
+    return key in CheckNode.FIELDS

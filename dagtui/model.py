@@ -1,0 +1,364 @@
+"""The graph model: what a dagtui TOML file means, as typed Python objects.
+
+The model is deliberately *permissive*: it can hold a graph that is wrong (a verdict with both
+`score` and `then`, a score of 11, a binary node with one verdict) because the editor must be
+able to show and fix such a graph. Whether a graph is runnable is the validator's job
+(`dagtui.validate`), never the model's. The loader (`dagtui.loader`) fills the model from TOML
+and reports every field it could not use as a diagnostic with a position.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SINGLE_TURN_PARAMS: tuple[str, ...] = (
+    "input",
+    "actual_output",
+    "expected_output",
+    "context",
+    "retrieval_context",
+    "tools_called",
+    "expected_tools",
+    "metadata",
+    "tags",
+)
+MULTI_TURN_PARAMS: tuple[str, ...] = (
+    "role",
+    "content",
+    "scenario",
+    "expected_outcome",
+    "user_description",
+    "chatbot_role",
+    "context",
+    "retrieval_context",
+    "tools_called",
+    "metadata",
+    "tags",
+)
+
+NODE_TYPES: tuple[str, ...] = ("task", "binary", "non_binary", "check", "geval")
+CHECK_KINDS: tuple[str, ...] = (
+    "regex",
+    "json",
+    "json_schema",
+    "length",
+    "contains",
+    "equals",
+    "tools",
+    "python",
+)
+
+VerdictValue = bool | str
+
+
+class _Base(BaseModel):
+    """Shared pydantic settings: unknown keys are the loader's concern (it reports them with
+    a position and a suggestion), so the model itself ignores them."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=False)
+
+
+class Verdict(_Base):
+    """One outcome of a judgement or check node.
+
+    Exactly one of `score` (ends the path with score/10) or `then` (continues at a node) is
+    meant to be set; the validator reports both/neither (DAG012) and bad scores (DAG013).
+    `score` is typed loosely so that a wrong value (11, 2.5) survives to be reported and fixed.
+    """
+
+    verdict: VerdictValue
+    score: int | float | None = None
+    then: str | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.score is not None and self.then is None
+
+
+class Metric(_Base):
+    """The `[metric]` table: name, threshold, judge model and run settings."""
+
+    name: str = "Untitled metric"
+    threshold: float = 0.5
+    model: str | None = None
+    include_reason: bool = True
+    strict: bool = False
+    multi_turn: bool = False
+    roots: list[str] | None = None
+    cases: str | None = None
+
+    @property
+    def effective_threshold(self) -> float:
+        """Strict mode makes every path but a perfect score fail."""
+        return 1.0 if self.strict else self.threshold
+
+
+class NodeBase(_Base):
+    """Fields every node has. `id` is the TOML key under `[nodes]`, not a TOML field."""
+
+    id: str = Field(default="", exclude=True)
+    type: str
+    label: str | None = None
+    params: list[str] = Field(default_factory=list)
+    turn_window: tuple[int, int] | None = None
+
+    #: field names of this node type, in canonical order (used by fmt and the editor form)
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: fields that must be present and non-empty
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def display_name(self) -> str:
+        return self.label or self.id
+
+    @property
+    def is_judgement(self) -> bool:
+        """True for nodes that choose a verdict (binary, non_binary, check)."""
+        return False
+
+    @property
+    def uses_llm(self) -> bool:
+        return True
+
+    def targets(self) -> list[str]:
+        """Ids this node points at (data edges and control edges), in declared order."""
+        return []
+
+
+class TaskNode(NodeBase):
+    """Extracts evidence with the judge; its output is shown to its `children`."""
+
+    type: Literal["task"] = "task"
+    instructions: str = ""
+    output_label: str = ""
+    children: list[str] = Field(default_factory=list)
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "type", "label", "instructions", "output_label", "params", "turn_window", "children",
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("instructions", "output_label")
+
+    def targets(self) -> list[str]:
+        return list(self.children)
+
+
+class _JudgementMixin:
+    verdicts: list[Verdict]
+
+    @property
+    def is_judgement(self) -> bool:
+        return True
+
+    def targets(self) -> list[str]:
+        seen: list[str] = []
+        for v in self.verdicts:
+            if v.then is not None and v.then not in seen:
+                seen.append(v.then)
+        return seen
+
+
+class BinaryNode(_JudgementMixin, NodeBase):
+    """A yes/no question: exactly one `true` and one `false` verdict."""
+
+    type: Literal["binary"] = "binary"
+    criteria: str = ""
+    verdicts: list[Verdict] = Field(default_factory=list)
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "type", "label", "criteria", "params", "turn_window", "verdicts",
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("criteria", "verdicts")
+
+
+class NonBinaryNode(_JudgementMixin, NodeBase):
+    """Picks one of several labels, offered to the judge in declared order."""
+
+    type: Literal["non_binary"] = "non_binary"
+    criteria: str = ""
+    verdicts: list[Verdict] = Field(default_factory=list)
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "type", "label", "criteria", "params", "turn_window", "verdicts",
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("criteria", "verdicts")
+
+    @property
+    def labels(self) -> list[str]:
+        return [str(v.verdict) for v in self.verdicts]
+
+
+class CheckNode(_JudgementMixin, NodeBase):
+    """A deterministic check run in code: no judge call.
+
+    `check` names the kind; the kind's own settings live beside it. What the check reads is
+    either one test-case field (`param`) or the output of a task parent (`evidence`, the task's
+    id). The verdicts are booleans for every kind except `python`, which may return a label.
+    """
+
+    type: Literal["check"] = "check"
+    check: str = ""
+    param: str | None = None
+    evidence: str | None = None
+    verdicts: list[Verdict] = Field(default_factory=list)
+    # regex
+    pattern: str | None = None
+    flags: str | None = None
+    # json_schema
+    schema_: dict[str, Any] | str | None = Field(default=None, alias="schema")
+    # length
+    unit: Literal["chars", "words", "sentences"] | None = None
+    min: int | None = None
+    max: int | None = None
+    # contains
+    values: list[str] | None = None
+    mode: str | None = None  # contains: any|all ; tools: subset|exact|ordered
+    case_sensitive: bool | None = None
+    # tools
+    allowed: list[str] | None = None
+    # python
+    function: str | None = None
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "type", "label", "check", "param", "evidence", "pattern", "flags", "schema", "unit",
+        "min", "max", "values", "mode", "case_sensitive", "allowed", "function", "verdicts",
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("check", "verdicts")
+    KIND_FIELDS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "regex": ("pattern", "flags"),
+        "json": (),
+        "json_schema": ("schema",),
+        "length": ("unit", "min", "max"),
+        "contains": ("values", "mode", "case_sensitive"),
+        "equals": ("case_sensitive",),
+        "tools": ("mode", "allowed"),
+        "python": ("function",),
+    }
+    KIND_REQUIRED: ClassVar[dict[str, tuple[str, ...]]] = {
+        "regex": ("pattern",),
+        "json_schema": ("schema",),
+        "contains": ("values",),
+        "python": ("function",),
+    }
+
+    @property
+    def uses_llm(self) -> bool:
+        return False
+
+
+class GEvalNode(NodeBase):
+    """A G-Eval leaf: the judge scores 0..10 against steps; ends the path with that score."""
+
+    type: Literal["geval"] = "geval"
+    name: str = ""
+    criteria: str | None = None
+    evaluation_steps: list[str] | None = None
+    model: str | None = None
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "type", "label", "name", "params", "turn_window", "evaluation_steps", "criteria", "model",
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("name", "params")
+
+
+Node = Annotated[
+    TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode, Field(discriminator="type")
+]
+NODE_CLASSES: dict[str, type[NodeBase]] = {
+    "task": TaskNode,
+    "binary": BinaryNode,
+    "non_binary": NonBinaryNode,
+    "check": CheckNode,
+    "geval": GEvalNode,
+}
+
+JudgementNode = BinaryNode | NonBinaryNode | CheckNode
+
+
+class Graph(_Base):
+    """A whole graph file: metric settings and nodes in file order.
+
+    `path` is where it was loaded from (None for a graph built in memory); diagnostics and
+    relative paths (json_schema files, cases files) are resolved against it.
+    """
+
+    metric: Metric = Field(default_factory=Metric)
+    nodes: dict[str, TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode] = Field(
+        default_factory=dict
+    )
+    path: str | None = Field(default=None, exclude=True)
+
+    def node(self, node_id: str) -> NodeBase:
+        return self.nodes[node_id]
+
+    def parents(self) -> dict[str, list[str]]:
+        """Map node id -> ids of nodes pointing at it (data or control), in file order,
+        each parent once (two verdicts of one judgement into one node are one edge)."""
+        result: dict[str, list[str]] = {nid: [] for nid in self.nodes}
+        for nid, node in self.nodes.items():
+            for target in node.targets():
+                if target in result and nid not in result[target]:
+                    result[target].append(nid)
+        return result
+
+    def roots(self) -> list[str]:
+        """Declared roots, or else the nodes nothing points to, in file order."""
+        if self.metric.roots is not None:
+            return [r for r in self.metric.roots if r in self.nodes]
+        parents = self.parents()
+        return [nid for nid in self.nodes if not parents[nid]]
+
+    def dependents(self, node_id: str) -> list[str]:
+        """Nodes that reference `node_id` (they must change before it can be deleted)."""
+        return self.parents().get(node_id, [])
+
+    def task_parents(self, node_id: str) -> list[str]:
+        """Task nodes whose output (evidence) this node receives."""
+        return [
+            p for p in self.parents().get(node_id, [])
+            if isinstance(self.nodes[p], TaskNode)
+        ]
+
+    def to_raw(self) -> dict[str, Any]:
+        """Plain dict in the TOML layout (what `tomli_w.dumps` / the tomlkit merge write).
+
+        Fields left at their defaults are omitted so a saved file holds only what the user
+        set; field order follows each node type's canonical order.
+        """
+        metric = self.metric.model_dump(exclude_defaults=True)
+        metric.setdefault("name", self.metric.name)
+        metric.setdefault("threshold", self.metric.threshold)
+        out: dict[str, Any] = {"metric": _order(metric, list(Metric.model_fields))}
+        nodes: dict[str, Any] = {}
+        for nid, node in self.nodes.items():
+            nodes[nid] = node_to_raw(node)
+        out["nodes"] = nodes
+        return out
+
+
+def node_to_raw(node: NodeBase) -> dict[str, Any]:
+    """One node as a TOML-ready dict (type first, defaults dropped, canonical order)."""
+    data = node.model_dump(exclude_defaults=True, by_alias=True, exclude={"id"})
+    data["type"] = node.type
+    for key in node.REQUIRED:
+        if key not in data:
+            value = getattr(node, "schema_" if key == "schema" else key)
+            if value is not None:
+                data[key] = (
+                    [v.model_dump(exclude_none=True) for v in value] if key == "verdicts" else value
+                )
+    if "turn_window" in data and data["turn_window"] is not None:
+        data["turn_window"] = list(data["turn_window"])
+    if "verdicts" in data:
+        data["verdicts"] = [
+            {k: v for k, v in verdict.items() if v is not None} for verdict in data["verdicts"]
+        ]
+    return _order(data, list(node.FIELDS))
+
+
+def _order(data: dict[str, Any], order: list[str]) -> dict[str, Any]:
+    ranked = {k: i for i, k in enumerate(order)}
+    return dict(sorted(data.items(), key=lambda kv: ranked.get(kv[0], len(ranked))))

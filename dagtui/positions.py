@@ -1,0 +1,277 @@
+"""Where each key and value sits in a TOML text, so diagnostics can say `file:line:col`.
+
+`tomllib` gives values but no positions, and tomlkit keeps the text but not line numbers.
+This module is a small scanner over text that `tomllib` has already accepted: it does not
+validate, it only walks tables, keys, arrays and inline tables and records, for every key
+path (`("nodes", "present", "verdicts", 1, "then")`), the 1-based line and column of the key
+and of its value. Array elements are addressed by index; `[[x]]` tables by their count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Path = tuple[str | int, ...]
+Pos = tuple[int, int]
+
+_BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+@dataclass
+class Positions:
+    """Key and value positions by path. Lookups fall back to the nearest enclosing path."""
+
+    keys: dict[Path, Pos] = field(default_factory=dict)
+    values: dict[Path, Pos] = field(default_factory=dict)
+
+    def key(self, path: Path) -> Pos | None:
+        """Position of the key at `path` (or of the closest ancestor that has one)."""
+        return self._lookup(self.keys, path) or self._lookup(self.values, path)
+
+    def value(self, path: Path) -> Pos | None:
+        """Position of the value at `path` (falls back to its key, then ancestors)."""
+        p = tuple(path)
+        while p:
+            if p in self.values:
+                return self.values[p]
+            if p in self.keys:
+                return self.keys[p]
+            p = p[:-1]
+        return None
+
+    @staticmethod
+    def _lookup(table: dict[Path, Pos], path: Path) -> Pos | None:
+        p = tuple(path)
+        while p:
+            if p in table:
+                return table[p]
+            p = p[:-1]
+        return None
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+        self.line = 1
+        self.col = 1
+        self.pos = Positions()
+        self.aot_counts: dict[Path, int] = {}
+
+    # -- low level -------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> str:
+        j = self.i + k
+        return self.text[j] if j < len(self.text) else ""
+
+    def advance(self, n: int = 1) -> None:
+        for _ in range(n):
+            if self.i >= len(self.text):
+                return
+            if self.text[self.i] == "\n":
+                self.line += 1
+                self.col = 1
+            else:
+                self.col += 1
+            self.i += 1
+
+    def here(self) -> Pos:
+        return (self.line, self.col)
+
+    def skip_ws(self, newlines: bool = False) -> None:
+        while True:
+            c = self.peek()
+            if c in (" ", "\t", "\r") or (newlines and c == "\n"):
+                self.advance()
+            elif c == "#" and newlines:
+                while self.peek() not in ("\n", ""):
+                    self.advance()
+            else:
+                return
+
+    def skip_line(self) -> None:
+        while self.peek() not in ("\n", ""):
+            self.advance()
+        self.advance()
+
+    # -- tokens ----------------------------------------------------------------------------
+    def read_key_part(self) -> str:
+        c = self.peek()
+        if c == '"':
+            return self.read_basic_string()
+        if c == "'":
+            return self.read_literal_string()
+        start = self.i
+        while self.peek() in _BARE and self.peek() != "":
+            self.advance()
+        return self.text[start : self.i]
+
+    def read_dotted_key(self) -> list[str]:
+        parts = [self.read_key_part()]
+        self.skip_ws()
+        while self.peek() == ".":
+            self.advance()
+            self.skip_ws()
+            parts.append(self.read_key_part())
+            self.skip_ws()
+        return parts
+
+    def read_basic_string(self) -> str:
+        if self.text.startswith('"""', self.i):
+            self.advance(3)
+            start = self.i
+            while self.i < len(self.text):
+                if self.peek() == "\\":
+                    self.advance(2)
+                    continue
+                if self.text.startswith('"""', self.i):
+                    # up to two extra quotes may belong to the content
+                    while self.text.startswith('""""', self.i):
+                        self.advance()
+                    end = self.i
+                    self.advance(3)
+                    return self.text[start:end]
+                self.advance()
+            return self.text[start:]
+        self.advance()
+        out: list[str] = []
+        while self.i < len(self.text) and self.peek() not in ('"', "\n"):
+            if self.peek() == "\\":
+                out.append(self.peek(1))
+                self.advance(2)
+                continue
+            out.append(self.peek())
+            self.advance()
+        self.advance()
+        return "".join(out)
+
+    def read_literal_string(self) -> str:
+        if self.text.startswith("'''", self.i):
+            self.advance(3)
+            start = self.i
+            end = self.text.find("'''", self.i)
+            end = len(self.text) if end < 0 else end
+            while self.text.startswith("''''", end):
+                end += 1
+            self.advance(end - self.i)
+            self.advance(3)
+            return self.text[start:end]
+        self.advance()
+        start = self.i
+        while self.peek() not in ("'", "\n", ""):
+            self.advance()
+        value = self.text[start : self.i]
+        self.advance()
+        return value
+
+    # -- structure -------------------------------------------------------------------------
+    def read_value(self, path: Path) -> None:
+        self.pos.values[path] = self.here()
+        c = self.peek()
+        if c == '"':
+            self.read_basic_string()
+        elif c == "'":
+            self.read_literal_string()
+        elif c == "[":
+            self.read_array(path)
+        elif c == "{":
+            self.read_inline_table(path)
+        else:
+            while self.peek() not in (",", "]", "}", "\n", "#", "") and not (
+                self.peek() in (" ", "\t") and self._scalar_ends_here()
+            ):
+                self.advance()
+
+    def _scalar_ends_here(self) -> bool:
+        # dates may contain one space ("1979-05-27 07:32:00"); anything else ends the scalar
+        j = self.i
+        while j < len(self.text) and self.text[j] in " \t":
+            j += 1
+        return j >= len(self.text) or self.text[j] in ",]}\n#\r"
+
+    def read_array(self, path: Path) -> None:
+        self.advance()  # [
+        index = 0
+        while True:
+            self.skip_ws(newlines=True)
+            c = self.peek()
+            if c in ("]", ""):
+                self.advance()
+                return
+            if c == ",":
+                self.advance()
+                continue
+            self.pos.keys[path + (index,)] = self.here()
+            self.read_value(path + (index,))
+            index += 1
+
+    def read_inline_table(self, path: Path) -> None:
+        self.advance()  # {
+        while True:
+            self.skip_ws(newlines=True)
+            c = self.peek()
+            if c in ("}", ""):
+                self.advance()
+                return
+            if c == ",":
+                self.advance()
+                continue
+            self.read_key_value(path)
+
+    def read_key_value(self, table: Path) -> None:
+        start = self.here()
+        parts = self.read_dotted_key()
+        path = table + tuple(parts)
+        for k in range(1, len(parts)):
+            self.pos.keys.setdefault(table + tuple(parts[:k]), start)
+        self.pos.keys[path] = start
+        self.skip_ws()
+        if self.peek() == "=":
+            self.advance()
+        self.skip_ws()
+        self.read_value(path)
+
+    def run(self) -> Positions:
+        table: Path = ()
+        while self.i < len(self.text):
+            self.skip_ws(newlines=True)
+            c = self.peek()
+            if c == "":
+                break
+            if c == "[":
+                start = self.here()
+                aot = self.text.startswith("[[", self.i)
+                self.advance(2 if aot else 1)
+                self.skip_ws()
+                parts = tuple(self.read_dotted_key())
+                base = self._resolve(parts)
+                if aot:
+                    n = self.aot_counts.get(base, 0)
+                    self.aot_counts[base] = n + 1
+                    self.pos.keys.setdefault(base, start)
+                    table = base + (n,)
+                else:
+                    table = base
+                self.pos.keys.setdefault(table, start)
+                self.skip_line()
+                continue
+            self.read_key_value(table)
+            self.skip_ws()
+            if self.peek() == "#":
+                self.skip_line()
+        return self.pos
+
+    def _resolve(self, parts: tuple[str, ...]) -> Path:
+        """Map a header's dotted key to a path, inserting array-of-tables indices:
+        `[nodes.x.verdicts.extra]` after `[[nodes.x.verdicts]]` lives in the last element."""
+        out: list[str | int] = []
+        for part in parts:
+            out.append(part)
+            key = tuple(out)
+            if key in self.aot_counts and len(out) < len(parts):
+                out.append(self.aot_counts[key] - 1)
+        return tuple(out)
+
+
+def locate(text: str) -> Positions:
+    """Positions of every key and value in `text` (which must be valid TOML)."""
+    return _Scanner(text).run()
