@@ -1,0 +1,856 @@
+"""Writing graphs back to TOML without wrecking the file a human wrote.
+
+The TOML file is the source of truth (SPEC §2): people edit it by hand and in the TUI, so a
+save must look like a careful person made the edit. `render` therefore works in two modes:
+
+* no original text: a canonical layout (metric first, nodes in model order, keys in each node
+  type's `FIELDS` order, verdicts one per line) emitted by the small writer in this module;
+* with the original text: a three-way merge. The original is loaded into the model again
+  (the *base*), compared with the graph being saved, and only the differences are applied
+  to the tomlkit document, so every untouched key, comment, blank line and ordering survives
+  byte for byte, even keys the model never understood (they stay for the validator to flag).
+
+Every merged result is reloaded and compared with the graph; if tomlkit produced something
+that means anything else, the canonical text is returned instead (correct beats pretty).
+
+`format_text` (for `dagtui fmt`) sits at the bottom of this module: it reorders a parsed
+document into the canonical layout while carrying every comment along with the key it sits
+above, and refuses (FormatError) rather than change what the file means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import math
+import os
+import re
+import stat
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit import items as tk
+from tomlkit.container import Container
+
+from .loader import load_text
+from .model import NODE_CLASSES, Graph, Metric
+
+__all__ = [
+    "FormatError",
+    "SaveError",
+    "UnparsableError",
+    "atomic_write",
+    "canonical_text",
+    "format_text",
+    "render",
+    "save_graph",
+]
+
+METRIC_ORDER: tuple[str, ...] = tuple(Metric.model_fields)
+VERDICT_ORDER: tuple[str, ...] = ("verdict", "score", "then")
+#: a list of scalars longer than this (as one line) is written one item per line
+_WRAP_AT = 88
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class SaveError(Exception):
+    """A save was refused; the file on disk was not touched."""
+
+
+class UnparsableError(SaveError):
+    """The text to merge into (or format) is not valid TOML: never overwrite it."""
+
+
+class FormatError(Exception):
+    """`format_text` could not reformat the text without changing its meaning."""
+
+
+# ----------------------------------------------------------------------------------------
+# canonical writer
+# ----------------------------------------------------------------------------------------
+
+def toml_key(key: str) -> str:
+    """A key as TOML: bare when possible, else a quoted basic string."""
+    return key if _BARE_KEY.match(key) else toml_string(key)
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
+            "\r": "\\r"}
+
+
+def toml_string(value: str) -> str:
+    """A one-line TOML basic string; every control character is escaped."""
+    out = ['"']
+    for ch in value:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _multiline_string(value: str) -> str:
+    """A multi-line basic string for text with newlines (readable prompts).
+
+    Quotes and backslashes are escaped so no run of `\"\"\"` can close the string early, and
+    the newline right after the opening quotes (which TOML trims) is ours, not the user's.
+    """
+    out = ['"""\n']
+    for ch in value:
+        if ch == "\n":
+            out.append("\n")
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"""')
+    return "".join(out)
+
+
+def toml_value(value: Any) -> str:
+    """Any TOML-ready Python value on one line."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = ", ".join(f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()
+                          if v is not None)
+        return "{ " + inner + " }"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+def _verdict_inline(verdict: dict[str, Any]) -> str:
+    ordered = _ordered(verdict, VERDICT_ORDER)
+    return toml_value(ordered)
+
+
+def key_value_text(key: str, value: Any) -> str:
+    """`key = value` in the canonical layout (may span lines)."""
+    head = f"{toml_key(key)} = "
+    if key == "verdicts" and isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        if not value:
+            return head + "[]"
+        lines = [f"  {_verdict_inline(v)}," for v in value]
+        return head + "[\n" + "\n".join(lines) + "\n]"
+    if isinstance(value, str) and "\n" in value:
+        return head + _multiline_string(value)
+    if isinstance(value, list) and value and not any(isinstance(v, dict | list) for v in value):
+        one_line = head + toml_value(value)
+        if len(one_line) > _WRAP_AT:
+            return head + "[\n" + "".join(f"  {toml_value(v)},\n" for v in value) + "]"
+        return one_line
+    return head + toml_value(value)
+
+
+def _table_text(header: str, data: dict[str, Any]) -> str:
+    lines = [header]
+    for key, value in data.items():
+        if value is None:
+            continue
+        lines.append(key_value_text(key, value))
+    return "\n".join(lines) + "\n"
+
+
+def node_table_text(node_id: str, raw: dict[str, Any]) -> str:
+    """One `[nodes.<id>]` table in canonical layout."""
+    cls = NODE_CLASSES.get(str(raw.get("type")))
+    order = cls.FIELDS if cls else ()
+    return _table_text(f"[nodes.{toml_key(node_id)}]", _ordered(raw, order))
+
+
+def canonical_text(raw: dict[str, Any]) -> str:
+    """Canonical text for a `Graph.to_raw()` dict: `[metric]` first, then every node."""
+    parts = [_table_text("[metric]", _ordered(raw.get("metric", {}), METRIC_ORDER))]
+    for nid, node in raw.get("nodes", {}).items():
+        parts.append(node_table_text(nid, node))
+    return "\n".join(parts)
+
+
+def _ordered(data: dict[str, Any], order: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    rank = {k: i for i, k in enumerate(order)}
+    keys = sorted(data, key=lambda k: (rank.get(k, len(rank)), list(data).index(k)))
+    return {k: data[k] for k in keys}
+
+
+# ----------------------------------------------------------------------------------------
+# three-way merge into the user's document
+# ----------------------------------------------------------------------------------------
+
+def render(
+    graph: Graph, original_text: str | None = None, *, renames: dict[str, str] | None = None
+) -> str:
+    """The text a save of `graph` would write.
+
+    With `original_text`, only what differs between that text's model and `graph` is changed
+    (comments, blank lines, order and untouched keys survive). `renames` maps old node ids to
+    new ones so a renamed node keeps its table, comments and place. Raises `UnparsableError`
+    if `original_text` is not valid TOML.
+    """
+    new = graph.to_raw()
+    if original_text is None:
+        return canonical_text(new)
+    doc = _parse_or_refuse(original_text)
+    base_result = load_text(original_text)
+    base = base_result.graph.to_raw() if base_result.graph is not None else {
+        "metric": {}, "nodes": {}}
+    try:
+        merged = _merge(doc, base, new, dict(renames or {}))
+    except Exception:  # tomlkit corner cases: fall back to a correct canonical file
+        return canonical_text(new)
+    check = load_text(merged)
+    if check.graph is not None and _same(check.graph.to_raw(), new):
+        return merged
+    return canonical_text(new)
+
+
+def _parse_or_refuse(text: str) -> tomlkit.TOMLDocument:
+    """Parse with both parsers: tomllib is the strict judge, tomlkit keeps the layout."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        tomllib.loads(text)
+        return tomlkit.parse(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError, ...
+        raise UnparsableError(f"the original text is not valid TOML ({exc}); refusing to "
+                              "overwrite what could not be parsed") from exc
+
+
+def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[str, str]) -> str:
+    prefix = ""
+    metric_base = base.get("metric", {})
+    metric_new = new.get("metric", {})
+    if "metric" in doc and isinstance(doc["metric"], tk.Table):
+        _merge_mapping(doc["metric"], metric_base, metric_new, METRIC_ORDER)
+    elif not _same(metric_base, metric_new):
+        if "metric" in doc:
+            raise ValueError("[metric] is not a plain table")
+        prefix = _table_text("[metric]", _ordered(metric_new, METRIC_ORDER)) + "\n"
+
+    base_nodes: dict[str, Any] = dict(base.get("nodes", {}))
+    new_nodes: dict[str, Any] = new.get("nodes", {})
+    nodes_doc = doc.get("nodes") if "nodes" in doc else None
+    appended: list[str] = []
+
+    # renames first, so the rest of the merge sees the new ids
+    for old, new_id in renames.items():
+        if old == new_id or old not in base_nodes or new_id not in new_nodes:
+            continue
+        if nodes_doc is None or old not in nodes_doc:
+            continue
+        _rename_key(nodes_doc, old, new_id)
+        base_nodes[new_id] = base_nodes.pop(old)
+
+    for nid in list(base_nodes):
+        if nid not in new_nodes and nodes_doc is not None and nid in nodes_doc:
+            del nodes_doc[nid]
+    for nid, raw in new_nodes.items():
+        cls = NODE_CLASSES.get(str(raw.get("type")))
+        order = cls.FIELDS if cls else ()
+        if nid in base_nodes and nodes_doc is not None and nid in nodes_doc:
+            table = nodes_doc[nid]
+            if base_nodes[nid].get("type") != raw.get("type"):
+                _replace_node(nodes_doc, nid, raw)
+            elif not _same(base_nodes[nid], raw):
+                _merge_mapping(table, base_nodes[nid], raw, order)
+        elif nodes_doc is not None and nid in nodes_doc:
+            # the loader could not use this table (bad type...): the model's node replaces it
+            _replace_node(nodes_doc, nid, raw)
+        else:
+            appended.append(node_table_text(nid, raw))
+
+    text = prefix + tomlkit.dumps(doc)
+    if appended:
+        text = text.rstrip("\n") + "\n\n" if text.strip() else ""
+        text += "\n".join(appended)
+    return text
+
+
+def _replace_node(nodes_doc: Any, nid: str, raw: dict[str, Any]) -> None:
+    fresh = tomlkit.parse(node_table_text(nid, raw))["nodes"][nid]
+    nodes_doc[nid] = fresh
+
+
+def _rename_key(container: Any, old: str, new: str) -> None:
+    """Rename a table key in place, keeping its position, body and comments."""
+    item = container[old]
+    inner = container.value if isinstance(container, tk.Table) else container
+    inner._replace(old, new, item)
+    if hasattr(item, "invalidate_display_name"):
+        item.invalidate_display_name()
+
+
+def _merge_mapping(table: Any, base: dict[str, Any], new: dict[str, Any],
+                   order: tuple[str, ...] | list[str]) -> None:
+    """Apply base -> new key changes to a tomlkit table or inline table."""
+    for key in base:
+        if key not in new and key in table:
+            del table[key]
+    for key, value in new.items():
+        if key in base and _same(base[key], value):
+            continue
+        if value is None:
+            continue
+        if key == "verdicts" and key in table and isinstance(value, list):
+            _merge_verdicts(table, base.get(key) or [], value)
+        elif key in table:
+            _replace_value(table, key, value)
+        else:
+            _insert_key(table, key, value, order)
+
+
+def _item_for(key: str, value: Any, old: Any = None) -> Any:
+    """A tomlkit item for `value`, parsed from canonical text (so escaping is ours) and
+    keeping the string style of `old` where that style can hold the new value."""
+    if isinstance(value, str) and isinstance(old, tk.String):
+        style = old.type
+        if style == tk.StringType.MLB:
+            return tomlkit.parse(f"x = {_multiline_string(value)}\n")["x"]
+        if style == tk.StringType.SLL and _literal_ok(value):
+            return tomlkit.parse(f"x = '{value}'\n")["x"]
+        if style == tk.StringType.MLL and _literal_ok(value, multiline=True):
+            return tomlkit.parse(f"x = '''\n{value}'''\n")["x"]
+    text = key_value_text("x", value)
+    return tomlkit.parse(text + "\n")["x"]
+
+
+def _literal_ok(value: str, multiline: bool = False) -> bool:
+    if "'" in value or "\r" in value:
+        return False
+    if not multiline and "\n" in value:
+        return False
+    return not any((ord(c) < 0x20 and c not in "\t\n") or ord(c) == 0x7F for c in value)
+
+
+def _replace_value(table: Any, key: str, value: Any) -> None:
+    old = table[key]
+    item = _item_for(key, value, old)
+    comment = old.trivia.comment if hasattr(old, "trivia") and not isinstance(
+        old, tk.Whitespace) else ""
+    comment_ws = old.trivia.comment_ws if comment else ""
+    table[key] = item
+    if comment:
+        placed = table[key]
+        placed.trivia.comment = comment
+        placed.trivia.comment_ws = comment_ws or "  "
+
+
+def _insert_key(table: Any, key: str, value: Any, order: tuple[str, ...] | list[str]) -> None:
+    """Insert a new key where the canonical order puts it among the keys already there."""
+    item = _item_for(key, value)
+    if isinstance(table, tk.InlineTable) or key not in order:
+        table[key] = item
+        return
+    rank = {k: i for i, k in enumerate(order)}
+    before = [k for k in table if k in rank and rank[k] < rank[key]
+              and not isinstance(table[k], tk.Table | tk.AoT)]
+    container: Container = table.value
+    if before:
+        container._insert_after(before[-1], key, item)
+        return
+    after = [k for k in table if k in rank and rank[k] > rank[key]
+             and not isinstance(table[k], tk.Table | tk.AoT)]
+    if after:
+        idx = container._map[tomlkit.items.SingleKey(after[0])]
+        if isinstance(idx, tuple):
+            idx = idx[0]
+        container._insert_at(idx, key, item)
+        return
+    table[key] = item
+
+
+def _verdict_key(v: Any) -> str:
+    return repr(sorted((k, (type(x).__name__ == "bool", x)) for k, x in v.items())) \
+        if isinstance(v, dict) else repr(v)
+
+
+def _merge_verdicts(table: Any, base: list[Any], new: list[Any]) -> None:
+    """Change only the verdicts that changed, in the form (inline array or `[[...]]`) the
+    user wrote them."""
+    current = table["verdicts"]
+    if isinstance(current, tk.AoT):
+        elements = list(current.body)
+    elif isinstance(current, tk.Array):
+        elements = list(current)
+    else:
+        _replace_value(table, "verdicts", new)
+        return
+    usable = [e for e in elements
+              if isinstance(e, dict) and isinstance(e.get("verdict"), bool | str)]
+    if len(usable) != len(elements) or len(usable) != len(base):
+        _replace_verdicts(table, current, new)
+        return
+    sm = difflib.SequenceMatcher(a=[_verdict_key(v) for v in base],
+                                 b=[_verdict_key(v) for v in new], autojunk=False)
+    ops = sm.get_opcodes()
+    if all(op in ("equal", "replace") and (i2 - i1) == (j2 - j1) for op, i1, i2, j1, j2 in ops):
+        for op, i1, i2, j1, _j2 in ops:
+            if op == "replace":
+                for k in range(i2 - i1):
+                    _merge_mapping(elements[i1 + k], base[i1 + k], new[j1 + k], VERDICT_ORDER)
+        return
+    # insertions or deletions: rebuild the list, keeping every untouched element as written
+    plan: list[tuple[Any, Any]] = []  # (kept element or None, new verdict dict)
+    for op, i1, i2, j1, j2 in ops:
+        if op == "equal":
+            plan += [(elements[i1 + k], new[j1 + k]) for k in range(i2 - i1)]
+        elif op == "replace" and (i2 - i1) == (j2 - j1):
+            for k in range(i2 - i1):
+                _merge_mapping(elements[i1 + k], base[i1 + k], new[j1 + k], VERDICT_ORDER)
+                plan.append((elements[i1 + k], new[j1 + k]))
+        else:
+            plan += [(None, v) for v in new[j1:j2]]
+    if isinstance(current, tk.AoT):
+        _rebuild_aot(table, current, plan)
+    else:
+        _rebuild_array(table, current, plan)
+
+
+def _replace_verdicts(table: Any, current: Any, new: list[Any]) -> None:
+    if isinstance(current, tk.AoT):
+        _rebuild_aot(table, current, [(None, v) for v in new])
+    else:
+        _rebuild_array(table, current, [(None, v) for v in new])
+
+
+def _array_entries(arr: Any) -> list[tuple[Any, str, list[str]]]:
+    """(element, its trailing comment, standalone comment lines above it) for each element of
+    a tomlkit array; standalone comments after the last element come back with element None."""
+    out: list[tuple[Any, str, list[str]]] = []
+    pending: list[str] = []
+    for group in getattr(arr, "_value", []):
+        value = getattr(group, "value", None)
+        comment = getattr(group, "comment", None)
+        text = comment.as_string().rstrip() if comment is not None else ""
+        if value is None or isinstance(value, tk.Null):
+            if text.strip():
+                pending.append(text.strip())
+            continue
+        if text and not text[0].isspace():
+            text = "  " + text
+        out.append((value, text, pending))
+        pending = []
+    if pending:
+        out.append((None, "", pending))
+    return out
+
+
+def _rebuild_array(table: Any, current: Any, plan: list[tuple[Any, Any]]) -> None:
+    comments: dict[int, tuple[str, list[str]]] = {}
+    tail: list[str] = []
+    for value, comment, above in _array_entries(current):
+        if value is None:
+            tail = above
+        else:
+            comments[id(value)] = (comment, above)
+    lines: list[str] = []
+    for kept, verdict in plan:
+        comment, above = comments.get(id(kept), ("", [])) if kept is not None else ("", [])
+        lines += [f"  {c}" for c in above]
+        body = _inline_table_text(kept) if kept is not None else _verdict_inline(verdict)
+        lines.append(f"  {body},{comment}")
+    lines += [f"  {c}" for c in tail]
+    text = "verdicts = [\n" + "\n".join(lines) + "\n]\n" if lines else "verdicts = []\n"
+    old = table["verdicts"]
+    item = tomlkit.parse(text)["verdicts"]
+    trailing = old.trivia.comment
+    table["verdicts"] = item
+    if trailing:
+        table["verdicts"].trivia.comment = trailing
+        table["verdicts"].trivia.comment_ws = old.trivia.comment_ws or "  "
+
+
+def _inline_table_text(item: Any) -> str:
+    """An inline table as `{ k = v, ... }`, each value as the user wrote it."""
+    parts = []
+    for key, value in _inline_items(item):
+        parts.append(f"{key} = {value}")
+    return "{ " + ", ".join(parts) + " }" if parts else "{}"
+
+
+def _inline_items(item: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    body = item.value.body if hasattr(item, "value") and hasattr(item.value, "body") else []
+    entries = [(k, v) for k, v in body if k is not None]
+    rank = {k: i for i, k in enumerate(VERDICT_ORDER)}
+    entries.sort(key=lambda kv: rank.get(kv[0].key, len(rank)))
+    for k, v in entries:
+        out.append((k.as_string().strip(), v.as_string().strip()))
+    return out
+
+
+def _rebuild_aot(table: Any, current: Any, plan: list[tuple[Any, Any]]) -> None:
+    tables = []
+    for kept, verdict in plan:
+        if kept is not None:
+            tables.append(kept)
+            continue
+        fresh = tomlkit.parse(_table_text("[[v]]", _ordered(verdict, VERDICT_ORDER)))["v"][0]
+        fresh.trivia.indent = "\n"
+        tables.append(fresh)
+    if not tables:
+        del table["verdicts"]
+        _insert_key(table, "verdicts", [], ())
+        return
+    aot = tomlkit.aot()
+    for t in tables:
+        aot.append(t)
+    table["verdicts"] = aot
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that tells `true` from `1` (Python does not) and treats nan as itself."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b if not (
+        isinstance(a, int | float) and isinstance(b, int | float)) else a == b
+
+
+# ----------------------------------------------------------------------------------------
+# atomic save
+# ----------------------------------------------------------------------------------------
+
+def atomic_write(path: str | os.PathLike[str], text: str) -> None:
+    """Replace `path` with `text` so a crash leaves the old file or the new, never half.
+
+    The temp file lives in the same directory (so `os.replace` is a rename on one file
+    system), is fsynced before the rename, and takes the original file's permission bits.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable where we can
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def save_graph(
+    graph: Graph,
+    path: str | os.PathLike[str],
+    *,
+    original_text: str | None = None,
+    renames: dict[str, str] | None = None,
+) -> str:
+    """Render `graph` (merged into `original_text` when given) and write it atomically.
+
+    Returns the text written. Raises `UnparsableError` (a `SaveError`) without touching the
+    file when `original_text` is not valid TOML.
+    """
+    text = render(graph, original_text, renames=renames)
+    atomic_write(path, text)
+    return text
+
+
+
+# ----------------------------------------------------------------------------------------
+# `dagtui fmt`: canonical layout for a hand-written file, comments kept
+# ----------------------------------------------------------------------------------------
+
+class _Entry:
+    """One `key = value` line (or lines) with the comments that belong to it."""
+
+    __slots__ = ("above", "comment", "key", "name", "value")
+
+    def __init__(self, key: str, name: str, value: str, comment: str, above: list[str]) -> None:
+        self.key, self.name, self.value, self.comment, self.above = (
+            key, name, value, comment, above)
+
+
+class _Block:
+    """One table header, the comments above it, its entries and its trailing comments."""
+
+    def __init__(self, header: str, path: tuple[str, ...], above: list[str], comment: str,
+                 order: tuple[str, ...]) -> None:
+        self.header, self.path, self.above, self.comment, self.order = (
+            header, path, above, comment, order)
+        self.entries: list[_Entry] = []
+        self.trailing: list[str] = []
+
+
+class _Flattener:
+    """Walks a tomlkit document in file order and cuts it into blocks.
+
+    Comments directly above a header (no blank line between) travel with that header, which
+    tomlkit itself files under the end of the previous table.
+    """
+
+    def __init__(self) -> None:
+        self.preamble: list[str] = []
+        self.root_entries: list[_Entry] = []
+        self.blocks: list[_Block] = []
+        self.pending: list[str] = []  # comment lines ("" = blank line) not yet placed
+
+    def run(self, doc: Any) -> _Flattener:
+        self.body(doc.body, (), (), None)
+        self.finish_pending(self.blocks[-1] if self.blocks else None, to_next=False)
+        return self
+
+    # comments ------------------------------------------------------------------------
+    def note(self, item: Any) -> None:
+        if isinstance(item, tk.Comment):
+            self.pending.append(item.trivia.comment.strip() or item.as_string().strip())
+        elif (isinstance(item, tk.Whitespace) and "\n" in item.as_string()
+              and (self.pending or self.has_content())):
+            self.pending.append("")
+
+    def has_content(self) -> bool:
+        return bool(self.blocks or self.root_entries or self.preamble)
+
+    def take_above(self) -> list[str]:
+        above = _trim_blanks(self.pending)
+        self.pending = []
+        return above
+
+    def finish_pending(self, block: _Block | None, *, to_next: bool = True) -> None:
+        """Split pending comments: those after the last blank line go to the next header."""
+        if not self.pending:
+            return
+        lines = self.pending
+        cut = max((i for i, x in enumerate(lines) if x == ""), default=-1) if to_next else len(
+            lines)
+        stay, move = _trim_blanks(lines[:cut]) if cut >= 0 else [], lines[cut + 1:]
+        if block is None:
+            self.preamble += ([""] if self.preamble and stay else []) + stay
+        else:
+            block.trailing += stay
+        self.pending = [x for x in move if x != ""] if to_next else []
+
+    # structure ------------------------------------------------------------------------
+    def body(self, body: list[tuple[Any, Any]], keys: tuple[str, ...],
+             names: tuple[str, ...], block: _Block | None) -> None:
+        for key, item in body:
+            if key is None:
+                self.note(item)
+                continue
+            if getattr(key, "is_dotted", lambda: False)():
+                raise FormatError(f"dotted key '{key.as_string().strip()}' is not reformatted; "
+                                  "write it as a [table]")
+            ktext = key.as_string().strip()
+            kname = key.key
+            if isinstance(item, tk.Table):
+                self.table(item, keys + (ktext,), names + (kname,), aot=False)
+            elif isinstance(item, tk.AoT):
+                for element in item.body:
+                    self.table(element, keys + (ktext,), names + (kname,), aot=True)
+            else:
+                entry = _Entry(ktext, kname, _value_text(kname, item, names),
+                               _comment_of(item), self.take_above())
+                if block is None:
+                    if self.blocks:
+                        raise FormatError("a key after a table belongs to no table")
+                    self.root_entries.append(entry)
+                else:
+                    block.entries.append(entry)
+
+    def table(self, item: Any, keys: tuple[str, ...], names: tuple[str, ...], aot: bool) -> None:
+        current = self.blocks[-1] if self.blocks else None
+        if item.is_super_table() and not aot:
+            self.body(item.value.body, keys, names, None if not self.blocks else current)
+            return
+        self.finish_pending(current)
+        header = ("[[{}]]" if aot else "[{}]").format(".".join(keys))
+        block = _Block(header, names, self.take_above(), _comment_of(item),
+                       _order_for(names, item))
+        self.blocks.append(block)
+        self.body(item.value.body, keys, names, block)
+
+
+def _trim_blanks(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        if line == "" and (not out or out[-1] == ""):
+            continue
+        out.append(line)
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _comment_of(item: Any) -> str:
+    """The inline comment after a value, with the spacing the user put before it."""
+    try:
+        comment = item.trivia.comment.strip()
+        ws = item.trivia.comment_ws
+    except (AttributeError, RuntimeError):
+        return ""
+    if not comment:
+        return ""
+    return (ws if ws.strip(" \t") == "" and ws else "  ") + comment
+
+
+def _order_for(names: tuple[str, ...], item: Any) -> tuple[str, ...]:
+    if names == ("metric",):
+        return METRIC_ORDER
+    if len(names) == 2 and names[0] == "nodes":
+        cls = NODE_CLASSES.get(str(item.get("type")))
+        return cls.FIELDS if cls else ()
+    if len(names) == 3 and names[0] == "nodes" and names[2] == "verdicts":
+        return VERDICT_ORDER
+    return ()
+
+
+def _value_text(name: str, item: Any, table: tuple[str, ...]) -> str:
+    """A value as the user wrote it, except verdict arrays: one verdict per line."""
+    is_node = len(table) == 2 and table[0] == "nodes"
+    if (is_node and name == "verdicts" and isinstance(item, tk.Array)
+            and all(isinstance(v, tk.InlineTable) for v in item)):
+        entries = _array_entries(item)
+        if not entries:
+            return "[]"
+        lines: list[str] = []
+        for value, comment, above in entries:
+            lines += [f"  {c}" for c in above]
+            if value is not None:
+                lines.append(f"  {_inline_table_text(value)},{comment}")
+        return "[\n" + "\n".join(lines) + "\n]"
+    return item.as_string().strip()
+
+
+def _entry_lines(entries: list[_Entry], order: tuple[str, ...]) -> list[str]:
+    rank = {k: i for i, k in enumerate(order)}
+    indexed = list(enumerate(entries))
+    indexed.sort(key=lambda ie: (rank.get(ie[1].name, len(rank)), ie[0]))
+    lines: list[str] = []
+    for _, entry in indexed:
+        above = _trim_blanks(entry.above)
+        if above and above[0] == "" and not lines:
+            above = above[1:]
+        lines += above
+        lines.append(f"{entry.key} = {entry.value}{entry.comment}")
+    return lines
+
+
+def _format_once(text: str) -> str:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    doc = _parse_or_refuse(text)
+    flat = _Flattener().run(doc)
+    parts: list[str] = []
+    head = list(flat.preamble)
+    if flat.root_entries:
+        head = (head + [""] if head else []) + _entry_lines(flat.root_entries, ())
+    if head:
+        parts.append("\n".join(_trim_blanks(head)))
+    metric = [b for b in flat.blocks if b.path[:1] == ("metric",)]
+    rest = [b for b in flat.blocks if b.path[:1] != ("metric",)]
+    for block in metric + rest:
+        lines = list(block.above)
+        lines.append(block.header + block.comment)
+        lines += _entry_lines(block.entries, block.order)
+        lines += _trim_blanks(block.trailing)
+        parts.append("\n".join(lines))
+    return "\n\n".join(p for p in parts if p) + "\n" if parts else ""
+
+
+def _comments(text: str) -> list[str]:
+    """Every comment in `text` (sorted), to prove formatting dropped none."""
+    flat = _Flattener().run(tomlkit.parse(text))
+    found = [c for c in flat.preamble if c]
+    for entry in flat.root_entries:
+        found += [c for c in entry.above if c] + ([entry.comment.strip()] if entry.comment
+                                                   else [])
+    for block in flat.blocks:
+        found += [c for c in block.above + block.trailing if c]
+        found += [block.comment.strip()] if block.comment else []
+        for entry in block.entries:
+            found += [c for c in entry.above if c]
+            found += [entry.comment.strip()] if entry.comment else []
+            found += _value_comments(entry.value)
+    return sorted(found)
+
+
+def _value_comments(value_text: str) -> list[str]:
+    """Comments inside a multi-line value (arrays), found by reparsing it."""
+    if "#" not in value_text or "\n" not in value_text:
+        return []
+    item = tomlkit.parse(f"x = {value_text}\n")["x"]
+    found: list[str] = []
+    if isinstance(item, tk.Array):
+        for value, comment, above in _array_entries(item):
+            found += above + ([comment.strip()] if value is not None and comment else [])
+            if value is not None and isinstance(value, tk.Array):
+                found += _value_comments(value.as_string())
+    return found
+
+
+def format_text(text: str) -> str:
+    """The canonical layout of a graph file, keeping every comment (`dagtui fmt`).
+
+    `[metric]` first, node keys in their type's canonical order, `key = value`, one blank
+    line between tables, inline verdict arrays one verdict per line, a trailing newline.
+    Idempotent. Raises `UnparsableError` for invalid TOML and `FormatError` when the layout
+    cannot be normalised without changing the data or losing a comment.
+    """
+    out = _format_once(text)
+    for _ in range(3):  # settle: a second pass must change nothing
+        again = _format_once(out)
+        if again == out:
+            break
+        out = again
+    else:
+        raise FormatError("formatting does not settle on one layout")
+    original_data = tomllib.loads(text.lstrip("\ufeff"))
+    if not _same_data(tomllib.loads(out), original_data):
+        raise FormatError("reformatting would change the data; file left as it is")
+    if _comments(out) != _comments(text.lstrip("\ufeff")):
+        raise FormatError("reformatting would lose a comment; file left as it is")
+    return out
+
+
+def _same_data(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_data(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_data(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
