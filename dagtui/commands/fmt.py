@@ -1,17 +1,113 @@
-"""`dagtui fmt`: not built yet (its issue is open)."""
+"""`dagtui fmt GRAPH.toml...`: rewrite graph files in the canonical layout, comments kept.
+
+Like `gofmt`/`black` for rubrics: `[metric]` first, node keys in canonical order, verdicts one
+per line. Files are replaced atomically and only when the layout actually changes. `--check`
+lists what would change and exits 1 (for CI); `--diff` prints a unified diff instead of
+writing (and also exits 1 when there is a difference). A file that does not parse is reported as `file:line:col: error DAG001 ...` and left
+untouched (exit 2). No input produces a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_CHANGED, EXIT_INPUT = 0, 1, 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("fmt", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "fmt",
+        help="rewrite graph files in the canonical layout (comments kept)",
+        description="Rewrite graph files in the canonical layout, keeping every comment. "
+        "Exit 0 when nothing needed changing (or it was rewritten), 1 with --check/--diff "
+        "when a file would change, 2 when a file cannot be read or parsed.",
+    )
+    p.add_argument("paths", nargs="+", metavar="GRAPH.toml",
+                   help="graph files, or directories (their *.toml files, recursively)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; list files that would change and exit 1 if any")
+    p.add_argument("--diff", action="store_true",
+                   help="write nothing; print a unified diff of the changes")
     p.set_defaults(func=run)
 
 
+def _files(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*.toml") if f.is_file())
+        else:
+            out.append(p)
+    return out
+
+
+def _error(path: Path, message: str, line: int = 0, col: int = 0, code: str = "DAG022") -> None:
+    where = f"{path}:{line}:{col}" if line else f"{path}"
+    print(f"{where}: error {code} {message}", file=sys.stderr)
+
+
+def _read(path: Path) -> str | None:
+    """The file's text, or None after printing why it cannot be formatted."""
+    from ..loader import load_file
+
+    result = load_file(path)
+    if result.text is None or not result.parsed:
+        for d in result.diagnostics:
+            if d.is_error:
+                _error(path, d.message, d.line, d.col, d.code)
+                break
+        else:
+            _error(path, "cannot be read as a graph file")
+        return None
+    # the loader strips a BOM; keep the raw text so an unchanged file stays byte-identical
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:  # pragma: no cover - raced with a change
+        _error(path, f"cannot read file: {exc}")
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
-    print("dagtui fmt: not yet available in this version", file=sys.stderr)
-    return 2
+    from ..tomlio import FormatError, SaveError, atomic_write, format_text
+
+    status = EXIT_OK
+    changed: list[Path] = []
+    for path in _files(args.paths):
+        text = _read(path)
+        if text is None:
+            status = EXIT_INPUT
+            continue
+        try:
+            formatted = format_text(text)
+        except (FormatError, SaveError) as exc:
+            _error(path, f"not formatted: {exc}", code="DAG001")
+            status = EXIT_INPUT
+            continue
+        except (Exception, RecursionError) as exc:  # never a traceback, whatever the input
+            _error(path, f"not formatted: {type(exc).__name__}: {exc}", code="DAG001")
+            status = EXIT_INPUT
+            continue
+        if formatted == text:
+            continue
+        changed.append(path)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                text.splitlines(keepends=True), formatted.splitlines(keepends=True),
+                fromfile=f"{path} (original)", tofile=f"{path} (formatted)"))
+        elif args.check:
+            print(f"would reformat {path}")
+        else:
+            try:
+                atomic_write(path, formatted)
+            except OSError as exc:
+                _error(path, f"cannot write: {exc.strerror or exc}")
+                status = EXIT_INPUT
+                continue
+            print(f"reformatted {path}")
+    if status == EXIT_OK and changed and (args.check or args.diff):
+        status = EXIT_CHANGED
+    return status
