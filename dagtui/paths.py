@@ -1,0 +1,418 @@
+"""Path analysis: every verdict combination a graph allows, and where each one ends.
+
+A run of a graph is decided entirely by the verdicts its judgement and check nodes choose
+(tasks and G-Eval leaves have no choice to make). Enumerating those choices therefore
+enumerates every run the graph can ever do, with no judge call: for each run we learn which
+nodes it executes, which leaf (or leaves, or none) it reaches, its score, whether it passes
+the threshold and how many judge calls it costs.
+
+The rules are `dagtui.schedule`'s (the engine drives the same state machine). This module
+does not replay `RunState` for every path, which would copy state at every branch; it walks
+the same rules depth first over integer arrays and undoes each step on the way back, so a
+1,000-node graph is analysed in milliseconds. `tests/test_paths.py` checks that both agree.
+
+Enumeration can explode (independent judgements multiply), so it runs under a budget of
+paths and steps. When the budget runs out the report says so (`complete=False`) and the
+validator falls back to structural checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .model import CheckNode, GEvalNode, Graph, TaskNode
+from .schedule import Leaf, Topology
+
+if TYPE_CHECKING:  # rich is only needed to draw the table
+    from rich.table import Table
+
+VerdictValue = bool | str
+
+#: default budgets: generous for hand-written rubrics, small enough to stay interactive
+MAX_PATHS = 20_000
+MAX_STEPS = 400_000
+
+
+def judge_calls(node: object) -> int:
+    """Judge calls one execution of `node` costs.
+
+    Tasks and judgements cost one call (the reason comes with the verdict); code checks cost
+    none; a G-Eval leaf costs one, plus one to generate its evaluation steps when it only has
+    `criteria` (which is also why those steps may differ from run to run).
+    """
+    if isinstance(node, CheckNode):
+        return 0
+    if isinstance(node, GEvalNode):
+        return 1 + (1 if node.criteria and not node.evaluation_steps else 0)
+    return 1
+
+
+def show_verdict(value: VerdictValue) -> str:
+    """A verdict as a user would write it in the TOML file: `true`, `'Two swapped'`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def describe_choices(choices: list[tuple[str, VerdictValue]] | tuple[tuple[str, VerdictValue], ...]) -> str:
+    """`present=true, order='Two headings swapped'`, or `(no verdicts)` for a choice-free run."""
+    if not choices:
+        return "(no verdicts: the only possible run)"
+    return ", ".join(f"{nid}={show_verdict(v)}" for nid, v in choices)
+
+
+@dataclass(frozen=True)
+class PathInfo:
+    """One possible run: the verdicts it takes and where it ends."""
+
+    choices: tuple[tuple[str, VerdictValue], ...]
+    leaves: tuple[Leaf, ...]
+    #: final score 0..1 when the run ends at exactly one fixed-score leaf; None for a
+    #: G-Eval leaf (scored at run time) or a malformed run (no leaf or several)
+    score: float | None
+    #: pass/fail against the metric's effective threshold; None when `score` is None
+    passes: bool | None
+    calls: int
+    nodes_run: tuple[str, ...]
+    #: probability of this run when every verdict of every judgement is equally likely
+    weight: float = 1.0
+
+    @property
+    def ok(self) -> bool:
+        """A well-formed run ends at exactly one leaf."""
+        return len(self.leaves) == 1
+
+    @property
+    def is_geval(self) -> bool:
+        return self.ok and self.leaves[0].is_geval
+
+    def describe(self) -> str:
+        return describe_choices(self.choices)
+
+    def outcome(self) -> str:
+        """Where the run ends, in words: `score 4`, `tone (G-Eval)`, `no leaf`, `2 leaves`."""
+        if not self.leaves:
+            return "no leaf"
+        if len(self.leaves) > 1:
+            return f"{len(self.leaves)} leaves: " + ", ".join(
+                f"{lf.describe()} via {lf.node}" for lf in self.leaves
+            )
+        return self.leaves[0].describe()
+
+
+@dataclass
+class PathReport:
+    """Everything path analysis found. Aggregates are None when enumeration was cut short."""
+
+    paths: list[PathInfo] = field(default_factory=list)
+    complete: bool = True
+    #: why enumeration stopped early (empty when complete)
+    reason: str = ""
+    min_calls: int | None = None
+    max_calls: int | None = None
+    expected_calls: float | None = None
+    #: fixed-score outcomes (0..1) some run reaches, ascending
+    reachable_scores: list[float] = field(default_factory=list)
+    #: G-Eval nodes some run ends at (their score is only known at run time)
+    geval_leaves: list[str] = field(default_factory=list)
+    #: nodes that no run executes (structural estimate when incomplete)
+    dead_nodes: list[str] = field(default_factory=list)
+    #: runs that reach no leaf or more than one
+    bad_paths: list[PathInfo] = field(default_factory=list)
+    steps: int = 0
+
+    def calls_text(self) -> str:
+        """`2–3 calls/case (expected 2.5)` for footers and summaries."""
+        if self.min_calls is None or self.max_calls is None:
+            return "calls/case unknown (too many paths to enumerate)"
+        span = (
+            str(self.min_calls) if self.min_calls == self.max_calls
+            else f"{self.min_calls}–{self.max_calls}"
+        )
+        exp = f" (expected {self.expected_calls:.2f})" if self.expected_calls is not None else ""
+        return f"{span} calls/case{exp}"
+
+
+class _Budget(Exception):
+    """Raised inside the walk when the path or step budget is spent."""
+
+
+def analyze(
+    graph: Graph,
+    topo: Topology | None = None,
+    *,
+    max_paths: int = MAX_PATHS,
+    max_steps: int = MAX_STEPS,
+) -> PathReport:
+    """Enumerate every verdict combination of `graph` (within budget) and summarise them."""
+    topo = topo or Topology.of(graph)
+    walker = _Walker(graph, topo, max_paths, max_steps)
+    report = PathReport()
+    try:
+        walker.walk()
+    except _Budget as exc:
+        report.complete = False
+        report.reason = str(exc)
+    report.paths = walker.paths
+    report.steps = walker.steps
+    report.bad_paths = [p for p in walker.paths if not p.ok]
+    if report.complete:
+        _aggregate(report, graph, walker.ran)
+    else:
+        report.dead_nodes = structural_dead_nodes(graph, topo)
+    return report
+
+
+def _aggregate(report: PathReport, graph: Graph, ran: list[bool]) -> None:
+    paths = report.paths
+    if paths:
+        report.min_calls = min(p.calls for p in paths)
+        report.max_calls = max(p.calls for p in paths)
+        report.expected_calls = sum(p.calls * p.weight for p in paths)
+    scores: set[float] = set()
+    gevals: list[str] = []
+    for p in paths:
+        if p.ok:
+            if p.score is not None:
+                scores.add(p.score)
+            elif p.leaves[0].node not in gevals:
+                gevals.append(p.leaves[0].node)
+    report.reachable_scores = sorted(scores)
+    report.geval_leaves = gevals
+    ids = list(graph.nodes)
+    report.dead_nodes = [ids[i] for i, r in enumerate(ran) if not r]
+
+
+def structural_dead_nodes(graph: Graph, topo: Topology | None = None) -> list[str]:
+    """Nodes that cannot run whatever the verdicts: not a root, and some parent cannot run.
+
+    This is the fallback when enumeration is too big. It misses nodes that need two
+    mutually exclusive verdicts (only enumeration sees those) but never reports a live node.
+    """
+    topo = topo or Topology.of(graph)
+    can_run = {nid: False for nid in graph.nodes}
+    for r in topo.roots:
+        can_run[r] = True
+    changed = True
+    while changed:
+        changed = False
+        for nid in graph.nodes:
+            if can_run[nid]:
+                continue
+            parents = topo.parents.get(nid, ())
+            if parents and all(can_run.get(p, False) for p in parents):
+                can_run[nid] = True
+                changed = True
+    return [nid for nid, ok in can_run.items() if not ok]
+
+
+class _Walker:
+    """Depth-first enumeration over `schedule`'s rules, with undo instead of copies.
+
+    Node kinds: 0 task, 1 judgement/check (branches over its verdicts), 2 G-Eval leaf.
+    """
+
+    def __init__(self, graph: Graph, topo: Topology, max_paths: int, max_steps: int) -> None:
+        self.graph = graph
+        ids = list(topo.order)
+        self.ids = ids
+        index = {nid: i for i, nid in enumerate(ids)}
+        self.index = index
+        n = len(ids)
+        self.kind = [0] * n
+        self.cost = [0] * n
+        #: per task: child indices (duplicates kept, as RunState keeps them)
+        self.data: list[tuple[int, ...]] = [()] * n
+        #: per judgement: (verdict value, then index or -1 when unknown/None, score, has_then)
+        self.verdicts: list[tuple[tuple[VerdictValue, int, float | None, bool], ...]] = [()] * n
+        for i, nid in enumerate(ids):
+            node = graph.nodes[nid]
+            self.cost[i] = judge_calls(node)
+            if isinstance(node, TaskNode):
+                self.kind[i] = 0
+                self.data[i] = tuple(index[c] for c in topo.data_children.get(nid, ()) if c in index)
+            elif isinstance(node, GEvalNode):
+                self.kind[i] = 2
+            else:
+                self.kind[i] = 1
+                vs = []
+                for v in getattr(node, "verdicts", []):
+                    has_then = v.then is not None
+                    target = index.get(v.then, -1) if has_then else -1
+                    vs.append((v.verdict, target, v.score, has_then))
+                self.verdicts[i] = tuple(vs)
+        self.remaining = [len(topo.parents.get(nid, ())) for nid in ids]
+        self.done = [False] * n
+        self.ran = [False] * n
+        self.ready: list[int] = sorted({index[r] for r in topo.roots if r in index})
+        self.max_paths = max_paths
+        self.max_steps = max_steps
+        self.steps = 0
+        self.paths: list[PathInfo] = []
+        self.choices: list[tuple[str, VerdictValue]] = []
+        self.leaves: list[Leaf] = []
+        self.run_order: list[int] = []
+        self.calls = 0
+        self.weight = 1.0
+        threshold = graph.metric.effective_threshold
+        self.threshold = threshold
+
+    # -- state changes with undo ---------------------------------------------------------
+    def _arrive(self, target: int, log: list[int]) -> None:
+        """One parent of `target` arrived; log ready-list insertions for undo."""
+        self.remaining[target] -= 1
+        if self.remaining[target] == 0 and not self.done[target]:
+            self.ready.append(target)
+            log.append(target)
+
+    def _unarrive(self, target: int) -> None:
+        self.remaining[target] += 1
+
+    def walk(self) -> None:
+        """Iterative DFS: each frame is a node being executed with its remaining options."""
+        # frame: [node, option index, arrivals (targets decremented), ready additions, leaf added]
+        stack: list[list] = []
+        while True:
+            if not self.ready:
+                self._record()
+                # backtrack to the newest frame that still has an untried verdict
+                while stack:
+                    frame = stack[-1]
+                    self._undo(frame)
+                    i = frame[0]
+                    if self.kind[i] == 1 and frame[1] + 1 < len(self.verdicts[i]):
+                        frame[1] += 1
+                        self._apply(frame)
+                        break
+                    stack.pop()
+                    self._unrun(i)
+                else:
+                    return
+                continue
+            i = min(self.ready)
+            self._run(i)
+            frame = [i, 0, [], [], False]
+            stack.append(frame)
+            if self.kind[i] == 1 and not self.verdicts[i]:
+                # a judgement without verdicts (an error of its own) chooses nothing: its
+                # branch of the run ends here while other ready nodes go on
+                continue
+            self._apply(frame)
+
+    def _run(self, i: int) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise _Budget(
+                f"stopped after {self.max_steps:,} steps ({len(self.paths):,} paths so far)"
+            )
+        self.ready.remove(i)
+        self.done[i] = True
+        self.ran[i] = True
+        self.run_order.append(i)
+        self.calls += self.cost[i]
+
+    def _unrun(self, i: int) -> None:
+        self.done[i] = False
+        self.run_order.pop()
+        self.calls -= self.cost[i]
+        self.ready.append(i)
+
+    def _apply(self, frame: list) -> None:
+        i = frame[0]
+        kind = self.kind[i]
+        arrivals: list[int] = frame[2]
+        added: list[int] = frame[3]
+        if kind == 0:
+            for c in self.data[i]:
+                self._arrive(c, added)
+                arrivals.append(c)
+        elif kind == 2:
+            self.leaves.append(Leaf(self.ids[i]))
+            frame[4] = True
+        else:
+            options = self.verdicts[i]
+            value, target, score, has_then = options[frame[1]]
+            self.choices.append((self.ids[i], value))
+            self.weight /= len(options)
+            if has_then:
+                if target >= 0:
+                    self._arrive(target, added)
+                    arrivals.append(target)
+            elif score is not None:
+                self.leaves.append(Leaf(self.ids[i], value, score))
+                frame[4] = True
+
+    def _undo(self, frame: list) -> None:
+        i = frame[0]
+        for t in frame[3]:
+            self.ready.remove(t)
+        for t in frame[2]:
+            self._unarrive(t)
+        frame[2] = []
+        frame[3] = []
+        if frame[4]:
+            self.leaves.pop()
+            frame[4] = False
+        if self.kind[i] == 1 and self.verdicts[i]:
+            self.choices.pop()
+            self.weight *= len(self.verdicts[i])
+
+    def _record(self) -> None:
+        if len(self.paths) >= self.max_paths:
+            raise _Budget(f"more than {self.max_paths:,} verdict combinations")
+        leaves = tuple(self.leaves)
+        score: float | None = None
+        passes: bool | None = None
+        if len(leaves) == 1 and leaves[0].score is not None:
+            score = float(leaves[0].score) / 10.0
+            passes = score >= self.threshold
+        self.paths.append(
+            PathInfo(
+                choices=tuple(self.choices),
+                leaves=leaves,
+                score=score,
+                passes=passes,
+                calls=self.calls,
+                nodes_run=tuple(self.ids[i] for i in self.run_order),
+                weight=self.weight,
+            )
+        )
+
+
+def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table:
+    """The path table for the CLI (`dagtui validate --paths`), as a rich Table."""
+    from rich.table import Table
+
+    threshold = graph.metric.effective_threshold
+    title = f"{len(report.paths)} path(s) · {report.calls_text()} · threshold {threshold:g}"
+    if not report.complete:
+        title += f" · incomplete: {report.reason}"
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("verdicts taken")
+    table.add_column("ends at")
+    table.add_column("score", justify="right")
+    table.add_column("result")
+    table.add_column("calls", justify="right")
+    for n, p in enumerate(report.paths[:limit], 1):
+        if not p.ok:
+            result = "[bold red]invalid[/]"
+            score = "—"
+        elif p.passes is None:
+            result = "[yellow]run time[/]"
+            score = "G-Eval"
+        else:
+            result = "[green]pass[/]" if p.passes else "[red]fail[/]"
+            score = f"{p.score:.2f}"
+        table.add_row(str(n), _escape(p.describe()), _escape(p.outcome()), score, result,
+                      str(p.calls))
+    if len(report.paths) > limit:
+        table.add_row("…", f"{len(report.paths) - limit} more path(s) not shown", "", "", "", "")
+    return table
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

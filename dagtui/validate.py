@@ -1,0 +1,1041 @@
+"""The validator: everything that makes a loaded graph unable to run, or likely to run wrong.
+
+The loader (`dagtui.loader`) reports what does not fit the file format (syntax, unknown keys,
+wrong types). This module reports what does not make sense as a rubric, SPEC §5: missing
+fields, dangling references, cycles, malformed verdicts, bad check settings, and, from path
+analysis (`dagtui.paths`), every verdict combination that ends at no leaf or at two. Its
+warnings are DeepEval's silent failures (`reference/deepeval-dag.md`) made loud: a judgement
+that sees no evidence, a node that never runs, a threshold no path can fail, and so on.
+
+Every diagnostic names the node and field and points at the offending key or value in the
+TOML text, so the CLI prints `file:line:col` and the editor can jump there.
+
+`check_text` is what the editor calls on every keystroke: load + validate + paths, in one
+`Report`. It is written to stay fast on big graphs (see tests/benchmarks/bench_validate.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any
+
+from .diagnostics import Diagnostic, Severity, severity_of, sort_key
+from .loader import LoadResult, load_file, load_text
+from .model import (
+    CHECK_KINDS,
+    MULTI_TURN_PARAMS,
+    SINGLE_TURN_PARAMS,
+    BinaryNode,
+    CheckNode,
+    GEvalNode,
+    Graph,
+    NodeBase,
+    NonBinaryNode,
+    TaskNode,
+    Verdict,
+)
+from .paths import PathInfo, PathReport, analyze, describe_choices, show_verdict
+from .positions import Path, Positions
+from .schedule import Topology
+
+#: errors that change the graph's shape: path analysis on top of them would only repeat them
+#: (a dangling `then` makes every run through it "reach no leaf"), so path-derived
+#: diagnostics wait until these are fixed
+STRUCTURAL = frozenset({
+    "DAG001", "DAG002", "DAG004", "DAG005", "DAG008", "DAG009", "DAG010", "DAG012",
+    "DAG014", "DAG017", "DAG018", "DAG019", "DAG022",
+})
+#: how many gates (judgement or check nodes) one path may pass before DAG110
+MAX_GATE_DEPTH = 4
+#: at most this many DAG015/DAG016 diagnostics each; the rest are counted in the last one
+MAX_PATH_DIAGNOSTICS = 5
+
+REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE,
+               "a": re.ASCII}
+CONTAINS_MODES = ("any", "all")
+TOOLS_MODES = ("subset", "exact", "ordered")
+LENGTH_UNITS = ("chars", "words", "sentences")
+_FUNCTION_REF = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*$")
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+
+
+@dataclass
+class Report:
+    """Load + validate + path analysis of one graph text, for the CLI and the editor."""
+
+    load: LoadResult
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    paths: PathReport | None = None
+
+    @property
+    def graph(self) -> Graph | None:
+        return self.load.graph
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def notes(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.INFO]
+
+    @property
+    def ok(self) -> bool:
+        """True when the graph can run (warnings allowed)."""
+        return not self.errors
+
+    @property
+    def unreadable(self) -> bool:
+        """True when the input could not be read as a graph at all (DAG022)."""
+        return any(d.code == "DAG022" for d in self.diagnostics)
+
+
+def validate(
+    graph: Graph,
+    positions: Positions | None = None,
+    *,
+    file: str | None = None,
+    base_dir: str | None = None,
+    raw: dict[str, Any] | None = None,
+) -> list[Diagnostic]:
+    """Semantic errors and warnings of `graph` (SPEC §5), sorted.
+
+    `positions` (from the loader) place each diagnostic at its key or value; `raw` (the
+    parsed TOML, `LoadResult.raw`) lets the validator skip what the loader already reported
+    and map verdict numbers to the file. `base_dir` resolves json_schema files (default: the
+    graph file's directory).
+    """
+    diags, _ = _run(graph, positions, file=file, base_dir=base_dir, raw=raw)
+    return sorted(_dedupe(diags), key=sort_key)
+
+
+def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> Report:
+    """Load and validate TOML text: what the editor calls on every keystroke."""
+    return _check(load_text(text, file), base_dir)
+
+
+def check_file(path: str | os.PathLike[str]) -> Report:
+    """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error."""
+    return _check(load_file(path), None)
+
+
+def _check(load: LoadResult, base_dir: str | None) -> Report:
+    diags = list(load.diagnostics)
+    paths: PathReport | None = None
+    if load.graph is not None:
+        semantic, paths = _run(
+            load.graph, load.positions, file=load.file, base_dir=base_dir, raw=load.raw,
+            prior=load.diagnostics,
+        )
+        diags.extend(semantic)
+    return Report(load, sorted(_dedupe(diags), key=sort_key), paths)
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.line, d.col, d.node, d.field, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _run(
+    graph: Graph,
+    positions: Positions | None,
+    *,
+    file: str | None,
+    base_dir: str | None,
+    raw: dict[str, Any] | None,
+    prior: list[Diagnostic] | tuple[Diagnostic, ...] = (),
+) -> tuple[list[Diagnostic], PathReport | None]:
+    file = file if file is not None else graph.path
+    if base_dir is None:
+        base_dir = os.path.dirname(file) if file else os.getcwd()
+    checker = _Checker(graph, positions or Positions(), file, base_dir, raw)
+    return checker.run(prior)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def _suggest(word: str, options: list[str] | tuple[str, ...] | Any) -> str:
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def _blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, list | tuple | dict):
+        return len(value) == 0
+    return False
+
+
+def _norm_label(label: str) -> str:
+    return " ".join(label.split()).casefold()
+
+
+# criteria that a deterministic check could settle (DAG109): pattern -> (kind, hint)
+_NUMBER = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
+_CHECKABLE: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"\bjson\s+schema\b", re.I), "json_schema",
+     'check = "json_schema" with the schema inline or as a file'),
+    (re.compile(r"\b(valid|well[- ]formed|parse(s|able)?(\s+as)?|proper|is)\s+json\b|"
+                r"\bjson\b[^.?!]{0,30}\b(valid|parses?)\b", re.I),
+     "json", 'check = "json" (it parses the text)'),
+    (re.compile(rf"\b(at\s+most|no\s+more\s+than|fewer\s+than|less\s+than|under|at\s+least|"
+                rf"more\s+than|no\s+fewer\s+than|maximum\s+of|minimum\s+of|exceeds?|"
+                rf"longer\s+than|shorter\s+than)\s+{_NUMBER}\s+"
+                rf"(sentences?|words?|characters?|chars?)\b", re.I),
+     "length", 'check = "length" with unit and min/max'),
+    (re.compile(r"\b(contains?|includes?|mentions?)\s+(the\s+(exact\s+)?(word|phrase|string|"
+                r"text|keyword|term)\s+)?[\"'\u201c\u2018][^\"'\u201d\u2019]{1,60}"
+                r"[\"'\u201d\u2019]", re.I),
+     "contains", 'check = "contains" with values = [...]'),
+    (re.compile(r"\b(regex|regular\s+expression|matches\s+the\s+pattern|"
+                r"(starts|begins|ends)\s+with\s+[\"'\u201c\u2018]|iso[- ]?8601|"
+                r"valid\s+email\s+address|valid\s+url)\b", re.I),
+     "regex", 'check = "regex" with a pattern'),
+)
+
+
+def checkable_hint(criteria: str) -> tuple[str, str] | None:
+    """(check kind, how to write it) when `criteria` reads like something code can check."""
+    for pattern, kind, hint in _CHECKABLE:
+        if pattern.search(criteria):
+            return kind, hint
+    return None
+
+
+class _Checker:
+    """One validation pass over one graph: collects positioned diagnostics."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        positions: Positions,
+        file: str | None,
+        base_dir: str,
+        raw: dict[str, Any] | None,
+    ) -> None:
+        self.graph = graph
+        self.pos = positions
+        self.file = file
+        self.base_dir = base_dir
+        self.raw = raw if isinstance(raw, dict) else None
+        raw_nodes = self.raw.get("nodes") if self.raw else None
+        self.raw_nodes: dict[str, Any] = raw_nodes if isinstance(raw_nodes, dict) else {}
+        self.diags: list[Diagnostic] = []
+        self.multi = bool(graph.metric.multi_turn)
+        self.mode_params = MULTI_TURN_PARAMS if self.multi else SINGLE_TURN_PARAMS
+        self.other_params = SINGLE_TURN_PARAMS if self.multi else MULTI_TURN_PARAMS
+        self.parents = graph.parents()
+        self.verdict_index: dict[str, list[int]] = {}
+        #: nodes whose verdict list the loader had to shorten (count checks would mislead)
+        self.lossy_verdicts: set[str] = set()
+        self._map_verdicts()
+
+    # -- reporting -------------------------------------------------------------------------
+    def add(
+        self,
+        code: str,
+        message: str,
+        path: Path = (),
+        *,
+        node: str | None = None,
+        fld: str | None = None,
+        at_value: bool = False,
+    ) -> None:
+        found = self.pos.value(path) if at_value else self.pos.key(path)
+        line, col = found or (0, 0)
+        if not line and not node:
+            line, col = 1, 1  # graph-level problem in a file without that table
+        self.diags.append(
+            Diagnostic(code, severity_of(code), message, self.file, line, col, node, fld)
+        )
+
+    def vpath(self, nid: str, i: int, *rest: str) -> Path:
+        """File path of model verdict #i of `nid` (the loader may have skipped bad ones)."""
+        index = self.verdict_index.get(nid)
+        raw_i = index[i] if index and i < len(index) else i
+        return ("nodes", nid, "verdicts", raw_i, *rest)
+
+    def _map_verdicts(self) -> None:
+        for nid, node in self.graph.nodes.items():
+            if not hasattr(node, "verdicts"):
+                continue
+            raw_node = self.raw_nodes.get(nid)
+            raw_vs = raw_node.get("verdicts") if isinstance(raw_node, dict) else None
+            if not isinstance(raw_vs, list):
+                continue
+            kept = [
+                i for i, item in enumerate(raw_vs)
+                if isinstance(item, dict) and "verdict" in item
+                and isinstance(item["verdict"], bool | str)
+            ]
+            self.verdict_index[nid] = kept
+            if len(kept) != len(raw_vs):
+                self.lossy_verdicts.add(nid)
+
+    def raw_has(self, nid: str, key: str) -> bool:
+        raw_node = self.raw_nodes.get(nid)
+        return isinstance(raw_node, dict) and key in raw_node
+
+    def missing(self, nid: str, key: str, value: Any) -> bool:
+        """True when a required field is absent or empty (not when the loader dropped a
+        wrongly typed value: that already has its own DAG004)."""
+        if not _blank(value):
+            return False
+        if self.raw is not None and self.raw_has(nid, key):
+            raw_value = self.raw_nodes[nid][key]
+            return _blank(raw_value)
+        return True
+
+    # -- the pass ---------------------------------------------------------------------------
+    def run(self, prior: list[Diagnostic] | tuple[Diagnostic, ...]) -> tuple[list[Diagnostic], PathReport | None]:
+        graph = self.graph
+        self.check_metric()
+        if not graph.nodes:
+            if not any(d.code in ("DAG004", "DAG005", "DAG003") and d.node for d in prior) and \
+                    not self.raw_nodes:
+                self.add("DAG018", "the graph has no nodes; add at least one [nodes.<id>] "
+                         "table (for example a task that extracts evidence and a binary "
+                         "judgement that scores it)", ("nodes",))
+            elif not any(d.is_error for d in prior):
+                self.add("DAG018", "none of the nodes could be loaded, so the graph has "
+                         "nothing to run", ("nodes",))
+            return self.diags, None
+        for nid, node in graph.nodes.items():
+            self.check_node(nid, node)
+        self.check_roots()
+        acyclic = self.check_cycles()
+        self.check_gate_depth(acyclic)
+        report: PathReport | None = None
+        blocked = any(d.code in STRUCTURAL for d in (*prior, *self.diags))
+        try:
+            report = analyze(graph, Topology.of(graph))
+        except Exception:  # pragma: no cover - analysis must never break validation
+            report = None
+        if report is not None and not blocked:
+            self.check_paths(report)
+        return self.diags, report
+
+    # -- metric ---------------------------------------------------------------------------
+    def check_metric(self) -> None:
+        m = self.graph.metric
+        if not 0.0 <= m.threshold <= 1.0:
+            self.add("DAG021", f"threshold {m.threshold:g} is outside 0..1; a run passes when "
+                     "its score (0..1, the leaf's 0..10 divided by 10) is at least the "
+                     "threshold", ("metric", "threshold"), fld="threshold", at_value=True)
+        uses_judge = any(node.uses_llm for node in self.graph.nodes.values())
+        if not (m.model and m.model.strip()) and uses_judge:
+            self.add("DAG108", "no judge model is pinned in [metric] (model = \"...\"); the "
+                     "model then comes from --model or DAGTUI_MODEL, and a silent model change "
+                     "is a silent change of the rubric", ("metric",), fld="model")
+        if m.roots is not None:
+            if not m.roots:
+                self.add("DAG018", "roots = [] declares no root, so nothing would run; name "
+                         "the first node(s) or delete the line to use the nodes nothing points "
+                         "to", ("metric", "roots"), fld="roots", at_value=True)
+            for k, r in enumerate(m.roots):
+                if r not in self.graph.nodes and r not in self.raw_nodes:
+                    self.add("DAG008", f"roots names '{r}', which is not a node"
+                             f"{_suggest(r, self.graph.nodes)}", ("metric", "roots", k),
+                             fld="roots", at_value=True)
+
+    def check_roots(self) -> None:
+        m = self.graph.metric
+        if m.roots is not None:
+            for k, r in enumerate(m.roots):
+                if r in self.graph.nodes and self.parents.get(r):
+                    who = ", ".join(self.parents[r])
+                    self.add("DAG019", f"'{r}' is declared a root but {who} points at it; a "
+                             "root runs first and must have no parents", ("metric", "roots", k),
+                             node=r, fld="roots", at_value=True)
+        elif not self.graph.roots():
+            self.add("DAG018", "every node has a parent, so no node can start the run; one "
+                     "node must be a root (nothing points at it), or list them in [metric] "
+                     "roots", ("nodes",))
+
+    # -- nodes ----------------------------------------------------------------------------
+    def check_node(self, nid: str, node: NodeBase) -> None:
+        self.check_params(nid, node)
+        if node.turn_window is not None:
+            if not self.multi:
+                self.add("DAG111", "turn_window only applies to multi-turn graphs; set "
+                         "multi_turn = true in [metric] or remove it", ("nodes", nid,
+                         "turn_window"), node=nid, fld="turn_window")
+            else:
+                start, end = node.turn_window
+                if start > end or start < 0:
+                    self.add("DAG004", f"turn_window [{start}, {end}] must be [start, end] "
+                             "with 0 <= start <= end", ("nodes", nid, "turn_window"), node=nid,
+                             fld="turn_window", at_value=True)
+        if isinstance(node, TaskNode):
+            self.check_task(nid, node)
+        elif isinstance(node, CheckNode):
+            self.check_check(nid, node)
+        elif isinstance(node, BinaryNode | NonBinaryNode):
+            self.check_judgement(nid, node)
+        elif isinstance(node, GEvalNode):
+            self.check_geval(nid, node)
+
+    def check_params(self, nid: str, node: NodeBase) -> None:
+        for k, p in enumerate(node.params):
+            if not isinstance(p, str) or p in self.mode_params:
+                continue
+            self.add("DAG006", self.param_problem(p), ("nodes", nid, "params", k), node=nid,
+                     fld="params", at_value=True)
+
+    def param_problem(self, p: str) -> str:
+        if p in self.other_params:
+            if self.multi:
+                return (f"'{p}' is a single-turn param, but this graph is multi-turn "
+                        f"(multi_turn = true); use one of: {', '.join(self.mode_params)}")
+            return (f"'{p}' is a multi-turn param; set multi_turn = true in [metric] or use "
+                    f"one of: {', '.join(self.mode_params)}")
+        return (f"unknown param '{p}'{_suggest(p, self.mode_params)}; use one of: "
+                f"{', '.join(self.mode_params)}")
+
+    def require(self, nid: str, node: NodeBase, key: str, why: str) -> None:
+        value = getattr(node, "schema_" if key == "schema" else key, None)
+        if self.missing(nid, key, value):
+            state = "is empty" if self.raw_has(nid, key) else "is missing"
+            self.add("DAG003", f"'{key}' {state}: {why}", ("nodes", nid, key), node=nid,
+                     fld=key, at_value=self.raw_has(nid, key))
+
+    def no_input(self, nid: str, node: NodeBase) -> bool:
+        """True when the node would be prompted with nothing but its own text."""
+        return not node.params and not any(
+            isinstance(self.graph.nodes.get(p), TaskNode) for p in self.parents.get(nid, ())
+        )
+
+    def check_task(self, nid: str, node: TaskNode) -> None:
+        self.require(nid, node, "instructions", "tell the judge what to extract")
+        self.require(nid, node, "output_label", "it names the evidence in its children's "
+                     "prompts (for example \"Summary headings\")")
+        for k, child in enumerate(node.children):
+            path = ("nodes", nid, "children", k)
+            target = self.graph.nodes.get(child)
+            if target is None:
+                if child not in self.raw_nodes:
+                    self.add("DAG008", f"children names '{child}', which is not a node"
+                             f"{_suggest(child, self.graph.nodes)}", path, node=nid,
+                             fld="children", at_value=True)
+            elif isinstance(target, GEvalNode):
+                self.add("DAG019", f"'{child}' is a G-Eval leaf, which cannot receive a "
+                         "task's evidence; point a verdict at it (then = "
+                         f"\"{child}\") instead", path, node=nid, fld="children",
+                         at_value=True)
+        if not node.children and not self.missing(nid, "instructions", node.instructions):
+            self.add("DAG103", f"task '{nid}' has no children, so the evidence it extracts "
+                     "is shown to nobody (a judge call for nothing); add the nodes that "
+                     "should read it to children", ("nodes", nid), node=nid, fld="children")
+        if self.no_input(nid, node):
+            self.add("DAG101", f"task '{nid}' has no params and no task parent, so its prompt "
+                     "holds nothing but its instructions; add params (for example "
+                     "[\"actual_output\"])", ("nodes", nid), node=nid, fld="params")
+
+    def check_judgement(self, nid: str, node: BinaryNode | NonBinaryNode) -> None:
+        self.require(nid, node, "criteria", "it is the question the judge answers")
+        if not self.missing(nid, "criteria", node.criteria) and self.no_input(nid, node):
+            self.add("DAG101", f"'{nid}' has no params and no task parent, so the judge sees "
+                     "only the criteria and answers anyway (DeepEval's silent failure); add "
+                     "params or make it a child of a task that extracts the evidence",
+                     ("nodes", nid), node=nid, fld="params")
+        if isinstance(node, BinaryNode) and node.criteria:
+            hint = checkable_hint(node.criteria)
+            if hint:
+                kind, how = hint
+                self.add("DAG109", f"these criteria look checkable in code ({kind}); a "
+                         f"`check` node ({how}) is free, instant and never wrong about it",
+                         ("nodes", nid, "criteria"), node=nid, fld="criteria", at_value=True)
+        self.check_verdicts(nid, node, binary=isinstance(node, BinaryNode))
+
+    def check_geval(self, nid: str, node: GEvalNode) -> None:
+        self.require(nid, node, "name", "G-Eval reports its score under this name")
+        self.require(nid, node, "params", "the test-case fields G-Eval scores (for example "
+                     "[\"actual_output\"])")
+        has_steps = bool(node.evaluation_steps) and any(
+            isinstance(s, str) and s.strip() for s in node.evaluation_steps or []
+        )
+        has_criteria = bool(node.criteria and node.criteria.strip())
+        if not has_steps and not has_criteria:
+            if not (self.raw_has(nid, "evaluation_steps") and node.evaluation_steps is None) \
+                    and not (self.raw_has(nid, "criteria") and node.criteria is None):
+                self.add("DAG003", "a G-Eval leaf needs evaluation_steps (preferred) or "
+                         "criteria", ("nodes", nid), node=nid, fld="evaluation_steps")
+        elif has_criteria and not has_steps:
+            self.add("DAG107", "this G-Eval leaf has criteria but no evaluation_steps: every "
+                     "run pays an extra call to invent steps, and they change from run to run; "
+                     "write the steps down", ("nodes", nid, "criteria"), node=nid,
+                     fld="evaluation_steps")
+
+    # -- verdicts -------------------------------------------------------------------------
+    def check_verdicts(self, nid: str, node: Any, *, binary: bool | None) -> None:
+        """Shared verdict rules. `binary` True: exactly one true and one false; False: distinct
+        labels; None: decide from the values (python checks may return either)."""
+        verdicts: list[Verdict] = node.verdicts
+        lossy = nid in self.lossy_verdicts
+        if not verdicts:
+            if not lossy and not (self.raw_has(nid, "verdicts") and
+                                  not isinstance(self.raw_nodes[nid]["verdicts"], list)):
+                self.add("DAG014", f"'{nid}' has no verdicts, so a run that reaches it cannot "
+                         "go on; add verdicts like { verdict = true, score = 10 } and "
+                         "{ verdict = false, score = 0 }", ("nodes", nid, "verdicts"),
+                         node=nid, fld="verdicts")
+            return
+        for i, v in enumerate(verdicts):
+            self.check_verdict_target(nid, i, v)
+        if binary is None:
+            binary = all(isinstance(v.verdict, bool) for v in verdicts)
+            if not binary and any(isinstance(v.verdict, bool) for v in verdicts):
+                first = next(i for i, v in enumerate(verdicts) if isinstance(v.verdict, bool))
+                self.add("DAG017", "a python check returns either true/false or labels; "
+                         "this one mixes both", self.vpath(nid, first, "verdict"), node=nid,
+                         fld="verdicts", at_value=True)
+                return
+        kind_word = "binary node" if isinstance(node, BinaryNode) else (
+            f"{node.check} check" if isinstance(node, CheckNode) else "node")
+        if binary:
+            wrong = [i for i, v in enumerate(verdicts) if not isinstance(v.verdict, bool)]
+            for i in wrong:
+                self.add("DAG017", f"a {kind_word} answers true or false, but verdict "
+                         f"#{i + 1} is the label {verdicts[i].verdict!r}; write verdict = true "
+                         "or verdict = false (use type = \"non_binary\" for labels)",
+                         self.vpath(nid, i, "verdict"), node=nid, fld="verdicts",
+                         at_value=True)
+            if wrong or lossy:
+                return
+            trues = sum(1 for v in verdicts if v.verdict is True)
+            falses = sum(1 for v in verdicts if v.verdict is False)
+            if trues != 1 or falses != 1:
+                self.add("DAG010", f"a {kind_word} needs exactly one true and one false "
+                         f"verdict; it has {trues} true and {falses} false",
+                         ("nodes", nid, "verdicts"), node=nid, fld="verdicts")
+            return
+        wrong = [i for i, v in enumerate(verdicts) if not isinstance(v.verdict, str)]
+        for i in wrong:
+            self.add("DAG017", f"a non-binary node picks a label, but verdict #{i + 1} is "
+                     f"{show_verdict(verdicts[i].verdict)}; write a label string (use type = "
+                     "\"binary\" for true/false)", self.vpath(nid, i, "verdict"), node=nid,
+                     fld="verdicts", at_value=True)
+        labels = [(i, v.verdict) for i, v in enumerate(verdicts) if isinstance(v.verdict, str)]
+        seen: dict[str, int] = {}
+        seen_norm: dict[str, tuple[int, str]] = {}
+        for i, label in labels:
+            if not label.strip():
+                self.add("DAG017", f"verdict #{i + 1} has an empty label; the judge needs a "
+                         "name to pick", self.vpath(nid, i, "verdict"), node=nid,
+                         fld="verdicts", at_value=True)
+                continue
+            if label in seen:
+                self.add("DAG011", f"label {label!r} appears twice (verdicts #{seen[label] + 1} "
+                         f"and #{i + 1}); the judge could not tell them apart",
+                         self.vpath(nid, i, "verdict"), node=nid, fld="verdicts",
+                         at_value=True)
+                continue
+            seen[label] = i
+            norm = _norm_label(label)
+            if norm in seen_norm:
+                j, other = seen_norm[norm]
+                self.add("DAG106", f"labels {other!r} and {label!r} differ only in case or "
+                         "spacing; the judge sees two options that mean the same",
+                         self.vpath(nid, i, "verdict"), node=nid, fld="verdicts",
+                         at_value=True)
+            else:
+                seen_norm[norm] = (i, label)
+        if len(verdicts) == 1 and not wrong and not lossy:
+            self.add("DAG105", f"'{nid}' has a single label, so the judge has no choice to "
+                     "make (a call for nothing); add the other labels, or score directly",
+                     ("nodes", nid, "verdicts"), node=nid, fld="verdicts")
+
+    def check_verdict_target(self, nid: str, i: int, v: Verdict) -> None:
+        has_score = v.score is not None
+        has_then = v.then is not None
+        name = show_verdict(v.verdict)
+        if has_score and has_then:
+            self.add("DAG012", f"verdict {name} has both score and then; keep score to end the "
+                     "path here, or then to continue at another node",
+                     self.vpath(nid, i), node=nid, fld="verdicts", at_value=True)
+        elif not has_score and not has_then:
+            raw_item = self._raw_verdict(nid, i)
+            if raw_item is not None and ("score" in raw_item or "then" in raw_item):
+                pass  # the loader already reported the unusable value
+            else:
+                self.add("DAG012", f"verdict {name} has neither score nor then; add score = "
+                         "0..10 to end the path here, or then = \"<node>\" to continue",
+                         self.vpath(nid, i), node=nid, fld="verdicts", at_value=True)
+        if has_score:
+            s = v.score
+            if isinstance(s, float) and not s.is_integer() or not 0 <= s <= 10:  # type: ignore[operator]
+                self.add("DAG013", f"verdict {name}: score {s:g} must be a whole number from 0 "
+                         "to 10 (the final score is score/10)", self.vpath(nid, i, "score"),
+                         node=nid, fld="verdicts", at_value=True)
+        if has_then and v.then not in self.graph.nodes and v.then not in self.raw_nodes:
+            self.add("DAG008", f"verdict {name}: then = '{v.then}' is not a node"
+                     f"{_suggest(v.then or '', self.graph.nodes)}", self.vpath(nid, i, "then"),
+                     node=nid, fld="verdicts", at_value=True)
+
+    def _raw_verdict(self, nid: str, i: int) -> dict[str, Any] | None:
+        index = self.verdict_index.get(nid)
+        raw_node = self.raw_nodes.get(nid)
+        if index is None or i >= len(index) or not isinstance(raw_node, dict):
+            return None
+        item = raw_node["verdicts"][index[i]]
+        return item if isinstance(item, dict) else None
+
+    # -- checks ---------------------------------------------------------------------------
+    def check_check(self, nid: str, node: CheckNode) -> None:
+        kind = node.check
+        if self.missing(nid, "check", kind):
+            self.add("DAG003", f"'check' is missing: name the kind of check, one of "
+                     f"{', '.join(CHECK_KINDS)}", ("nodes", nid, "check"), node=nid, fld="check",
+                     at_value=self.raw_has(nid, "check"))
+        elif kind not in CHECK_KINDS:
+            self.add("DAG007", f"unknown check kind '{kind}'{_suggest(kind, CHECK_KINDS)}; use "
+                     f"one of: {', '.join(CHECK_KINDS)}", ("nodes", nid, "check"), node=nid,
+                     fld="check", at_value=True)
+        self.check_check_input(nid, node)
+        if kind in CHECK_KINDS:
+            self.check_kind_settings(nid, node, kind)
+        self.check_verdicts(nid, node, binary=None if kind == "python" else True)
+
+    def check_check_input(self, nid: str, node: CheckNode) -> None:
+        if node.param is None and node.evidence is None:
+            self.add("DAG020", "a check reads one thing: set param = \"actual_output\" (a "
+                     "test-case field) or evidence = \"<task id>\" (a task parent's output)",
+                     ("nodes", nid), node=nid, fld="param")
+            return
+        if node.param is not None and node.evidence is not None:
+            self.add("DAG020", "a check reads one thing: keep either param or evidence, not "
+                     "both", ("nodes", nid, "evidence"), node=nid, fld="evidence")
+            return
+        if node.param is not None:
+            if node.param not in self.mode_params:
+                self.add("DAG006", self.param_problem(node.param), ("nodes", nid, "param"),
+                         node=nid, fld="param", at_value=True)
+            return
+        ev = node.evidence or ""
+        target = self.graph.nodes.get(ev)
+        path = ("nodes", nid, "evidence")
+        if target is None:
+            if ev not in self.raw_nodes:
+                self.add("DAG008", f"evidence names '{ev}', which is not a node"
+                         f"{_suggest(ev, self.graph.nodes)}", path, node=nid, fld="evidence",
+                         at_value=True)
+        elif not isinstance(target, TaskNode):
+            self.add("DAG020", f"evidence must name a task node, and '{ev}' is a "
+                     f"{target.type} node", path, node=nid, fld="evidence", at_value=True)
+        elif nid not in target.children:
+            self.add("DAG020", f"evidence names task '{ev}', but '{nid}' is not among its "
+                     f"children, so it never receives that output; add \"{nid}\" to "
+                     f"{ev}.children", path, node=nid, fld="evidence", at_value=True)
+
+    def check_kind_settings(self, nid: str, node: CheckNode, kind: str) -> None:
+        own = CheckNode.KIND_FIELDS.get(kind, ())
+        every = {f for fields in CheckNode.KIND_FIELDS.values() for f in fields}
+        for f in sorted(every - set(own)):
+            value = getattr(node, "schema_" if f == "schema" else f, None)
+            if value is not None:
+                users = [k for k, fs in CheckNode.KIND_FIELDS.items() if f in fs]
+                hint = _suggest(f, own)
+                self.add("DAG002", f"'{f}' has no meaning for a {kind} check{hint}; it "
+                         f"belongs to {' / '.join(users)} checks", ("nodes", nid, f),
+                         node=nid, fld=f)
+        for f in CheckNode.KIND_REQUIRED.get(kind, ()):
+            self.require(nid, node, f, f"a {kind} check needs it")
+        path = ("nodes", nid)
+        if kind == "regex":
+            flags = 0
+            for ch in node.flags or "":
+                if ch not in REGEX_FLAGS:
+                    self.add("DAG020", f"unknown regex flag '{ch}'; flags are letters from "
+                             f"'{''.join(REGEX_FLAGS)}' (i ignore case, m multiline, s dot "
+                             "matches newline, x verbose, a ASCII)", path + ("flags",),
+                             node=nid, fld="flags", at_value=True)
+                    break
+                flags |= REGEX_FLAGS[ch]
+            if node.pattern:
+                try:
+                    re.compile(node.pattern, flags)
+                except (re.error, OverflowError, ValueError) as exc:
+                    self.add("DAG020", f"the regex pattern does not compile: {exc}",
+                             path + ("pattern",), node=nid, fld="pattern", at_value=True)
+        elif kind == "json_schema":
+            self.check_schema(nid, node)
+        elif kind == "length":
+            if node.unit is None:
+                self.add("DAG020", "a length check needs unit = \"chars\", \"words\" or "
+                         "\"sentences\"", path, node=nid, fld="unit")
+            if node.min is None and node.max is None:
+                self.add("DAG020", "a length check needs min, max or both", path, node=nid,
+                         fld="max")
+            for f in ("min", "max"):
+                value = getattr(node, f)
+                if value is not None and value < 0:
+                    self.add("DAG020", f"{f} = {value} is negative", path + (f,), node=nid,
+                             fld=f, at_value=True)
+            if node.min is not None and node.max is not None and node.min > node.max:
+                self.add("DAG020", f"min = {node.min} is larger than max = {node.max}, so no "
+                         "text can pass", path + ("max",), node=nid, fld="max", at_value=True)
+        elif kind == "contains":
+            if node.mode is not None and node.mode not in CONTAINS_MODES:
+                self.add("DAG020", f"mode = '{node.mode}' for a contains check must be "
+                         "\"any\" or \"all\"", path + ("mode",), node=nid, fld="mode",
+                         at_value=True)
+        elif kind == "tools":
+            if node.mode is not None and node.mode not in TOOLS_MODES:
+                self.add("DAG020", f"mode = '{node.mode}' for a tools check must be one of "
+                         f"{', '.join(TOOLS_MODES)}", path + ("mode",), node=nid, fld="mode",
+                         at_value=True)
+        elif kind == "python" and node.function and not _FUNCTION_REF.match(node.function):
+            self.add("DAG020", f"function = '{node.function}' must look like "
+                     "\"package.module:function\"", path + ("function",), node=nid,
+                     fld="function", at_value=True)
+
+    def check_schema(self, nid: str, node: CheckNode) -> None:
+        schema = node.schema_
+        path = ("nodes", nid, "schema")
+        if schema is None:
+            return
+        if isinstance(schema, dict):
+            return
+        if not schema.strip():
+            return  # reported as missing
+        target = FsPath(self.base_dir) / schema
+        try:
+            text = target.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.add("DAG020", f"schema file '{schema}' does not exist (looked in "
+                     f"{target.parent}); paths are relative to the graph file", path,
+                     node=nid, fld="schema", at_value=True)
+            return
+        except (OSError, UnicodeDecodeError) as exc:
+            self.add("DAG020", f"schema file '{schema}' cannot be read: {exc}", path, node=nid,
+                     fld="schema", at_value=True)
+            return
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            self.add("DAG020", f"schema file '{schema}' is not valid JSON: {exc}", path,
+                     node=nid, fld="schema", at_value=True)
+            return
+        if not isinstance(data, dict | bool):
+            self.add("DAG020", f"schema file '{schema}' must hold a JSON object (a JSON "
+                     "Schema)", path, node=nid, fld="schema", at_value=True)
+
+    # -- graph shape ----------------------------------------------------------------------
+    def edges(self) -> dict[str, list[tuple[str, Path]]]:
+        """node -> [(target, path of the key/value that makes the edge)], known targets only."""
+        out: dict[str, list[tuple[str, Path]]] = {}
+        for nid, node in self.graph.nodes.items():
+            items: list[tuple[str, Path]] = []
+            if isinstance(node, TaskNode):
+                for k, c in enumerate(node.children):
+                    if c in self.graph.nodes:
+                        items.append((c, ("nodes", nid, "children", k)))
+            for i, v in enumerate(getattr(node, "verdicts", []) or []):
+                if v.then is not None and v.then in self.graph.nodes:
+                    items.append((v.then, self.vpath(nid, i, "then")))
+            out[nid] = items
+        return out
+
+    def check_cycles(self) -> bool:
+        """Report one cycle per strongly connected group. Returns True when acyclic."""
+        edges = self.edges()
+        order = list(self.graph.nodes)
+        index_of: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        groups: list[list[str]] = []
+        counter = 0
+        for start in order:
+            if start in index_of:
+                continue
+            work: list[tuple[str, int]] = [(start, 0)]
+            while work:
+                v, pi = work.pop()
+                if pi == 0:
+                    index_of[v] = low[v] = counter
+                    counter += 1
+                    stack.append(v)
+                    on_stack.add(v)
+                succ = edges[v]
+                if pi < len(succ):
+                    work.append((v, pi + 1))
+                    w = succ[pi][0]
+                    if w not in index_of:
+                        work.append((w, 0))
+                    elif w in on_stack:
+                        low[v] = min(low[v], index_of[w])
+                    continue
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+                if low[v] == index_of[v]:
+                    group = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        group.append(w)
+                        if w == v:
+                            break
+                    if len(group) > 1 or any(t == v for t, _ in edges[v]):
+                        groups.append(group)
+        for group in groups:
+            self.report_cycle(group, edges, order)
+        return not groups
+
+    def report_cycle(self, group: list[str], edges: dict[str, list[tuple[str, Path]]],
+                     order: list[str]) -> None:
+        members = set(group)
+        start = min(group, key=order.index)
+        # shortest way back to `start` inside the group (breadth first)
+        prev: dict[str, tuple[str, Path]] = {}
+        queue = [start]
+        closing: tuple[str, Path] | None = None
+        while queue and closing is None:
+            nxt = []
+            for v in queue:
+                for w, p in edges[v]:
+                    if w == start:
+                        closing = (v, p)
+                        break
+                    if w in members and w not in prev:
+                        prev[w] = (v, p)
+                        nxt.append(w)
+                if closing:
+                    break
+            queue = nxt
+        if closing is None:  # pragma: no cover - a strongly connected group always closes
+            return
+        last, path = closing
+        chain = [last]
+        while chain[-1] != start:
+            chain.append(prev[chain[-1]][0])
+        chain.reverse()
+        shown = " → ".join([*chain, start])
+        self.add("DAG009", f"cycle {shown}: these nodes wait for each other, so none of them "
+                 "can ever run; remove one of the edges", path, node=last,
+                 fld="children" if path[3] == "children" else "verdicts", at_value=True)
+
+    def check_gate_depth(self, acyclic: bool) -> None:
+        """DAG110: more than MAX_GATE_DEPTH judgement/check nodes one after another."""
+        if not acyclic:
+            return
+        nodes = self.graph.nodes
+        depth: dict[str, int] = {}
+        best_parent: dict[str, str | None] = {}
+        # topological order by repeated relaxation over file order (the graph is acyclic)
+        pending = dict(self.parents)
+        order: list[str] = []
+        indeg = {n: len(p) for n, p in pending.items()}
+        children: dict[str, list[str]] = {n: [] for n in nodes}
+        for n, ps in pending.items():
+            for p in ps:
+                children[p].append(n)
+        ready = [n for n in nodes if indeg[n] == 0]
+        while ready:
+            n = ready.pop()
+            order.append(n)
+            for c in children[n]:
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    ready.append(c)
+        for n in order:
+            own = 1 if nodes[n].is_judgement else 0
+            best, arg = 0, None
+            for p in self.parents[n]:
+                if depth.get(p, 0) > best:
+                    best, arg = depth[p], p
+            depth[n] = best + own
+            best_parent[n] = arg
+        too_deep = [n for n in nodes if depth.get(n, 0) > MAX_GATE_DEPTH
+                    and nodes[n].is_judgement]
+        if not too_deep:
+            return
+        first = min(too_deep, key=lambda n: (depth[n], list(nodes).index(n)))
+        chain = [first]
+        while best_parent.get(chain[-1]):
+            chain.append(best_parent[chain[-1]])  # type: ignore[arg-type]
+        gates = [n for n in reversed(chain) if nodes[n].is_judgement]
+        more = f" ({len(too_deep) - 1} more node(s) sit deeper than that)" if len(too_deep) > 1 else ""
+        self.add("DAG110", f"'{first}' is gate number {depth[first]} on the path "
+                 f"{' → '.join(gates)}; one early wrong verdict misroutes everything below "
+                 f"it, so keep gates at most {MAX_GATE_DEPTH} deep (flatten, or settle rules in "
+                 f"code checks){more}", ("nodes", first), node=first)
+
+    # -- path analysis ----------------------------------------------------------------------
+    def check_paths(self, report: PathReport) -> None:
+        if not report.complete:
+            self.add("DAG201", f"path analysis stopped early ({report.reason}); only the "
+                     "structural checks ran: dead nodes are estimated and leaf combinations "
+                     "were not proven", ("nodes",))
+        else:
+            self.report_bad_paths(report)
+        self.report_dead(report)
+        self.check_threshold(report)
+
+    def report_bad_paths(self, report: PathReport) -> None:
+        graph = self.graph
+        none_groups: dict[tuple[str, Any], list[PathInfo]] = {}
+        many_groups: dict[tuple[str, ...], list[PathInfo]] = {}
+        for p in report.bad_paths:
+            if not p.leaves:
+                key = p.choices[-1] if p.choices else (p.nodes_run[-1] if p.nodes_run else "", None)
+                none_groups.setdefault(key, []).append(p)
+            else:
+                many_groups.setdefault(tuple(lf.node for lf in p.leaves), []).append(p)
+        for n, group in enumerate(none_groups.values()):
+            if n >= MAX_PATH_DIAGNOSTICS:
+                break
+            p = group[0]
+            others = f" (and {len(group) - 1} more combination(s) ending the same way)" \
+                if len(group) > 1 else ""
+            rest = len(none_groups) - MAX_PATH_DIAGNOSTICS
+            tail = f"; {rest} more dead end(s) not shown" if n == MAX_PATH_DIAGNOSTICS - 1 \
+                and rest > 0 else ""
+            where, path, fld = self.dead_end(p)
+            self.add("DAG015", f"under {describe_choices(p.choices)} the run reaches no leaf "
+                     f"and has no score: {where}{others}{tail}", path, node=fld[0],
+                     fld=fld[1], at_value=True)
+        for n, (_, group) in enumerate(many_groups.items()):
+            if n >= MAX_PATH_DIAGNOSTICS:
+                break
+            p = group[0]
+            ends = " and ".join(
+                f"{lf.describe()} from {lf.node}" + ("" if lf.is_geval else
+                                                     f"={show_verdict(lf.verdict)}")  # type: ignore[arg-type]
+                for lf in p.leaves
+            )
+            others = f" (and {len(group) - 1} more combination(s) like it)" \
+                if len(group) > 1 else ""
+            last = p.leaves[-1]
+            path: Path = ("nodes", last.node)
+            if not last.is_geval:
+                node = graph.nodes[last.node]
+                for i, v in enumerate(getattr(node, "verdicts", [])):
+                    if v.verdict == last.verdict and v.score is not None:
+                        path = self.vpath(last.node, i, "score")
+                        break
+            self.add("DAG016", f"under {describe_choices(p.choices)} the run reaches "
+                     f"{len(p.leaves)} leaves ({ends}); a run must end at exactly one leaf, "
+                     "otherwise the last one to finish wins{0}".format(others), path,
+                     node=last.node, fld=None if last.is_geval else "verdicts", at_value=True)
+
+    def dead_end(self, p: PathInfo) -> tuple[str, Path, tuple[str | None, str | None]]:
+        """Explain where a no-leaf run stops, and where to point at."""
+        graph = self.graph
+        if p.choices:
+            nid, value = p.choices[-1]
+            node = graph.nodes[nid]
+            for i, v in enumerate(getattr(node, "verdicts", [])):
+                if v.verdict == value and type(v.verdict) is type(value):
+                    if v.then is not None:
+                        waiting = [q for q in self.parents.get(v.then, ()) if q not in
+                                   p.nodes_run or q == nid]
+                        missing = [q for q in waiting if q != nid]
+                        why = (f"'{v.then}' also waits for {', '.join(missing)}, which did not "
+                               "point at it in this run, so it never starts"
+                               if missing else f"'{v.then}' does not lead on to a leaf")
+                        return (f"{nid}={show_verdict(value)} continues at {why}",
+                                self.vpath(nid, i, "then"), (nid, "verdicts"))
+                    return (f"{nid}={show_verdict(value)} has no score",
+                            self.vpath(nid, i), (nid, "verdicts"))
+        last = p.nodes_run[-1] if p.nodes_run else None
+        if last and isinstance(graph.nodes[last], TaskNode):
+            return (f"the last node to run is task '{last}', and a task produces evidence, "
+                    "not a score", ("nodes", last), (last, None))
+        if last:
+            return f"the run stops after '{last}'", ("nodes", last), (last, None)
+        return "nothing runs", ("nodes",), (None, None)
+
+    def report_dead(self, report: PathReport) -> None:
+        dead = set(report.dead_nodes)
+        if not dead:
+            return
+        for nid in self.graph.nodes:
+            if nid not in dead:
+                continue
+            parents = self.parents.get(nid, [])
+            if parents and all(p in dead for p in parents):
+                continue  # below another dead node: that one is reported
+            below = self._count_below(nid, dead)
+            extra = f" ({below} node(s) below it never run either)" if below else ""
+            if not parents:
+                why = ("nothing points at it and [metric] roots does not list it"
+                       if self.graph.metric.roots is not None else "nothing points at it")
+            elif report.complete:
+                why = (f"it waits for all of {', '.join(parents)}, and no combination of "
+                       "verdicts brings them all")
+                if len(parents) == 1:
+                    why = f"it waits for {parents[0]}, which never leads to it"
+            else:
+                why = f"it waits for {', '.join(p for p in parents if p in dead)}"
+            self.add("DAG102", f"'{nid}' can never run: {why}{extra}. In DeepEval such a node "
+                     "is silently skipped", ("nodes", nid), node=nid)
+
+    def _count_below(self, nid: str, dead: set[str]) -> int:
+        seen: set[str] = set()
+        todo = [nid]
+        while todo:
+            v = todo.pop()
+            for t in self.graph.nodes[v].targets():
+                if t in dead and t not in seen and t != nid:
+                    seen.add(t)
+                    todo.append(t)
+        return len(seen)
+
+    def check_threshold(self, report: PathReport) -> None:
+        """DAG104: every reachable leaf passes, or every one fails."""
+        m = self.graph.metric
+        threshold = m.effective_threshold
+        if not 0.0 <= m.threshold <= 1.0:
+            return
+        if report.complete:
+            if report.geval_leaves or not report.reachable_scores:
+                return
+            scores = report.reachable_scores
+        else:
+            dead = set(report.dead_nodes)
+            scores = []
+            for nid, node in self.graph.nodes.items():
+                if nid in dead:
+                    continue
+                if isinstance(node, GEvalNode):
+                    return
+                for v in getattr(node, "verdicts", []):
+                    if v.then is None and isinstance(v.score, int | float) and 0 <= v.score <= 10:
+                        scores.append(v.score / 10)
+            if not scores:
+                return
+        shown = ", ".join(f"{s:g}" for s in sorted(set(scores)))
+        strict = " (strict = true makes it 1.0)" if m.strict else ""
+        if all(s >= threshold for s in scores):
+            self.add("DAG104", f"every reachable score ({shown}) passes the threshold "
+                     f"{threshold:g}{strict}, so the metric can never fail",
+                     ("metric", "threshold"), fld="threshold", at_value=True)
+        elif all(s < threshold for s in scores):
+            self.add("DAG104", f"every reachable score ({shown}) is below the threshold "
+                     f"{threshold:g}{strict}, so the metric can never pass",
+                     ("metric", "threshold"), fld="threshold", at_value=True)
