@@ -1,0 +1,276 @@
+"""Test cases: what a graph is run against, loaded from JSONL, JSON or TOML (SPEC §6).
+
+A case is kept as plain data (its fields as given) plus the human labels (`expected`,
+`expected_score`) and where it came from (file and line), because every error about a case
+should point at the line a person has to fix. Loading is strict about shape (a bad JSONL
+line is an error naming its line) and lenient about content (unknown fields are kept in
+`fields` so nothing a user wrote is silently dropped).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: fields a case may carry besides labels; anything else is kept but flagged as unknown
+SINGLE_TURN_FIELDS = (
+    "input",
+    "actual_output",
+    "expected_output",
+    "context",
+    "retrieval_context",
+    "tools_called",
+    "expected_tools",
+    "metadata",
+    "tags",
+)
+MULTI_TURN_FIELDS = (
+    "turns",
+    "scenario",
+    "expected_outcome",
+    "user_description",
+    "chatbot_role",
+    "context",
+    "retrieval_context",
+    "tools_called",
+    "metadata",
+    "tags",
+)
+LABEL_FIELDS = ("expected", "expected_score")
+LIST_FIELDS = ("context", "retrieval_context", "tags")
+
+
+class CaseError(ValueError):
+    """A cases file or a single case cannot be used; the message names file and line."""
+
+    def __init__(self, message: str, file: str | None = None, line: int = 0) -> None:
+        self.file = file
+        self.line = line
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        super().__init__(f"{where}{message}")
+
+
+@dataclass
+class Case:
+    """One test case.
+
+    `fields` holds the case's data (input, actual_output, turns, ...), exactly as written;
+    `expected` maps node ids to the human's label for that node.
+    """
+
+    name: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    expected: dict[str, Any] = field(default_factory=dict)
+    expected_score: float | None = None
+    file: str | None = None
+    line: int = 0
+
+    def get(self, key: str) -> Any:
+        return self.fields.get(key)
+
+    def has(self, key: str) -> bool:
+        """True when the case provides `key` (None counts as missing; empty lists do not)."""
+        return self.fields.get(key) is not None
+
+    @property
+    def turns(self) -> list[dict[str, Any]]:
+        turns = self.fields.get("turns")
+        return list(turns) if isinstance(turns, list) else []
+
+    @property
+    def where(self) -> str:
+        """`file:line` (or the name) for messages about this case."""
+        if self.file and self.line:
+            return f"{self.file}:{self.line}"
+        return self.file or f"case {self.name!r}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The case as it would be written in a cases file (used by traces)."""
+        out: dict[str, Any] = {"name": self.name, **self.fields}
+        if self.expected:
+            out["expected"] = dict(self.expected)
+        if self.expected_score is not None:
+            out["expected_score"] = self.expected_score
+        return out
+
+
+def case_from_dict(
+    data: Any, *, index: int = 0, file: str | None = None, line: int = 0
+) -> Case:
+    """Build a case from a mapping, checking the shape of the fields that matter."""
+    if not isinstance(data, dict):
+        raise CaseError(f"a case must be an object, got {type(data).__name__}", file, line)
+    data = dict(data)
+    name = data.pop("name", None)
+    if name is None:
+        name = data.pop("id", None)
+    name = str(name) if name is not None else f"case {index + 1}"
+    expected = data.pop("expected", None) or {}
+    if not isinstance(expected, dict):
+        raise CaseError(f"case {name!r}: 'expected' must be an object mapping node id to a "
+                        "label", file, line)
+    score = data.pop("expected_score", None)
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
+            raise CaseError(f"case {name!r}: 'expected_score' must be a number from 0 to 1, "
+                            f"got {score!r}", file, line)
+        score = float(score)
+    for key in LIST_FIELDS:
+        value = data.get(key)
+        if value is not None and not isinstance(value, list):
+            raise CaseError(f"case {name!r}: '{key}' must be a list of strings", file, line)
+    turns = data.get("turns")
+    if turns is not None:
+        if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+            raise CaseError(f"case {name!r}: 'turns' must be a list of objects with role and "
+                            "content", file, line)
+        for i, turn in enumerate(turns):
+            if "role" not in turn or "content" not in turn:
+                raise CaseError(f"case {name!r}: turn {i} needs 'role' and 'content'", file, line)
+    # DeepEval goldens use these spellings for the same things
+    if "additional_metadata" in data and "metadata" not in data:
+        data["metadata"] = data.pop("additional_metadata")
+    return Case(name, data, dict(expected), score, file, line)
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    """Load every case of a file; raises CaseError naming the file (and line) on bad input."""
+    p = Path(path)
+    file = str(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CaseError("no such cases file", file) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaseError(f"cannot read cases file: {exc}", file) from None
+    suffix = p.suffix.lower()
+    if suffix == ".jsonl":
+        return parse_jsonl(text, file)
+    if suffix == ".toml":
+        return parse_toml(text, file)
+    if suffix == ".json":
+        return parse_json(text, file)
+    stripped = text.lstrip()
+    if stripped.startswith("[") or stripped.startswith("{") and "\n{" not in stripped:
+        try:
+            return parse_json(text, file)
+        except CaseError:
+            pass
+    return parse_jsonl(text, file)
+
+
+def parse_jsonl(text: str, file: str | None = None) -> list[Case]:
+    cases: list[Case] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("//"):
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CaseError(f"not valid JSON ({exc.msg} at column {exc.colno})", file,
+                            lineno) from None
+        cases.append(case_from_dict(data, index=len(cases), file=file, line=lineno))
+    _check_names(cases)
+    return cases
+
+
+def parse_json(text: str, file: str | None = None) -> list[Case]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"not valid JSON ({exc.msg})", file, exc.lineno) from None
+    items: Any
+    if isinstance(data, list):
+        items = data
+    elif isinstance(data, dict):
+        for key in ("test_cases", "goldens", "cases", "conversational_goldens"):
+            if isinstance(data.get(key), list):
+                items = data[key]
+                break
+        else:
+            raise CaseError("a JSON cases file is a list of cases, or an object with "
+                            "'test_cases' or 'goldens'", file)
+    else:
+        raise CaseError("a JSON cases file is a list of cases", file)
+    lines = _object_lines(text)
+    cases = [
+        case_from_dict(item, index=i, file=file, line=lines[i] if i < len(lines) else 0)
+        for i, item in enumerate(items)
+    ]
+    _check_names(cases)
+    return cases
+
+
+def parse_toml(text: str, file: str | None = None) -> list[Case]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CaseError(f"TOML syntax: {exc}", file) from None
+    items = data.get("cases")
+    if not isinstance(items, list):
+        raise CaseError("a TOML cases file holds [[cases]] tables", file)
+    starts = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip() == "[[cases]]"]
+    cases = [
+        case_from_dict(item, index=i, file=file, line=starts[i] if i < len(starts) else 0)
+        for i, item in enumerate(items)
+    ]
+    _check_names(cases)
+    return cases
+
+
+def _object_lines(text: str) -> list[int]:
+    """Best-effort line numbers of the case objects: a bare list holds them at depth 2,
+    a wrapping object (`{"goldens": [...]}`) at depth 3."""
+    lines: list[int] = []
+    target = 2 if text.lstrip().startswith("[") else 3
+    depth = 0
+    in_str = escape = False
+    line = 1
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if in_str:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if ch == "{" and depth == target:
+                lines.append(line)
+        elif ch in "]}":
+            depth -= 1
+    return lines
+
+
+def _check_names(cases: list[Case]) -> None:
+    seen: dict[str, Case] = {}
+    for case in cases:
+        if case.name in seen:
+            first = seen[case.name]
+            raise CaseError(f"duplicate case name {case.name!r} (first at line {first.line})",
+                            case.file, case.line)
+        seen[case.name] = case
+
+
+def select_case(cases: list[Case], key: str | int) -> Case:
+    """Find a case by name or 0-based index (what `dagtui step --case` accepts)."""
+    for case in cases:
+        if case.name == key:
+            return case
+    try:
+        idx = int(key)
+    except (TypeError, ValueError):
+        idx = -1
+    if 0 <= idx < len(cases):
+        return cases[idx]
+    names = ", ".join(c.name for c in cases[:10])
+    raise CaseError(f"no case named {key!r} (cases: {names})")

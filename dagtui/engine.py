@@ -1,0 +1,511 @@
+"""The executor: one engine for the debugger, `dagtui run`, `dagtui test` and the Python API.
+
+It walks a graph for one case with `dagtui.schedule.RunState` (the same state machine path
+analysis uses), asking the judge for each node as it becomes ready and yielding a
+`StepRecord` as each node completes. Where DeepEval is quietly wrong, this is loud:
+
+- a graph with validation errors is refused before anything runs;
+- a case missing a param that any reachable node needs is refused before any call, with the
+  case, the node and the param named (DeepEval sends `Expected Output: None`);
+- a run that reaches no leaf, or two, ends with an error naming the nodes (DeepEval returns
+  None, or lets the last write win);
+- a judgement node that receives neither evidence nor params gets a visible note.
+
+`Engine.steps(case)` is an async generator for the debugger (one node at a time, file
+order); `Engine.session(case)` exposes the same walk with hooks: peek at what runs next
+(breakpoints), override a node's verdict (what-if), and reuse earlier steps whose prompt is
+unchanged (edit a node and re-run from it). `Engine.run(case)` drains a session running
+independent ready nodes concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+from .cases import Case, CaseError, case_from_dict
+from .checks import CheckError, input_param, run_check
+from .diagnostics import Diagnostic
+from .judges.base import Ask, Judge, JudgeError, Reply
+from .loader import GraphError
+from .model import (
+    BinaryNode,
+    CheckNode,
+    GEvalNode,
+    Graph,
+    NodeBase,
+    NonBinaryNode,
+    TaskNode,
+    Verdict,
+)
+from .prompts import build_prompt, geval_steps_prompt
+from .schedule import RunState, Topology
+from .trace import PathStep, RunResult, StepRecord
+
+MULTI_TURN_TURN_PARAMS = ("role", "content")
+
+
+# --------------------------------------------------------------------------- graph checks
+
+
+def graph_errors(graph: Graph) -> list[Diagnostic]:
+    """Errors that stop a graph from running: the validator's, or a built-in minimum.
+
+    `dagtui.validate` is imported lazily (it may not exist in a partial install); the
+    fallback covers what the engine itself cannot survive.
+    """
+    try:
+        from .validate import validate  # type: ignore[attr-defined]
+    except ImportError:
+        diags = fallback_checks(graph)
+    else:
+        diags = list(validate(graph))
+    return [d for d in diags if d.is_error]
+
+
+def fallback_checks(graph: Graph) -> list[Diagnostic]:
+    """Minimal structural checks used only when `dagtui.validate` is unavailable."""
+    from .diagnostics import severity_of
+    from .model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS
+
+    out: list[Diagnostic] = []
+    file = graph.path
+
+    def add(code: str, msg: str, node: str | None = None, fld: str | None = None) -> None:
+        out.append(Diagnostic(code, severity_of(code), msg, file, 0, 0, node, fld))
+
+    if not graph.nodes or not graph.roots():
+        add("DAG018", "graph has no nodes or no root")
+    allowed = MULTI_TURN_PARAMS if graph.metric.multi_turn else SINGLE_TURN_PARAMS
+    for nid, node in graph.nodes.items():
+        for p in node.params:
+            if p not in allowed:
+                add("DAG006", f"node '{nid}': unknown or unsupported param '{p}'", nid, "params")
+        for target in node.targets():
+            if target not in graph.nodes:
+                add("DAG008", f"node '{nid}' points at unknown node '{target}'", nid)
+        for v in getattr(node, "verdicts", []) or []:
+            if (v.score is None) == (v.then is None):
+                add("DAG012", f"node '{nid}': verdict {v.verdict!r} needs exactly one of "
+                    "score / then", nid, "verdicts")
+        if node.is_judgement and not getattr(node, "verdicts", None):
+            add("DAG014", f"node '{nid}' has no verdicts", nid, "verdicts")
+    return out
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class Engine:
+    """Runs one graph with one judge.
+
+    `validate=False` skips the refusal of invalid graphs (tests of runtime guards only).
+    """
+
+    def __init__(self, graph: Graph, judge: Judge, *, validate: bool = True) -> None:
+        if validate:
+            errors = graph_errors(graph)
+            if errors:
+                raise GraphError(errors)
+        self.graph = graph
+        self.judge = judge
+        self.topo = Topology.of(graph)
+        self.task_parents: dict[str, list[str]] = {
+            nid: [p for p in self.topo.parents[nid] if isinstance(graph.nodes[p], TaskNode)]
+            for nid in graph.nodes
+        }
+        self.reachable = self._reachable()
+        self._geval_steps: dict[tuple[str, str, str], list[str]] = {}
+        self._steps_lock: asyncio.Lock | None = None
+
+    def _reachable(self) -> list[str]:
+        seen: list[str] = []
+        stack = list(reversed(self.topo.roots))
+        while stack:
+            nid = stack.pop()
+            if nid in seen or nid not in self.graph.nodes:
+                continue
+            seen.append(nid)
+            stack.extend(reversed(self.graph.nodes[nid].targets()))
+        return [n for n in self.topo.order if n in seen]
+
+    # ------------------------------------------------------------------ preflight
+
+    def missing_inputs(self, case: Case) -> list[str]:
+        """What the case lacks for the nodes it could reach (empty when it can run)."""
+        problems: list[str] = []
+        multi = self.graph.metric.multi_turn
+        for nid in self.reachable:
+            node = self.graph.nodes[nid]
+            needed: list[str] = []
+            if isinstance(node, CheckNode):
+                p = input_param(node)
+                if p:
+                    needed.append(p)
+                if node.check == "equals":
+                    needed.append("expected_output")
+                if node.check == "tools" and node.allowed is None:
+                    needed.append("expected_tools")
+            elif self.judge.needs_params:
+                needed.extend(node.params)
+            for p in dict.fromkeys(needed):
+                if multi and p in MULTI_TURN_TURN_PARAMS:
+                    if not case.turns:
+                        problems.append(f"node '{nid}' needs the conversation turns ('{p}'), "
+                                        "and the case has no 'turns'")
+                elif not case.has(p):
+                    problems.append(f"node '{nid}' needs '{p}', which the case does not provide")
+        return problems
+
+    def preflight(self, case: Case) -> None:
+        """Raise CaseError (case, node, param named) if the case cannot run at all."""
+        problems = self.missing_inputs(case)
+        if problems:
+            raise CaseError(f"case {case.name!r} cannot run: " + "; ".join(problems),
+                            case.file, case.line)
+
+    # ------------------------------------------------------------------ entry points
+
+    def session(
+        self,
+        case: Case | Mapping[str, Any],
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        reuse: Iterable[StepRecord] | Mapping[str, StepRecord] | None = None,
+        fresh: Iterable[str] = (),
+        sample: int = 0,
+        check: bool = True,
+    ) -> Session:
+        """A paused run of `case`; nothing is called until `step()` or `run_all()`."""
+        if not isinstance(case, Case):
+            case = case_from_dict(dict(case))
+        if check:
+            self.preflight(case)
+        return Session(self, case, overrides=overrides, reuse=reuse, fresh=fresh, sample=sample)
+
+    async def steps(self, case: Case | Mapping[str, Any], **kwargs: Any) -> AsyncIterator[StepRecord]:
+        """Yield one StepRecord per node as it completes, in file order (debugger mode)."""
+        session = self.session(case, **kwargs)
+        while True:
+            record = await session.step()
+            if record is None:
+                return
+            yield record
+
+    async def run(self, case: Case | Mapping[str, Any], **kwargs: Any) -> RunResult:
+        """Run a case to the end (independent ready nodes run concurrently)."""
+        session = self.session(case, **kwargs)
+        await session.run_all(concurrent=True)
+        return session.result()
+
+    def run_sync(self, case: Case | Mapping[str, Any], **kwargs: Any) -> RunResult:
+        return asyncio.run(self.run(case, **kwargs))
+
+    # ------------------------------------------------------------------ one node
+
+    async def execute(self, session: Session, nid: str) -> StepRecord:
+        """Run node `nid` of `session`; always returns a record (errors are recorded)."""
+        node = self.graph.nodes[nid]
+        evidence = {p: session.outputs[p] for p in self.task_parents[nid] if p in session.outputs}
+        rec = StepRecord(nid, node.type, index=session.next_index(), judge=self.judge.name,
+                         evidence_from=list(evidence))
+        start = time.perf_counter()
+        try:
+            if nid in session.overrides:
+                self._apply_override(rec, node, session.overrides[nid])
+            elif isinstance(node, CheckNode):
+                result = run_check(node, self.graph, session.case.fields, evidence)
+                rec.source, rec.judge = "check", "check"
+                rec.answer, rec.reason = result.value, result.reason
+            else:
+                await self._ask_judge(session, rec, node, evidence)
+            if rec.error is None:
+                self._follow(rec, node)
+        except JudgeError as err:
+            rec.error, rec.error_kind = str(err), err.kind
+            if err.raw is not None and rec.raw is None:
+                rec.raw = err.raw
+            rec.calls.extend(c for c in err.calls if c not in rec.calls)
+        except CheckError as err:
+            rec.error, rec.error_kind, rec.source = str(err), "check", "check"
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - a bug must show up in the step, not kill a batch
+            rec.error, rec.error_kind = f"{type(err).__name__}: {err}", "other"
+        self._totals(rec)
+        rec.latency = time.perf_counter() - start
+        return rec
+
+    async def _ask_judge(self, session: Session, rec: StepRecord, node: NodeBase,
+                         evidence: dict[str, Any]) -> None:
+        steps: list[str] | None = None
+        if isinstance(node, GEvalNode):
+            steps = await self._geval_steps_for(session, rec, node)
+        prompt = build_prompt(self.graph, node, session.case.fields, evidence, steps=steps)
+        rec.prompt = prompt.messages
+        if (node.is_judgement and not evidence and not node.params):
+            rec.notes.append("this node received no evidence and has no params: the judge "
+                             "sees only its criteria (DAG101)")
+        previous = session.reuse.get(node.id)
+        if (previous is not None and node.id not in session.fresh and previous.error is None
+                and previous.prompt == prompt.messages and previous.source in ("judge", "reused")):
+            rec.source = "reused"
+            rec.judge = previous.judge
+            rec.request, rec.raw = previous.request, previous.raw
+            rec.answer, rec.reason = previous.answer, previous.reason
+            rec.method, rec.sampled = previous.method, previous.sampled
+            rec.notes.append(f"reused from an earlier run (step {previous.index})")
+            return
+        model = node.model if isinstance(node, GEvalNode) and node.model else None
+        ask = Ask(self.graph, node, prompt, session.case, evidence, session.sample, model)
+        reply: Reply = await self.judge.answer(ask)
+        rec.calls.extend(reply.calls)
+        rec.request = reply.calls[-1].request if reply.calls else None
+        rec.raw = reply.raw
+        rec.answer, rec.reason = reply.value, reply.reason
+        rec.method, rec.sampled = reply.method, reply.sampled
+
+    async def _geval_steps_for(self, session: Session, rec: StepRecord,
+                               node: GEvalNode) -> list[str]:
+        if node.evaluation_steps:
+            return list(node.evaluation_steps)
+        if not self.judge.llm:
+            return [f"Judge the test case against the criteria: {node.criteria or ''}".strip()]
+        key = (node.id, node.criteria or "", node.model or "")
+        if key in self._geval_steps:
+            return self._geval_steps[key]
+        if self._steps_lock is None:
+            self._steps_lock = asyncio.Lock()
+        async with self._steps_lock:
+            if key not in self._geval_steps:
+                prompt = geval_steps_prompt(node)
+                ask = Ask(self.graph, node, prompt, session.case, {}, 0, node.model)
+                reply = await self.judge.answer(ask)
+                rec.calls.extend(reply.calls)
+                rec.notes.append("evaluation steps generated from criteria (one extra call, "
+                                 "cached)")
+                self._geval_steps[key] = list(reply.value)
+        return self._geval_steps[key]
+
+    def _apply_override(self, rec: StepRecord, node: NodeBase, value: Any) -> None:
+        rec.source, rec.judge = "override", "override"
+        rec.reason = "verdict overridden (what-if)"
+        if isinstance(node, BinaryNode) and isinstance(value, str) \
+                and value.lower() in ("true", "false"):
+            value = value.lower() == "true"
+        if isinstance(node, GEvalNode):
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not 0 <= value <= 10:
+                raise JudgeError("out_of_set", f"override for {node.id!r} must be a score "
+                                 f"0..10, got {value!r}")
+            rec.method = "override"
+        rec.answer = value
+
+    def _follow(self, rec: StepRecord, node: NodeBase) -> None:
+        """Resolve a judgement's answer to its verdict: where it leads or what it scores."""
+        if isinstance(node, BinaryNode | NonBinaryNode | CheckNode):
+            verdict = _match_verdict(node, rec.answer)
+            if verdict is None:
+                allowed = [v.verdict for v in node.verdicts]
+                raise JudgeError("out_of_set", f"node {node.id!r}: answer {rec.answer!r} is "
+                                 f"not one of its verdicts {allowed}",
+                                 raw=rec.raw if rec.raw is not None else repr(rec.answer))
+            rec.answer = verdict.verdict
+            rec.then = verdict.then
+            rec.leaf_score = float(verdict.score) if verdict.score is not None else None
+        elif isinstance(node, GEvalNode):
+            rec.leaf_score = float(rec.answer)
+
+    @staticmethod
+    def _totals(rec: StepRecord) -> None:
+        rec.prompt_tokens = sum(c.prompt_tokens for c in rec.calls if not c.cache_hit)
+        rec.completion_tokens = sum(c.completion_tokens for c in rec.calls if not c.cache_hit)
+        costs = [c.cost for c in rec.calls if c.cost is not None and not c.cache_hit]
+        rec.cost = sum(costs) if costs else None
+        rec.retries = sum(c.retries for c in rec.calls)
+        rec.cache_hit = bool(rec.calls) and all(c.cache_hit for c in rec.calls)
+
+
+def _match_verdict(node: BinaryNode | NonBinaryNode | CheckNode, value: Any) -> Verdict | None:
+    for v in node.verdicts:
+        if v.verdict == value and type(v.verdict) is type(value):
+            return v
+    return None
+
+
+# --------------------------------------------------------------------------- a session
+
+
+class Session:
+    """One case's walk through the graph, advanced by `step()` or `run_all()`.
+
+    Hooks for the debugger:
+    - `pending()` / `peek()`: the nodes that would run next (stop here for a breakpoint);
+    - `override(node, value)`: answer a node yourself (what-if); also `overrides=` up front;
+    - `reuse=`: earlier StepRecords; a node whose prompt is byte-identical reuses its answer
+      (edit a node and re-run: upstream steps are reused, the edited one and what follows
+      are asked again); `fresh=` forces nodes to be asked again anyway.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        case: Case,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        reuse: Iterable[StepRecord] | Mapping[str, StepRecord] | None = None,
+        fresh: Iterable[str] = (),
+        sample: int = 0,
+    ) -> None:
+        self.engine = engine
+        self.case = case
+        self.state = RunState.start(engine.graph, engine.topo)
+        self.overrides: dict[str, Any] = dict(overrides or {})
+        if reuse is None:
+            self.reuse: dict[str, StepRecord] = {}
+        elif isinstance(reuse, Mapping):
+            self.reuse = dict(reuse)
+        else:
+            self.reuse = {r.node: r for r in reuse}
+        self.fresh = set(fresh)
+        self.sample = sample
+        self.records: list[StepRecord] = []
+        self.outputs: dict[str, Any] = {}
+        self.failed: StepRecord | None = None
+        self._index = 0
+        self._start = time.perf_counter()
+        self._end: float | None = None
+
+    def next_index(self) -> int:
+        self._index += 1
+        return self._index
+
+    # ---- inspection
+
+    def pending(self) -> list[str]:
+        """Nodes ready to run now, in file order (empty once finished or failed)."""
+        if self.failed is not None:
+            return []
+        return self.state.ready()
+
+    def peek(self) -> str | None:
+        ready = self.pending()
+        return ready[0] if ready else None
+
+    @property
+    def done(self) -> bool:
+        return self.failed is not None or self.state.finished
+
+    def override(self, node: str, value: Any) -> None:
+        """Answer `node` with `value` instead of asking the judge (before it runs)."""
+        if node not in self.engine.graph.nodes:
+            raise KeyError(f"no node {node!r}")
+        self.overrides[node] = value
+
+    # ---- advancing
+
+    async def step(self, node: str | None = None) -> StepRecord | None:
+        """Run one ready node (the first in file order unless named); None when done."""
+        if self.done:
+            return None
+        ready = self.pending()
+        nid = node or ready[0]
+        if nid not in ready:
+            raise ValueError(f"node {nid!r} is not ready (ready: {ready})")
+        record = await self.engine.execute(self, nid)
+        self._apply(record)
+        return record
+
+    async def run_all(self, concurrent: bool = True) -> None:
+        """Run to the end; with `concurrent`, independent ready nodes run at the same time."""
+        if not concurrent:
+            while await self.step() is not None:
+                pass
+            return
+        running: dict[asyncio.Task[StepRecord], str] = {}
+        started: set[str] = set()
+        try:
+            while True:
+                if self.failed is None:
+                    for nid in self.state.ready():
+                        if nid not in started:
+                            started.add(nid)
+                            running[asyncio.ensure_future(self.engine.execute(self, nid))] = nid
+                if not running:
+                    break
+                finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in finished:
+                    running.pop(task)
+                    self._apply(task.result())
+                if self.failed is not None:
+                    for task in running:
+                        task.cancel()
+                    await asyncio.gather(*running, return_exceptions=True)
+                    running.clear()
+                    break
+        finally:
+            for task in running:
+                task.cancel()
+        self._end = time.perf_counter()
+
+    def _apply(self, record: StepRecord) -> None:
+        self.records.append(record)
+        if record.error is not None:
+            self.failed = record
+            self._end = time.perf_counter()
+            return
+        nid = record.node
+        node = self.engine.graph.nodes[nid]
+        if isinstance(node, TaskNode):
+            self.outputs[nid] = record.answer
+            self.state.finish_task(nid)
+        elif isinstance(node, GEvalNode):
+            self.state.finish_geval(nid)
+        else:
+            verdict = _match_verdict(node, record.answer)  # type: ignore[arg-type]
+            assert verdict is not None  # _follow guaranteed it
+            self.state.choose(nid, verdict)
+        if self.state.finished:
+            self._end = time.perf_counter()
+
+    # ---- the outcome
+
+    def result(self) -> RunResult:
+        """The run's result so far (an error result if it failed or has not finished)."""
+        metric = self.engine.graph.metric
+        threshold = metric.effective_threshold
+        wall = (self._end or time.perf_counter()) - self._start
+        res = RunResult(self.case.name, threshold=threshold, steps=list(self.records),
+                        wall_time=wall, expected_score=self.case.expected_score)
+        res.path = [PathStep(r.node, r.answer if r.node_type != "task" else None, r.then,
+                             r.leaf_score) for r in self.records if r.error is None]
+        if self.failed is not None:
+            rec = self.failed
+            res.error = f"node '{rec.node}': {rec.error}"
+            res.error_kind, res.error_node = rec.error_kind, rec.node
+            return res
+        if not self.state.finished:
+            res.error, res.error_kind = "the run has not finished", "other"
+            return res
+        leaves = self.state.leaves
+        if len(leaves) != 1:
+            res.error_kind = "graph"
+            if not leaves:
+                last = self.records[-1].node if self.records else "(nothing ran)"
+                never = [n for n in self.engine.reachable if n not in self.state.done]
+                res.error = (f"no leaf reached: the path ended at '{last}' without a score"
+                             + (f"; nodes that never became ready: {never}" if never else ""))
+            else:
+                shown = ", ".join(f"{lf.node} ({lf.describe()})" for lf in leaves)
+                res.error = f"more than one leaf reached: {shown}"
+            return res
+        leaf = leaves[0]
+        rec = next(r for r in reversed(self.records) if r.node == leaf.node)
+        raw_score = rec.leaf_score if rec.leaf_score is not None else 0.0
+        res.score = round(raw_score / 10.0, 6)
+        res.success = res.score + 1e-9 >= threshold
+        res.leaf = leaf.node
+        res.reason = rec.reason
+        return res

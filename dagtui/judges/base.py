@@ -1,0 +1,219 @@
+"""What a judge is: something that answers one node of one case at a time.
+
+The engine builds the exact prompt (`dagtui.prompts`) for every node, whatever the judge, so
+a person stepping with the human judge sees the same words a model would get. A judge gets an
+`Ask` (node, prompt, case, evidence) and returns a `Reply` (the parsed value, the reason, and
+one `CallRecord` per request it actually made), or raises `JudgeError` with a `kind` the run
+summary counts apart (429, 5xx, timeout, malformed, out_of_set, ...).
+
+Implementations: `LiteLLMJudge` (any litellm model), `LabelsJudge` (the case's `expected`),
+`ReplayJudge` (a saved trace), `CallbackJudge` (a Python function; tests, benchmarks), and
+`HumanJudge`, the base the TUI subclasses to ask a person.
+"""
+
+from __future__ import annotations
+
+import abc
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..model import Graph, NodeBase
+from ..prompts import Prompt
+
+if TYPE_CHECKING:
+    from ..cases import Case
+
+#: error kinds the summary reports apart
+ERROR_KINDS = (
+    "429", "5xx", "timeout", "connection", "malformed", "out_of_set", "request",
+    "label_missing", "check", "graph", "other",
+)
+
+
+@dataclass
+class CallRecord:
+    """One request to a model and what came back (a cache hit is a call that cost nothing)."""
+
+    request: dict[str, Any]
+    raw: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    latency: float = 0.0
+    cache_hit: bool = False
+    retries: int = 0
+    error: str | None = None
+    error_kind: str | None = None
+    purpose: str = "answer"  # answer | correction | geval_steps
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CallRecord:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+@dataclass
+class Ask:
+    """One question for a judge."""
+
+    graph: Graph
+    node: NodeBase
+    prompt: Prompt
+    case: Case
+    evidence: dict[str, Any] = field(default_factory=dict)
+    sample: int = 0
+    #: a node-level model (a geval leaf's `model`) that overrides the judge's default
+    model: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.prompt.kind
+
+
+@dataclass
+class Reply:
+    """A judge's answer to one `Ask`.
+
+    `value`: bool (binary), label (non_binary), evidence text (task), 0..10 number (geval),
+    list of steps (geval_steps). `method` says how a geval score was obtained.
+    """
+
+    value: Any
+    reason: str = ""
+    raw: str | None = None
+    calls: list[CallRecord] = field(default_factory=list)
+    method: str | None = None
+    sampled: Any = None  # geval: the score as sampled, when `value` is probability-weighted
+
+
+class JudgeError(Exception):
+    """A judge could not answer. `kind` is one of ERROR_KINDS; `raw` shows what came back."""
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        raw: str | None = None,
+        calls: list[CallRecord] | None = None,
+    ) -> None:
+        self.kind = kind if kind in ERROR_KINDS else "other"
+        self.raw = raw
+        self.calls = calls or []
+        super().__init__(message)
+
+
+class Judge(abc.ABC):
+    """The interface every judge implements."""
+
+    #: short name for traces and summaries
+    name: str = "judge"
+    #: True when the judge calls a model (the engine then generates geval steps with it)
+    llm: bool = False
+    #: True when the judge reads the case params (the engine checks they exist first)
+    needs_params: bool = True
+
+    @abc.abstractmethod
+    async def answer(self, ask: Ask) -> Reply:
+        """Answer one node; raise JudgeError when no usable answer can be had."""
+
+    def describe(self) -> dict[str, Any]:
+        """What the trace records about this judge (never secrets)."""
+        return {"name": self.name}
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most judges hold nothing
+        """Release resources (connections, caches)."""
+
+
+def check_value(ask: Ask, value: Any, raw: str | None = None) -> Any:
+    """Validate a value a non-model judge produced against what the node allows."""
+    kind = ask.kind
+    shown = raw if raw is not None else repr(value)
+    if kind == "binary":
+        if not isinstance(value, bool):
+            raise JudgeError("out_of_set", f"node {ask.node.id!r} needs true or false, got "
+                             f"{value!r}", raw=shown)
+    elif kind == "non_binary":
+        if value not in ask.prompt.labels:
+            raise JudgeError("out_of_set", f"node {ask.node.id!r}: {value!r} is not one of "
+                             f"the labels {ask.prompt.labels}", raw=shown)
+    elif kind == "geval":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
+            raise JudgeError("out_of_set", f"node {ask.node.id!r} needs a score from 0 to 10, "
+                             f"got {value!r}", raw=shown)
+    elif kind == "task":
+        if isinstance(value, list):
+            value = "\n".join(str(v) for v in value)
+        if not isinstance(value, str):
+            raise JudgeError("out_of_set", f"node {ask.node.id!r} needs evidence text, got "
+                             f"{value!r}", raw=shown)
+    return value
+
+
+@dataclass
+class HumanAnswer:
+    """What a person answered: the value (see `Reply.value`) and an optional reason."""
+
+    value: Any
+    reason: str = ""
+
+
+class HumanJudge(Judge):
+    """Base for a judge that asks a person (the TUI debugger implements `ask_person`).
+
+    `ask_person` receives the full `Ask` — node, exact prompt (`ask.prompt.messages`), the
+    allowed labels (`ask.prompt.labels`), the evidence from task parents — and returns a
+    `HumanAnswer`: a bool for binary nodes, one of the labels for non_binary, evidence text
+    for task nodes, a 0..10 number for geval leaves. Raise `asyncio.CancelledError` (or let
+    the task be cancelled) when the person abandons the run.
+    """
+
+    name = "human"
+    llm = False
+    needs_params = True
+
+    @abc.abstractmethod
+    async def ask_person(self, ask: Ask) -> HumanAnswer:
+        """Show the question to a person and wait for the answer."""
+
+    async def answer(self, ask: Ask) -> Reply:
+        start = time.perf_counter()
+        got = await self.ask_person(ask)
+        value = check_value(ask, got.value)
+        reply = Reply(value, got.reason, raw=None, method="human" if ask.kind == "geval" else None)
+        reply.calls = []
+        _ = time.perf_counter() - start
+        return reply
+
+
+AnswerFn = Callable[[Ask], Any]
+
+
+class CallbackJudge(Judge):
+    """A judge backed by a Python function `fn(ask) -> value | (value, reason)` (sync or
+    async). Used by tests and the overhead benchmark; no model, no network."""
+
+    name = "callback"
+    llm = False
+
+    def __init__(self, fn: AnswerFn | Callable[[Ask], Awaitable[Any]], *,
+                 needs_params: bool = True, name: str = "callback") -> None:
+        self.fn = fn
+        self.needs_params = needs_params
+        self.name = name
+
+    async def answer(self, ask: Ask) -> Reply:
+        out = self.fn(ask)
+        if inspect.isawaitable(out):
+            out = await out
+        reason = ""
+        if isinstance(out, tuple) and len(out) == 2:
+            out, reason = out
+        value = check_value(ask, out)
+        return Reply(value, str(reason), method="callback" if ask.kind == "geval" else None)

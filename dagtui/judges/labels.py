@@ -1,0 +1,41 @@
+"""The labels judge: answers every node from the case's human labels (`expected`).
+
+A logic test (`dagtui test`) asks "given these verdicts, does the graph route and score the
+way I meant?" and needs no model at all: each judgement node answers with the label the human
+wrote for it. A reached node without a label is an error naming the case and the node, so a
+missing label is never mistaken for a verdict. Task nodes without a label produce a visible
+placeholder (their children are answered from labels too, so evidence text is optional).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Ask, Judge, JudgeError, Reply, check_value
+
+NO_EVIDENCE = "(no evidence label for this task node)"
+
+
+class LabelsJudge(Judge):
+    name = "labels"
+    llm = False
+    needs_params = False
+
+    async def answer(self, ask: Ask) -> Reply:
+        expected: dict[str, Any] = ask.case.expected or {}
+        nid = ask.node.id
+        if ask.kind == "task":
+            text = expected.get(nid, NO_EVIDENCE)
+            return Reply(check_value(ask, text), "from the case's labels")
+        if nid not in expected:
+            raise JudgeError(
+                "label_missing",
+                f"case {ask.case.name!r} ({ask.case.where}) has no label for node {nid!r}, "
+                f"which this path reaches; add \"{nid}\" to its \"expected\""
+                + (f" (one of {ask.prompt.labels})" if ask.prompt.labels else ""),
+            )
+        value = expected[nid]
+        if ask.kind == "binary" and isinstance(value, str) and value.lower() in ("true", "false"):
+            value = value.lower() == "true"
+        value = check_value(ask, value)
+        return Reply(value, "from the case's labels", method="label" if ask.kind == "geval" else None)
