@@ -1,17 +1,247 @@
-"""`dagtui validate`: not built yet (its issue is open)."""
+"""`dagtui validate PATH...`: lint graph files like a compiler, for people and for CI.
+
+Each file is loaded and validated (`dagtui.validate.check_file`); problems print as
+`file:line:col: error DAG012 [node.field] message`, as JSON, or as GitHub annotations, then
+one summary line. Directories are searched for `*.toml` graphs (cases files and suite files
+are someone else's input and are skipped quietly). Exit codes: 0 no errors (warnings are
+fine unless `--strict`), 1 errors, 2 input that cannot be read as a graph at all. Whatever
+the input, the command prints messages, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+
+#: directories never searched (virtualenvs, caches, VCS data)
+SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "validate",
+        help="check graph files: errors, warnings and paths (exit 1 on errors)",
+        description="Check graph files for errors (the graph cannot run) and warnings (it "
+        "runs, but probably not as meant). Exit 0 when there are no errors, 1 when there are "
+        "(or warnings with --strict), 2 when an input cannot be read as a graph.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="graph files, or directories (their *.toml graphs, recursively)")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text: compiler-style lines (default); json: one document; "
+                   "github: workflow annotations for pull requests")
+    p.add_argument("--paths", action="store_true", dest="show_paths",
+                   help="also print every verdict path with its leaf, score, pass/fail and "
+                   "judge calls, and the calls per case (min/max/expected)")
+    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.set_defaults(func=run)
 
 
+# --------------------------------------------------------------------------------------------
+# finding the graphs
+
+
+def is_graph_file(path: Path) -> bool:
+    """False for files a directory search should skip: cases files and suite files."""
+    if path.name.endswith(".cases.toml"):
+        return False
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4 * 1024 * 1024 + 1)
+        data = tomllib.loads(head.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return True  # broken files are reported by validation, not hidden
+    if "metric" in data or "nodes" in data:
+        return True
+    return not ("rules" in data or "suite" in data or "cases" in data)
+
+
+def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """Files to check, and one-line problems with the arguments themselves."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        try:
+            is_dir = p.is_dir()
+        except OSError as exc:  # e.g. a name too long for the file system
+            problems.append(f"{raw}: error DAG022 cannot read path: {exc.strerror or exc}")
+            continue
+        if not is_dir:
+            files.append(p)  # missing or unreadable files are reported by the loader
+            continue
+        found = []
+        for f in sorted(p.rglob("*.toml")):
+            rel = f.relative_to(p).parts[:-1]
+            if any(part.startswith(".") or part in SKIP_DIRS for part in rel):
+                continue
+            if f.is_file() and is_graph_file(f):
+                found.append(f)
+        if not found:
+            problems.append(f"{raw}: error DAG022 no graph files (*.toml) in this directory")
+        files.extend(found)
+    return files, problems
+
+
+# --------------------------------------------------------------------------------------------
+# running
+
+
 def run(args: argparse.Namespace) -> int:
-    print("dagtui validate: not yet available in this version", file=sys.stderr)
-    return 2
+    try:
+        return _run(args)
+    except Exception as exc:  # the last line of defence: never a traceback
+        print(f"dagtui validate: internal error: {type(exc).__name__}: {exc} "
+              "(please report this with the input file)", file=sys.stderr)
+        return EXIT_INPUT
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..validate import Report, check_file
+
+    files, problems = collect(args.paths)
+    reports: list[tuple[Path, Report | None, str | None]] = []
+    for f in files:
+        try:
+            reports.append((f, check_file(f), None))
+        except Exception as exc:  # one broken file must not hide the others
+            reports.append((f, None, f"{type(exc).__name__}: {exc}"))
+
+    errors = warnings = notes = 0
+    unreadable = len(problems)
+    for _, report, _crash in reports:
+        if report is None:
+            unreadable += 1
+            continue
+        if report.unreadable:
+            unreadable += 1
+        errors += len(report.errors)
+        warnings += len(report.warnings)
+        notes += len(report.notes)
+
+    fmt = args.format
+    if fmt == "json":
+        print(_json_document(reports, problems, args.show_paths, errors, warnings, notes))
+    else:
+        for line in problems:
+            print(line, file=sys.stderr)
+        for path, report, crash in reports:
+            if report is None:
+                print(f"{path}: error DAG022 internal error while checking: {crash}",
+                      file=sys.stderr)
+                continue
+            for d in report.diagnostics:
+                print(d.github() if fmt == "github" else d.format())
+            if args.show_paths and fmt == "text" and report.paths is not None \
+                    and report.graph is not None:
+                _print_paths(path, report)
+        checked = len(reports)
+        summary = (
+            f"{checked} file{'s' if checked != 1 else ''} checked: "
+            f"{errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}"
+            + (f", {notes} note{'s' if notes != 1 else ''}" if notes else "")
+            + (f"; {unreadable} unreadable input{'s' if unreadable != 1 else ''}"
+               if unreadable else "")
+        )
+        print(summary, file=sys.stderr if fmt == "github" else sys.stdout)
+    if unreadable:
+        return EXIT_INPUT
+    if errors or (args.strict and warnings):
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _print_paths(path: Path, report: Any) -> None:
+    from rich.console import Console
+
+    from ..paths import render_table
+
+    console = Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    pr = report.paths
+    console.print(render_table(pr, report.graph))
+    scores = ", ".join(f"{s:g}" for s in pr.reachable_scores) or "none"
+    if pr.geval_leaves:
+        scores += f"; G-Eval: {', '.join(pr.geval_leaves)}"
+    lines = [
+        f"{path}: {pr.calls_text()}",
+        f"  reachable scores: {scores}",
+        f"  dead nodes: {', '.join(pr.dead_nodes) or 'none'}",
+    ]
+    if pr.bad_paths:
+        lines.append(f"  invalid paths: {len(pr.bad_paths)}")
+    if not pr.complete:
+        lines.append(f"  incomplete: {pr.reason}")
+    for line in lines:
+        console.print(line, markup=False)
+
+
+def _paths_json(report: Any) -> dict[str, Any] | None:
+    pr = report.paths
+    if pr is None:
+        return None
+
+    return {
+        "complete": pr.complete,
+        "reason": pr.reason or None,
+        "min_calls": pr.min_calls,
+        "max_calls": pr.max_calls,
+        "expected_calls": pr.expected_calls,
+        "reachable_scores": pr.reachable_scores,
+        "geval_leaves": pr.geval_leaves,
+        "dead_nodes": pr.dead_nodes,
+        "paths": [
+            {
+                "choices": [{"node": n, "verdict": v} for n, v in p.choices],
+                "leaves": [
+                    {"node": lf.node, "verdict": lf.verdict, "score": lf.score}
+                    for lf in p.leaves
+                ],
+                "score": p.score,
+                "passes": p.passes,
+                "calls": p.calls,
+                "nodes_run": list(p.nodes_run),
+                "ok": p.ok,
+            }
+            for p in pr.paths
+        ],
+    }
+
+
+def _json_document(
+    reports: list[tuple[Path, Any, str | None]],
+    problems: list[str],
+    show_paths: bool,
+    errors: int,
+    warnings: int,
+    notes: int,
+) -> str:
+    files = []
+    for path, report, crash in reports:
+        if report is None:
+            files.append({"file": str(path), "ok": False, "internal_error": crash,
+                          "diagnostics": []})
+            continue
+        entry: dict[str, Any] = {
+            "file": str(path),
+            "ok": report.ok,
+            "errors": len(report.errors),
+            "warnings": len(report.warnings),
+            "diagnostics": [d.to_dict() for d in report.diagnostics],
+        }
+        if show_paths:
+            entry["paths"] = _paths_json(report)
+        files.append(entry)
+    doc = {
+        "files": files,
+        "problems": problems,
+        "summary": {"files": len(reports), "errors": errors, "warnings": warnings,
+                    "notes": notes},
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False, default=str)
