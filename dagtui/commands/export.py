@@ -1,17 +1,109 @@
-"""`dagtui export`: not built yet (its issue is open)."""
+"""`dagtui export GRAPH --to FORMAT [-o FILE]`: DeepEval JSON/Python, Mermaid, DOT.
+
+The graph must be free of errors first (the same diagnostics `validate` prints); then the
+DeepEval formats refuse, with a message naming the nodes, anything DeepEval cannot express.
+Exit codes: 0 written, 1 graph errors or refused, 2 unreadable graph or unwritable output.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
+from pathlib import Path
+
+from ..diagnostics import Diagnostic
+from ..model import Graph
+
+FORMATS = ("deepeval-json", "deepeval-python", "mermaid", "dot")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "export",
+        help="export a graph to DeepEval (JSON or Python), Mermaid or DOT",
+        description="Export a graph. DeepEval formats refuse what DeepEval cannot express "
+        "(check nodes, several roots with a judgement root, ...) and name the nodes.",
+    )
+    p.add_argument("graph", help="graph file (TOML)")
+    p.add_argument("--to", dest="fmt", required=True, choices=FORMATS, metavar="FORMAT",
+                   help=f"one of: {', '.join(FORMATS)}")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("dagtui export: not yet available in this version", file=sys.stderr)
-    return 2
+    from ..export import DEEPEVAL_FORMATS, ExportRefused, deepeval_notes, export_graph
+
+    graph, diagnostics = check_graph(args.graph)
+    errors = [d for d in diagnostics if d.is_error]
+    for d in errors:
+        print(d.format(), file=sys.stderr)
+    if graph is None:
+        return 2
+    if errors:
+        print(f"dagtui export: {args.graph} has {len(errors)} error(s); fix them first "
+              "(dagtui validate shows them all)", file=sys.stderr)
+        return 2 if all(d.code == "DAG022" for d in errors) else 1
+    try:
+        text = export_graph(graph, args.fmt, source=_display_path(args.graph))
+    except ExportRefused as exc:
+        print(f"dagtui export: cannot export {args.graph} to {args.fmt}; DeepEval cannot "
+              "express:", file=sys.stderr)
+        for refusal in exc.refusals:
+            print(f"  {refusal.format()}", file=sys.stderr)
+        return 1
+    if args.fmt in DEEPEVAL_FORMATS:
+        for note in deepeval_notes(graph, args.fmt):
+            print(f"dagtui export: note: {note}", file=sys.stderr)
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        write_atomic(Path(args.output), text)
+    except OSError as exc:
+        print(f"dagtui export: cannot write {args.output}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"dagtui export: wrote {args.output} ({args.fmt})", file=sys.stderr)
+    return 0
+
+
+def check_graph(path: str) -> tuple[Graph | None, list[Diagnostic]]:
+    """Load and validate: `dagtui.validate.check_file` when it exists, else the loader's
+    shape diagnostics (the validator adds meaning checks on top)."""
+    try:
+        from ..validate import check_file  # type: ignore[attr-defined]
+    except ImportError:
+        check_file = None
+    if check_file is not None:
+        result = check_file(path)
+        graph = getattr(result, "graph", None)
+        diags = getattr(result, "diagnostics", None)
+        if diags is None and isinstance(result, tuple) and len(result) == 2:
+            graph, diags = result
+        if diags is not None:
+            return graph, list(diags)
+    from ..loader import load_file
+
+    loaded = load_file(path)
+    return loaded.graph, list(loaded.diagnostics)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same directory and rename, so a reader never sees
+    half a file and a failed write leaves the old one in place."""
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _display_path(path: str) -> str:
+    return Path(path).as_posix()

@@ -1,17 +1,90 @@
-"""`dagtui import`: not built yet (its issue is open)."""
+"""`dagtui import DAG.json [-o GRAPH.toml]`: DeepEval DAG JSON to a readable graph file.
+
+Exit codes: 0 written, 1 the document holds something dagtui cannot express (named),
+2 unreadable or invalid JSON, or an existing output without `--force`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+#: a DAG document larger than this is refused before parsing
+MAX_BYTES = 16 * 1024 * 1024
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "import",
+        help="import DeepEval DAG JSON as a graph file",
+        description="Read DeepEval's dag_to_json output and write a readable TOML graph: "
+        "verdicts folded into their judgement, G-Eval children as geval nodes, ids named "
+        "after labels and criteria.",
+    )
+    p.add_argument("source", metavar="DAG.json", help="DeepEval DAG JSON file")
+    p.add_argument("-o", "--output", metavar="GRAPH.toml", help="write here (default: stdout)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --output")
+    p.add_argument("--name", help="metric name (default: from the file name)")
+    p.add_argument("--multi-turn", action="store_true", default=None,
+                   help="read it as a conversational DAG (default: detected from params)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("dagtui import: not yet available in this version", file=sys.stderr)
-    return 2
+    from ..export.importer import ImportFailed, import_deepeval_json
+    from ..export.toml_text import render_graph
+    from ..loader import load_text
+    from .export import write_atomic
+
+    source = Path(args.source)
+    out = Path(args.output) if args.output and args.output != "-" else None
+    if out is not None and out.exists() and not args.force:
+        print(f"dagtui import: {args.output} exists; use --force to overwrite it",
+              file=sys.stderr)
+        return 2
+    try:
+        if source.stat().st_size > MAX_BYTES:
+            print(f"dagtui import: {args.source}: larger than {MAX_BYTES // 2**20} MB",
+                  file=sys.stderr)
+            return 2
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        print(f"dagtui import: cannot read {args.source}: {reason}", file=sys.stderr)
+        return 2
+    name = args.name or _name_from(source)
+    try:
+        graph = import_deepeval_json(text, name=name, multi_turn=args.multi_turn)
+    except ImportFailed as exc:
+        lines = str(exc).splitlines() or ["cannot import"]
+        if exc.usage:
+            print(f"dagtui import: {args.source}: {lines[0]}", file=sys.stderr)
+            return 2
+        print(f"dagtui import: {args.source} holds what a dagtui graph cannot express:",
+              file=sys.stderr)
+        for line in lines:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    toml = render_graph(graph, [f"Imported from {source.name} by `dagtui import`."])
+    check = load_text(toml, str(out or "<stdout>"))
+    if check.diagnostics:  # pragma: no cover - a bug in the writer, never user input
+        for d in check.diagnostics:
+            print(d.format(), file=sys.stderr)
+        return 1
+    if out is None:
+        sys.stdout.write(toml)
+        return 0
+    try:
+        write_atomic(out, toml)
+    except OSError as exc:
+        print(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"dagtui import: wrote {args.output} ({len(graph.nodes)} nodes)", file=sys.stderr)
+    return 0
+
+
+def _name_from(path: Path) -> str:
+    words = path.stem.replace("_", " ").replace("-", " ").split()
+    return " ".join(words).capitalize() or "Imported DeepEval DAG"

@@ -1,0 +1,116 @@
+"""Export to DeepEval's own DAG serialization (`deepeval.metrics.dag.serialization`).
+
+The document has the shape `dag_to_json` writes and `dag_from_json` reads, but instead of
+random uuids the ids are the graph's node ids, and each verdict (a node of its own in this
+format) is `<judgement id>.<verdict>`, e.g. `present.true`, `order.Correct_order`. The same
+graph always gives the same bytes, so the file diffs well in review.
+
+Roots are not stored: DeepEval takes every id that nothing references, in document order,
+so roots are written first.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..model import BinaryNode, GEvalNode, Graph, NonBinaryNode, TaskNode, Verdict
+from .naming import unique, verdict_key
+from .refusals import ExportRefused, deepeval_refusals
+
+NODE_TYPE = {
+    "task": "TaskNode",
+    "binary": "BinaryJudgementNode",
+    "non_binary": "NonBinaryJudgementNode",
+}
+
+
+def to_dict(graph: Graph) -> dict[str, Any]:
+    """The DeepEval document as a dict; raises `ExportRefused` for what DeepEval cannot hold."""
+    refusals = deepeval_refusals(graph)
+    if refusals:
+        raise ExportRefused("deepeval-json", refusals)
+    order = document_order(graph)
+    verdict_ids = verdict_node_ids(graph)
+    nodes: dict[str, Any] = {}
+    for nid in order:
+        node = graph.nodes[nid]
+        if isinstance(node, GEvalNode):
+            continue  # a G-Eval lives inside the verdict that leads to it
+        if isinstance(node, TaskNode):
+            spec: dict[str, Any] = {
+                "type": NODE_TYPE["task"],
+                "instructions": node.instructions,
+                "output_label": node.output_label,
+                "label": node.label,
+                "evaluation_params": list(node.params) or None,
+                "children": list(node.children),
+            }
+        else:
+            assert isinstance(node, BinaryNode | NonBinaryNode)
+            spec = {
+                "type": NODE_TYPE[node.type],
+                "criteria": node.criteria,
+                "label": node.label,
+                "evaluation_params": list(node.params) or None,
+                "children": [verdict_ids[(nid, i)] for i in range(len(node.verdicts))],
+            }
+        if graph.metric.multi_turn and node.turn_window is not None:
+            spec["turn_window"] = list(node.turn_window)
+        nodes[nid] = spec
+        if isinstance(node, BinaryNode | NonBinaryNode):
+            for i, verdict in enumerate(node.verdicts):
+                nodes[verdict_ids[(nid, i)]] = _verdict_spec(graph, verdict)
+    return {"nodes": nodes}
+
+
+def to_json(graph: Graph) -> str:
+    """Pretty, deterministic JSON text (UTF-8 kept readable, trailing newline)."""
+    return json.dumps(to_dict(graph), indent=2, ensure_ascii=False) + "\n"
+
+
+def document_order(graph: Graph) -> list[str]:
+    """Roots first (DeepEval reads roots in document order), then the rest in file order."""
+    roots = graph.roots()
+    return roots + [nid for nid in graph.nodes if nid not in roots]
+
+
+def verdict_node_ids(graph: Graph) -> dict[tuple[str, int], str]:
+    """(judgement id, verdict index) -> a readable id that collides with nothing."""
+    taken = set(graph.nodes)
+    out: dict[tuple[str, int], str] = {}
+    for nid, node in graph.nodes.items():
+        if isinstance(node, BinaryNode | NonBinaryNode):
+            for i, v in enumerate(node.verdicts):
+                out[(nid, i)] = unique(f"{nid}.{verdict_key(v.verdict)}", taken, sep="~")
+    return out
+
+
+def _verdict_spec(graph: Graph, verdict: Verdict) -> dict[str, Any]:
+    spec: dict[str, Any] = {"type": "VerdictNode", "verdict": verdict.verdict}
+    if verdict.score is not None:
+        spec["score"] = verdict.score
+        return spec
+    assert verdict.then is not None
+    target = graph.nodes[verdict.then]
+    if isinstance(target, GEvalNode):
+        spec["child"] = geval_child(target)
+    else:
+        spec["child"] = {"type": "node", "ref": verdict.then}
+    return spec
+
+
+def geval_child(node: GEvalNode) -> dict[str, Any]:
+    """A G-Eval leaf in DeepEval's `{"type": "geval", ...GEval kwargs}` form."""
+    child: dict[str, Any] = {
+        "type": "geval",
+        "name": node.name,
+        "evaluation_params": list(node.params),
+    }
+    if node.criteria:
+        child["criteria"] = node.criteria
+    else:
+        child["evaluation_steps"] = list(node.evaluation_steps or [])
+    if node.model is not None:
+        child["model"] = node.model
+    return child

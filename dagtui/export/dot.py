@@ -1,0 +1,51 @@
+"""Export to Graphviz DOT (`dot -Tsvg graph.dot > graph.svg`).
+
+Every id and label is a double-quoted DOT string built by `quote`, which escapes
+backslashes first (so user text can never form DOT escapes like `\\N` or `\\l`), then
+quotes; newlines become DOT's centred line break.
+"""
+
+from __future__ import annotations
+
+from ..model import Graph
+from .picture import Box, build
+
+_STYLE = {
+    "task": 'shape=box, style="rounded"',
+    "binary": "shape=diamond",
+    "non_binary": "shape=hexagon",
+    "check": "shape=parallelogram",
+    "geval": 'shape=box, style="filled,bold", fillcolor="#fff4e0", peripheries=2',
+    "score": 'shape=box, style="rounded,filled", fillcolor="#eef7ee", fontsize=10',
+    "missing": 'shape=box, style="dashed", color="#c62828"',
+}
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string whose displayed text is exactly `text`."""
+    body = text.replace("\\", "\\\\").replace('"', '\\"')
+    body = body.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
+    return f'"{body}"'
+
+
+def to_dot(graph: Graph) -> str:
+    picture = build(graph)
+    lines = [
+        f"digraph {quote(graph.metric.name)} {{",
+        "  rankdir=TB;",
+        '  node [fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for box in picture.boxes:
+        lines.append(f"  {quote(box.key)} [label={quote(_text(box))}, {_STYLE[box.kind]}];")
+    for edge in picture.edges:
+        attrs = [f"label={quote(edge.label)}"] if edge.label else []
+        if edge.kind == "data":
+            attrs += ["style=dashed", 'color="#1565c0"']
+        lines.append(f"  {quote(edge.source)} -> {quote(edge.target)} [{', '.join(attrs)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _text(box: Box) -> str:
+    return f"{box.title}\n{box.detail}" if box.detail else box.title

@@ -1,0 +1,344 @@
+"""Import DeepEval's DAG JSON (`dag_to_json`) as a dagtui graph with readable ids.
+
+DeepEval writes random uuids as ids and makes every verdict a node of its own. The importer
+folds verdict nodes back into their judgement's `verdicts = [...]`, turns G-Eval children into
+`geval` nodes, and names nodes after what they say: their label, a task's output label, or
+the first meaningful words of the criteria / instructions / G-Eval name. Ids that are already
+readable (e.g. from `dagtui export --to deepeval-json`) are kept, so an export imports back
+with the same ids.
+
+Input that is not a DAG document raises `ImportFailed(usage=True)` (exit 2); a valid DeepEval
+document holding something dagtui cannot express (another metric as a leaf, a G-Eval rubric,
+a verdict shared by two judgements) raises `ImportFailed(usage=False)` naming every node
+(exit 1). Nothing is guessed or silently dropped that would change a score.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..model import (
+    MULTI_TURN_PARAMS,
+    SINGLE_TURN_PARAMS,
+    BinaryNode,
+    GEvalNode,
+    Graph,
+    Metric,
+    NodeBase,
+    NonBinaryNode,
+    TaskNode,
+    Verdict,
+)
+from .naming import is_bare_id, slug, unique
+
+_JUDGEMENT_TYPES = {"BinaryJudgementNode": "binary", "NonBinaryJudgementNode": "non_binary"}
+_KNOWN_TYPES = ("TaskNode", *_JUDGEMENT_TYPES, "VerdictNode")
+_MULTI_ONLY = set(MULTI_TURN_PARAMS) - set(SINGLE_TURN_PARAMS)
+_SINGLE_ONLY = set(SINGLE_TURN_PARAMS) - set(MULTI_TURN_PARAMS)
+
+
+class ImportFailed(Exception):
+    """The document could not be imported. `usage` is True when it is not a DeepEval DAG
+    document at all (bad JSON, wrong shape), False when it is one dagtui cannot express."""
+
+    def __init__(self, message: str, *, usage: bool) -> None:
+        self.usage = usage
+        super().__init__(message)
+
+
+def import_deepeval_json(
+    text: str, *, name: str | None = None, multi_turn: bool | None = None
+) -> Graph:
+    """Parse DeepEval DAG JSON text into a graph (see the module doc for the rules)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFailed(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", usage=True
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise ImportFailed(f"not valid JSON: {exc}", usage=True) from None
+    return import_deepeval_dict(data, name=name, multi_turn=multi_turn)
+
+
+def import_deepeval_dict(
+    data: Any, *, name: str | None = None, multi_turn: bool | None = None
+) -> Graph:
+    return _Importer(data, name, multi_turn).run()
+
+
+class _Importer:
+    def __init__(self, data: Any, name: str | None, multi_turn: bool | None) -> None:
+        self.specs = _shape(data)
+        self.name = name
+        self.multi_turn = multi_turn
+        self.problems: list[str] = []
+
+    def run(self) -> Graph:
+        specs = self.specs
+        verdict_ids = [k for k, s in specs.items() if s["type"] == "VerdictNode"]
+        node_ids = [k for k, s in specs.items() if s["type"] != "VerdictNode"]
+        self._check_ownership(verdict_ids, node_ids)
+        multi = self._mode(node_ids)
+        ids = self._name_nodes(node_ids)
+        gevals: dict[tuple, GEvalNode] = {}
+        geval_ids: set[str] = set(ids.values())
+        nodes: dict[str, NodeBase] = {}
+        for jid in node_ids:
+            spec = specs[jid]
+            node = self._node(jid, spec, ids, gevals, geval_ids, multi)
+            if node is not None:
+                node.id = ids[jid]
+                nodes[node.id] = node
+        for geval in gevals.values():
+            nodes[geval.id] = geval
+        if self.problems:
+            raise ImportFailed("\n".join(self.problems), usage=False)
+        metric = Metric(name=self.name or "Imported DeepEval DAG", multi_turn=multi)
+        return Graph(metric=metric, nodes=nodes)
+
+    # -- structure -----------------------------------------------------------------------
+    def _check_ownership(self, verdict_ids: list[str], node_ids: list[str]) -> dict[str, list[str]]:
+        owners: dict[str, list[str]] = {v: [] for v in verdict_ids}
+        for nid in node_ids:
+            spec = self.specs[nid]
+            for child in _children(nid, spec):
+                if child not in self.specs:
+                    raise ImportFailed(f"node {nid!r} refers to unknown node {child!r}",
+                                       usage=True)
+                child_is_verdict = self.specs[child]["type"] == "VerdictNode"
+                if spec["type"] == "TaskNode" and child_is_verdict:
+                    self.problems.append(f"task node {nid!r} has verdict {child!r} as a child; "
+                                         "DeepEval refuses this too")
+                elif spec["type"] != "TaskNode" and not child_is_verdict:
+                    self.problems.append(f"judgement node {nid!r} has {child!r} as a child; "
+                                         "a judgement's children must be verdicts")
+                elif child_is_verdict and nid not in owners[child]:
+                    owners[child].append(nid)
+        for vid in verdict_ids:
+            child = self.specs[vid].get("child")
+            if isinstance(child, dict) and child.get("type") == "node":
+                ref = child.get("ref")
+                if ref not in self.specs:
+                    raise ImportFailed(f"verdict {vid!r} refers to unknown node {ref!r}",
+                                       usage=True)
+                if self.specs[ref]["type"] == "VerdictNode":
+                    self.problems.append(f"verdict {vid!r} leads to another verdict {ref!r}; "
+                                         "dagtui verdicts lead to nodes")
+        for vid, who in owners.items():
+            if not who:
+                self.problems.append(f"verdict {vid!r} belongs to no judgement node")
+            elif len(who) > 1:
+                self.problems.append(f"verdict {vid!r} is shared by judgement nodes "
+                                     f"{', '.join(map(repr, who))}; dagtui verdicts belong to "
+                                     "one judgement (copy it into each)")
+        return owners
+
+    def _mode(self, node_ids: list[str]) -> bool:
+        if self.multi_turn is not None:
+            return self.multi_turn
+        params: set[str] = set()
+        windows = False
+        for nid in node_ids:
+            spec = self.specs[nid]
+            values = spec.get("evaluation_params") or []
+            if isinstance(values, list):
+                params.update(v for v in values if isinstance(v, str))
+            windows = windows or spec.get("turn_window") is not None
+            for vid in _children(nid, spec):
+                child = self.specs.get(vid, {}).get("child")
+                if isinstance(child, dict) and isinstance(child.get("evaluation_params"), list):
+                    params.update(v for v in child["evaluation_params"] if isinstance(v, str))
+        return windows or bool(params & _MULTI_ONLY and not params & _SINGLE_ONLY)
+
+    def _name_nodes(self, node_ids: list[str]) -> dict[str, str]:
+        taken: set[str] = set()
+        ids: dict[str, str] = {}
+        for nid in node_ids:
+            if is_bare_id(nid):
+                ids[nid] = unique(nid, taken)
+        for nid in node_ids:
+            if nid not in ids:
+                ids[nid] = unique(_derive_id(self.specs[nid]), taken)
+        return ids
+
+    # -- nodes ---------------------------------------------------------------------------
+    def _node(
+        self,
+        jid: str,
+        spec: dict[str, Any],
+        ids: dict[str, str],
+        gevals: dict[tuple, GEvalNode],
+        taken: set[str],
+        multi: bool,
+    ) -> NodeBase | None:
+        common: dict[str, Any] = {
+            "label": self._text(jid, spec, "label", optional=True),
+            "params": self._params(jid, spec.get("evaluation_params"), multi),
+        }
+        window = spec.get("turn_window")
+        if window is not None:
+            if (not isinstance(window, list) or len(window) != 2
+                    or not all(isinstance(w, int) and not isinstance(w, bool) for w in window)):
+                raise ImportFailed(f"node {jid!r}: turn_window must be two integers", usage=True)
+            common["turn_window"] = tuple(window)
+        if spec["type"] == "TaskNode":
+            return TaskNode(
+                instructions=self._text(jid, spec, "instructions"),
+                output_label=self._text(jid, spec, "output_label"),
+                children=[ids[c] for c in _children(jid, spec)
+                          if self.specs[c]["type"] != "VerdictNode"],
+                **common,
+            )
+        verdicts = [
+            v for vid in _children(jid, spec)
+            if self.specs[vid]["type"] == "VerdictNode"
+            and (v := self._verdict(vid, self.specs[vid], ids, gevals, taken, multi)) is not None
+        ]
+        cls = BinaryNode if spec["type"] == "BinaryJudgementNode" else NonBinaryNode
+        return cls(criteria=self._text(jid, spec, "criteria"), verdicts=verdicts, **common)
+
+    def _verdict(
+        self,
+        vid: str,
+        spec: dict[str, Any],
+        ids: dict[str, str],
+        gevals: dict[tuple, GEvalNode],
+        taken: set[str],
+        multi: bool,
+    ) -> Verdict | None:
+        value = spec.get("verdict")
+        if not isinstance(value, bool | str):
+            raise ImportFailed(f"verdict {vid!r}: 'verdict' must be true/false or a label",
+                               usage=True)
+        score = spec.get("score")
+        if score is not None:
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                raise ImportFailed(f"verdict {vid!r}: score must be a number", usage=True)
+            if score != int(score) or not 0 <= score <= 10:
+                self.problems.append(f"verdict {vid!r}: score {score!r} is not an integer from "
+                                     "0 to 10; dagtui scores are whole numbers 0..10")
+                return None
+            return Verdict(verdict=value, score=int(score))
+        child = spec.get("child")
+        if not isinstance(child, dict) or "type" not in child:
+            raise ImportFailed(f"verdict {vid!r} needs a 'score' or a 'child' object", usage=True)
+        kind = child["type"]
+        if kind == "node":
+            ref = child.get("ref")
+            if ref not in ids:
+                return None  # already reported (a verdict leading to a verdict)
+            return Verdict(verdict=value, then=ids[ref])
+        if kind == "geval":
+            geval = self._geval(vid, child, gevals, taken, multi)
+            return None if geval is None else Verdict(verdict=value, then=geval.id)
+        if kind == "metric":
+            self.problems.append(f"verdict {vid!r} leads to DeepEval metric "
+                                 f"{child.get('metric_class')!r}; dagtui leaves are fixed "
+                                 "scores or G-Eval")
+            return None
+        raise ImportFailed(f"verdict {vid!r}: unknown child type {kind!r} "
+                           "(expected node, geval or metric)", usage=True)
+
+    def _geval(
+        self,
+        vid: str,
+        child: dict[str, Any],
+        gevals: dict[tuple, GEvalNode],
+        taken: set[str],
+        multi: bool,
+    ) -> GEvalNode | None:
+        where = f"G-Eval after verdict {vid!r}"
+        name = child.get("name")
+        if not isinstance(name, str):
+            raise ImportFailed(f"{where}: 'name' must be a string", usage=True)
+        if child.get("rubric"):
+            self.problems.append(f"{where} ({name!r}) has a rubric; dagtui G-Eval leaves have "
+                                 "no rubric, and dropping it would change the score")
+            return None
+        criteria = child.get("criteria")
+        steps = child.get("evaluation_steps")
+        if criteria is not None and not isinstance(criteria, str):
+            raise ImportFailed(f"{where}: 'criteria' must be a string", usage=True)
+        if steps is not None and (
+            not isinstance(steps, list) or not all(isinstance(s, str) for s in steps)
+        ):
+            raise ImportFailed(f"{where}: 'evaluation_steps' must be a list of strings",
+                               usage=True)
+        if criteria:
+            steps = None  # DeepEval's DAG runs a G-Eval leaf on its criteria alone
+        params = self._params(vid, child.get("evaluation_params"), multi)
+        if not params:
+            self.problems.append(f"{where} ({name!r}) has no evaluation_params; dagtui "
+                                 "G-Eval leaves name the params they read")
+            return None
+        model = child.get("model") if isinstance(child.get("model"), str) else None
+        key = (name, tuple(params), criteria or None, tuple(steps or ()), model)
+        if key not in gevals:
+            nid = unique(slug(name) or "geval", taken)
+            node = GEvalNode(name=name, params=params, criteria=criteria or None,
+                             evaluation_steps=steps or None, model=model)
+            node.id = nid
+            gevals[key] = node
+        return gevals[key]
+
+    # -- fields --------------------------------------------------------------------------
+    def _text(self, jid: str, spec: dict[str, Any], key: str, *, optional: bool = False) -> Any:
+        value = spec.get(key)
+        if value is None and optional:
+            return None
+        if not isinstance(value, str):
+            raise ImportFailed(f"node {jid!r}: {key!r} must be a string", usage=True)
+        return value
+
+    def _params(self, where: str, values: Any, multi: bool) -> list[str]:
+        if values is None:
+            return []
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ImportFailed(f"{where!r}: evaluation_params must be a list of strings",
+                               usage=True)
+        allowed = MULTI_TURN_PARAMS if multi else SINGLE_TURN_PARAMS
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            kind = "multi-turn" if multi else "single-turn"
+            self.problems.append(f"{where!r}: evaluation_params {', '.join(map(repr, bad))} "
+                                 f"are not {kind} params dagtui supports")
+        return [v for v in values if v in allowed]
+
+
+def _shape(data: Any) -> dict[str, dict[str, Any]]:
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+        raise ImportFailed("not a DeepEval DAG document: expected an object with a 'nodes' "
+                           "object (what deepeval's dag_to_json writes)", usage=True)
+    specs = data["nodes"]
+    if not specs:
+        raise ImportFailed("the DAG document has no nodes", usage=True)
+    for nid, spec in specs.items():
+        if not isinstance(spec, dict) or spec.get("type") not in _KNOWN_TYPES:
+            got = spec.get("type") if isinstance(spec, dict) else type(spec).__name__
+            raise ImportFailed(f"node {nid!r} has unknown type {got!r}; expected one of "
+                               f"{', '.join(_KNOWN_TYPES)}", usage=True)
+        children = spec.get("children")
+        if children is not None and (
+            not isinstance(children, list) or not all(isinstance(c, str) for c in children)
+        ):
+            raise ImportFailed(f"node {nid!r}: 'children' must be a list of node ids",
+                               usage=True)
+    return specs
+
+
+def _children(nid: str, spec: dict[str, Any]) -> list[str]:
+    return list(spec.get("children") or [])
+
+
+def _derive_id(spec: dict[str, Any]) -> str:
+    """A readable id from what the node says (label first: it is the author's own name)."""
+    for key, words in (("label", None), ("output_label", None), ("criteria", 4),
+                       ("instructions", 4)):
+        value = spec.get(key)
+        if isinstance(value, str) and (candidate := slug(value, words=words)):
+            if candidate[0].isdigit():
+                candidate = f"n_{candidate}"
+            return candidate
+    return "task" if spec["type"] == "TaskNode" else "judge"

@@ -1,0 +1,72 @@
+"""Export to a Mermaid `flowchart TD` for READMEs and pull requests.
+
+Mermaid ids are derived (`n_<slug>`), never user text, so ids like `end` (a Mermaid keyword)
+or `o`/`x` (which would turn an arrow into a circle/cross edge) cannot break the chart. All
+label text is quoted and passes through `escape`, which turns the characters Mermaid gives
+meaning to into its `#...;` entity codes and newlines into `<br/>`.
+"""
+
+from __future__ import annotations
+
+from ..model import Graph
+from .naming import slug, unique
+from .picture import Box, build
+
+_SHAPES = {
+    "task": ('["', '"]'),
+    "binary": ('{"', '"}'),
+    "non_binary": ('{"', '"}'),
+    "check": ('[/"', '"/]'),
+    "geval": ('[["', '"]]'),
+    "score": ('(["', '"])'),
+    "missing": ('>"', '"]'),
+}
+_ENTITIES = {
+    "#": "#35;",
+    '"': "#quot;",
+    "<": "#lt;",
+    ">": "#gt;",
+    "`": "#96;",
+    "&": "#amp;",
+}
+
+
+def escape(text: str) -> str:
+    """Label text safe inside Mermaid's double quotes (one line, entities for specials)."""
+    out = "".join(_ENTITIES.get(ch, ch) for ch in text)
+    return out.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br/>")
+
+
+def to_mermaid(graph: Graph) -> str:
+    picture = build(graph)
+    taken: set[str] = set()
+    ids: dict[str, str] = {}
+    for box in picture.boxes:
+        base = slug(box.key) if box.kind == "score" else "n_" + (slug(box.key) or "node")
+        ids[box.key] = unique(base, taken)
+    lines = ["flowchart TD"]
+    for box in picture.boxes:
+        lines.append(f"    {ids[box.key]}{_shape(box)}")
+    for edge in picture.edges:
+        arrow = "-.->" if edge.kind == "data" else "-->"
+        label = f'|"{escape(edge.label)}"|' if edge.label else ""
+        lines.append(f"    {ids[edge.source]} {arrow}{label} {ids[edge.target]}")
+    data_edges = [str(i) for i, e in enumerate(picture.edges) if e.kind == "data"]
+    lines.append("    classDef score fill:#eef7ee,stroke:#2e7d32")
+    lines.append("    classDef geval fill:#fff4e0,stroke:#ef6c00,stroke-width:2px")
+    lines.append("    classDef missing fill:#fde0e0,stroke:#c62828")
+    for kind in ("score", "geval", "missing"):
+        members = [ids[b.key] for b in picture.boxes if b.kind == kind]
+        if members:
+            lines.append(f"    class {','.join(members)} {kind}")
+    if data_edges:
+        lines.append(f"    linkStyle {','.join(data_edges)} stroke:#1565c0,stroke-dasharray:4")
+    return "\n".join(lines) + "\n"
+
+
+def _shape(box: Box) -> str:
+    start, end = _SHAPES[box.kind]
+    text = escape(box.title)
+    if box.detail:
+        text += "<br/>" + escape(box.detail)
+    return f"{start}{text}{end}"

@@ -1,0 +1,90 @@
+"""What Mermaid and DOT pictures share: the nodes, edges and score leaves to draw.
+
+Both formats draw the same picture, so the walk over the graph lives here and the two
+writers only differ in syntax and escaping. Data edges (a task feeding its children) and
+control edges (a verdict leading on) are kept apart so each writer can style them.
+A verdict with a score is drawn as its own small score box, so every path visibly ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import CheckNode, GEvalNode, Graph, NodeBase, TaskNode
+
+#: criteria/instructions longer than this are shortened in pictures
+MAX_TEXT = 60
+
+
+@dataclass(frozen=True)
+class Box:
+    key: str  # the graph node id, or `score:<judgement>:<index>` for a score leaf
+    kind: str  # task | binary | non_binary | check | geval | score | missing
+    title: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    kind: str  # data | control
+    label: str = ""
+
+
+@dataclass
+class Picture:
+    boxes: list[Box]
+    edges: list[Edge]
+
+
+def shorten(text: str, limit: int = MAX_TEXT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def verdict_text(value: bool | str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def build(graph: Graph) -> Picture:
+    boxes: list[Box] = []
+    edges: list[Edge] = []
+    for nid, node in graph.nodes.items():
+        boxes.append(_box(nid, node))
+    missing: list[str] = []
+    for nid, node in graph.nodes.items():
+        if isinstance(node, TaskNode):
+            for child in node.children:
+                edges.append(Edge(nid, child, "data", shorten(node.output_label, 30)))
+                if child not in graph.nodes and child not in missing:
+                    missing.append(child)
+        for i, v in enumerate(getattr(node, "verdicts", []) or []):
+            label = verdict_text(v.verdict)
+            if v.then is not None:
+                edges.append(Edge(nid, v.then, "control", label))
+                if v.then not in graph.nodes and v.then not in missing:
+                    missing.append(v.then)
+            elif v.score is not None:
+                key = f"score:{nid}:{i}"
+                while key in graph.nodes:
+                    key += "'"
+                boxes.append(Box(key, "score", f"score {v.score:g}"))
+                edges.append(Edge(nid, key, "control", label))
+    for target in missing:
+        boxes.append(Box(target, "missing", target, "unknown node"))
+    return Picture(boxes, edges)
+
+
+def _box(nid: str, node: NodeBase) -> Box:
+    title = node.label or nid
+    if isinstance(node, TaskNode):
+        return Box(nid, "task", title, shorten(node.instructions))
+    if isinstance(node, GEvalNode):
+        what = node.criteria or "; ".join(node.evaluation_steps or [])
+        return Box(nid, "geval", f"G-Eval: {node.name or title}", shorten(what))
+    if isinstance(node, CheckNode):
+        return Box(nid, "check", title, f"check: {node.check}")
+    return Box(nid, node.type, title, shorten(getattr(node, "criteria", "") or ""))

@@ -1,0 +1,250 @@
+"""What DeepEval's DAG cannot express, found before anything is written.
+
+An export that silently changes meaning is worse than no export, so both DeepEval formats
+(JSON and Python) first ask `deepeval_refusals(graph)`. Each `Refusal` names the nodes and
+says why; the command prints them and exits 1. The rules mirror what DeepEval 4.3.1 refuses
+at construction (`DeepAcyclicGraph`, the node `_validate` methods, `VerdictNode`, `GEval`)
+plus the places where it would accept the graph but run it differently from dagtui
+(a node behind verdicts of two judgements, a G-Eval leaf's own model, criteria *and* steps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import (
+    MULTI_TURN_PARAMS,
+    SINGLE_TURN_PARAMS,
+    BinaryNode,
+    CheckNode,
+    GEvalNode,
+    Graph,
+    NonBinaryNode,
+    TaskNode,
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One reason the graph cannot be exported, with the nodes it concerns."""
+
+    nodes: tuple[str, ...]
+    message: str
+
+    def format(self) -> str:
+        where = ", ".join(repr(n) for n in self.nodes)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class ExportRefused(Exception):
+    """Raised by an exporter when the graph holds something the target cannot express."""
+
+    def __init__(self, fmt: str, refusals: list[Refusal]) -> None:
+        self.fmt = fmt
+        self.refusals = refusals
+        lines = "\n".join(f"  {r.format()}" for r in refusals)
+        super().__init__(f"cannot export to {fmt}:\n{lines}")
+
+
+def deepeval_refusals(graph: Graph) -> list[Refusal]:
+    """Everything in `graph` that DeepEval's DAG would reject or run differently."""
+    out: list[Refusal] = []
+    if not graph.nodes:
+        return [Refusal((), "the graph has no nodes; DeepEval needs at least one")]
+    out += _check_nodes(graph)
+    out += _params(graph)
+    out += _verdicts(graph)
+    out += _edges(graph)
+    out += _gevals(graph)
+    if not any(r.message.startswith("refers to") for r in out):
+        out += _structure(graph)
+    return out
+
+
+def deepeval_notes(graph: Graph, fmt: str) -> list[str]:
+    """What the export leaves out without changing how the graph scores (shown as notes)."""
+    notes: list[str] = []
+    if fmt == "deepeval-json":
+        notes.append(
+            "DeepEval's JSON stores structure only: metric name, threshold, model, "
+            "include_reason and strict are not in the file (the Python export keeps them)"
+        )
+    labelled = [nid for nid, n in graph.nodes.items() if isinstance(n, GEvalNode) and n.label]
+    if labelled:
+        notes.append(
+            f"G-Eval leaves have no label in DeepEval; dropped for: {', '.join(labelled)}"
+        )
+    return notes
+
+
+def _check_nodes(graph: Graph) -> list[Refusal]:
+    checks = tuple(nid for nid, n in graph.nodes.items() if isinstance(n, CheckNode))
+    if not checks:
+        return []
+    return [Refusal(checks, "check nodes run in code, and DeepEval's DAG has no deterministic "
+                    "node type; replace them with judgement nodes or keep the graph in dagtui")]
+
+
+def _params(graph: Graph) -> list[Refusal]:
+    allowed = MULTI_TURN_PARAMS if graph.metric.multi_turn else SINGLE_TURN_PARAMS
+    kind = "multi-turn" if graph.metric.multi_turn else "single-turn"
+    out: list[Refusal] = []
+    for nid, node in graph.nodes.items():
+        bad = [p for p in node.params if p not in allowed]
+        if bad:
+            out.append(Refusal((nid,), f"param(s) {', '.join(map(repr, bad))} are not "
+                               f"{kind} params DeepEval knows ({', '.join(allowed)})"))
+        if node.turn_window is not None and not graph.metric.multi_turn:
+            out.append(Refusal((nid,), "turn_window only exists in multi-turn graphs "
+                               "(set multi_turn = true in [metric])"))
+    return out
+
+
+def _verdicts(graph: Graph) -> list[Refusal]:
+    out: list[Refusal] = []
+    for nid, node in graph.nodes.items():
+        if not isinstance(node, BinaryNode | NonBinaryNode):
+            continue
+        values = [v.verdict for v in node.verdicts]
+        if isinstance(node, BinaryNode):
+            bools = [v for v in values if isinstance(v, bool)]
+            if len(values) != 2 or len(bools) != 2 or bools.count(True) != 1:
+                out.append(Refusal((nid,), "a binary node needs exactly two verdicts, one "
+                                   "true and one false (DeepEval refuses anything else)"))
+        else:
+            if not values:
+                out.append(Refusal((nid,), "a non-binary node needs at least one verdict"))
+            if any(not isinstance(v, str) for v in values):
+                out.append(Refusal((nid,), "non-binary verdicts must be label strings"))
+            dupes = sorted({str(v) for v in values if values.count(v) > 1})
+            if dupes:
+                out.append(Refusal((nid,), f"duplicate verdict label(s): {', '.join(dupes)}"))
+        for v in node.verdicts:
+            shown = _show(v.verdict)
+            if (v.score is None) == (v.then is None):
+                out.append(Refusal((nid,), f"verdict {shown} needs exactly one of score / then"))
+            if v.score is not None and (
+                isinstance(v.score, bool) or not isinstance(v.score, int) or not 0 <= v.score <= 10
+            ):
+                out.append(Refusal((nid,), f"verdict {shown}: score {v.score!r} is not an "
+                                   "integer from 0 to 10 (DeepEval silently accepts fractional "
+                                   "scores; dagtui does not export them)"))
+    return out
+
+
+def _edges(graph: Graph) -> list[Refusal]:
+    out: list[Refusal] = []
+    for nid, node in graph.nodes.items():
+        missing = [t for t in node.targets() if t not in graph.nodes]
+        if missing:
+            out.append(Refusal((nid,), f"refers to unknown node(s) {', '.join(map(repr, missing))}"))
+        if isinstance(node, TaskNode):
+            gevals = [c for c in node.children if isinstance(graph.nodes.get(c), GEvalNode)]
+            if gevals:
+                out.append(Refusal((nid, *gevals), "a G-Eval leaf can only follow a verdict "
+                                   "(then = ...); DeepEval has no data edge into a G-Eval"))
+    return out
+
+
+def _gevals(graph: Graph) -> list[Refusal]:
+    out: list[Refusal] = []
+    for nid, node in graph.nodes.items():
+        if not isinstance(node, GEvalNode):
+            continue
+        if not node.params:
+            out.append(Refusal((nid,), "a G-Eval leaf needs params (DeepEval refuses an "
+                               "empty evaluation_params list)"))
+        has_criteria = node.criteria is not None and node.criteria.strip() != ""
+        has_steps = bool(node.evaluation_steps)
+        if has_criteria and has_steps:
+            out.append(Refusal((nid,), "criteria and evaluation_steps are both set; "
+                               "DeepEval's DAG runs a G-Eval leaf with its criteria and drops "
+                               "the steps, so keep only one"))
+        elif not has_criteria and not has_steps:
+            out.append(Refusal((nid,), "a G-Eval leaf needs non-empty criteria or "
+                               "evaluation_steps"))
+        if node.model is not None and node.model != graph.metric.model:
+            out.append(Refusal((nid,), f"pins model {node.model!r}, but DeepEval's DAG runs "
+                               "every G-Eval leaf with the DAGMetric's own model; remove it or "
+                               "make it the metric's model"))
+    return out
+
+
+def _structure(graph: Graph) -> list[Refusal]:
+    """Roots, reachability, cycles and shared nodes: how DeepEval wires the graph."""
+    out: list[Refusal] = []
+    parents = graph.parents()
+    cyclic = _cycle_nodes(graph)
+    if cyclic:
+        return [Refusal(tuple(cyclic), "these nodes form a cycle")]
+    roots = graph.roots()
+    if graph.metric.roots is not None:
+        declared_with_parents = [r for r in roots if parents[r]]
+        if declared_with_parents:
+            out.append(Refusal(tuple(declared_with_parents), "declared as roots but also "
+                               "reached from other nodes; DeepEval refuses a root that another "
+                               "root reaches"))
+    if not roots:
+        return out + [Refusal((), "the graph has no root")]
+    judgement_roots = [r for r in roots if isinstance(graph.nodes[r], BinaryNode | NonBinaryNode)]
+    if len(roots) > 1 and judgement_roots:
+        out.append(Refusal(tuple(roots), "several roots while one of them is a judgement "
+                           "node; DeepEval allows several roots only when all are task nodes"))
+    geval_roots = tuple(r for r in roots if isinstance(graph.nodes[r], GEvalNode))
+    if geval_roots:
+        out.append(Refusal(geval_roots, "a G-Eval leaf cannot be a root in DeepEval; it must "
+                           "follow a verdict"))
+    unreachable = _unreachable(graph, roots)
+    if unreachable:
+        out.append(Refusal(tuple(unreachable), "not reachable from the roots; DeepEval would "
+                           "run them as extra roots"))
+    for nid, node_parents in parents.items():
+        judges = [p for p in node_parents if graph.nodes[p].is_judgement]
+        if len(judges) > 1:
+            out.append(Refusal((nid, *judges), "reached by verdicts of different judgement "
+                               "nodes; DeepEval waits for all of them, only one can fire, so "
+                               "it never runs this node (and G-Eval leaves would run "
+                               "differently than in dagtui)"))
+    for nid in roots:
+        node = graph.nodes[nid]
+        if isinstance(node, TaskNode) and not node.params:
+            out.append(Refusal((nid,), "a root task node with no params reads nothing; "
+                               "DeepEval raises at run time"))
+    return out
+
+
+def _cycle_nodes(graph: Graph) -> list[str]:
+    """Nodes on or behind a cycle (Kahn's algorithm leaves exactly those; no recursion, so a
+    long chain cannot overflow the stack)."""
+    indegree = {nid: 0 for nid in graph.nodes}
+    for node in graph.nodes.values():
+        for t in node.targets():
+            if t in indegree:
+                indegree[t] += 1
+    todo = [nid for nid, d in indegree.items() if d == 0]
+    while todo:
+        nid = todo.pop()
+        for t in graph.nodes[nid].targets():
+            if t in indegree:
+                indegree[t] -= 1
+                if indegree[t] == 0:
+                    todo.append(t)
+    return [nid for nid, d in indegree.items() if d > 0]
+
+
+def _unreachable(graph: Graph, roots: list[str]) -> list[str]:
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        nid = todo.pop()
+        if nid in seen or nid not in graph.nodes:
+            continue
+        seen.add(nid)
+        todo.extend(graph.nodes[nid].targets())
+    return [nid for nid in graph.nodes if nid not in seen]
+
+
+def _show(value: bool | str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
