@@ -52,6 +52,15 @@ def literal(text: str, indent: str = "") -> str:
     return f"(\n{body}\n{indent})"
 
 
+def list_literal(items: list[str], indent: str) -> str:
+    """`[a, b]` on one line when short, else one item per line (items are literals)."""
+    one_line = "[" + ", ".join(items) + "]"
+    if len(one_line) + len(indent) <= 88 and "\n" not in one_line:
+        return one_line
+    inner = indent + INDENT
+    return "[\n" + "".join(f"{inner}{item},\n" for item in items) + f"{indent}]"
+
+
 class _Writer:
     def __init__(self, graph: Graph, source: str | None) -> None:
         self.graph = graph
@@ -97,19 +106,14 @@ class _Writer:
         node_names = sorted(
             [self.cls[t] for t in ("task", "binary", "non_binary") if t in types]
         )
-        lines = [f"from deepeval.metrics import {', '.join(metric_names)}"]
+        lines = [_import("deepeval.metrics", metric_names)]
         if self.multi:
-            lines.append("from deepeval.metrics.dag import DeepAcyclicGraph")
-            if node_names:
-                lines.append(
-                    f"from deepeval.metrics.conversational_dag import {', '.join(node_names)}"
-                )
+            lines.append(_import("deepeval.metrics.conversational_dag", node_names))
+            lines.append(_import("deepeval.metrics.dag", ["DeepAcyclicGraph"]))
         else:
-            lines.append(
-                f"from deepeval.metrics.dag import {', '.join(['DeepAcyclicGraph', *node_names])}"
-            )
-        lines.append(f"from deepeval.test_case import {self.params_enum}")
-        return "\n".join(lines)
+            lines.append(_import("deepeval.metrics.dag", ["DeepAcyclicGraph", *node_names]))
+        lines.append(_import("deepeval.test_case", [self.params_enum]))
+        return "\n".join(line for line in lines if line)
 
     # -- build_dag ------------------------------------------------------------------------
     def _build_dag(self) -> str:
@@ -160,13 +164,14 @@ class _Writer:
         elif isinstance(node, GEvalNode):
             args.append(f"name={literal(node.name, i2)}")
         if node.params:
-            args.append(f"evaluation_params={self._params(node.params)}")
+            params = [f"{self.params_enum}.{p.upper()}" for p in node.params]
+            args.append(f"evaluation_params={list_literal(params, i2)}")
         if isinstance(node, GEvalNode):
             if node.criteria:
                 args.append(f"criteria={literal(node.criteria, i2)}")
             else:
-                steps = ", ".join(literal(s, i2) for s in node.evaluation_steps or [])
-                args.append(f"evaluation_steps=[{steps}]")
+                steps = [literal(s, i2 + INDENT) for s in node.evaluation_steps or []]
+                args.append(f"evaluation_steps={list_literal(steps, i2)}")
             args.append("model=judge")
         elif node.label is not None:
             args.append(f"label={literal(node.label, i2)}")
@@ -175,9 +180,6 @@ class _Writer:
             args.append(f"turn_window=({int(start)}, {int(end)})")
         joined = "".join(f"{i2}{a},\n" for a in args)
         return f"{i1}{self.var[node.id]} = {self.cls[node.type]}(\n{joined}{i1})"
-
-    def _params(self, params: list[str]) -> str:
-        return "[" + ", ".join(f"{self.params_enum}.{p.upper()}" for p in params) + "]"
 
     # -- build_metric ---------------------------------------------------------------------
     def _build_metric(self) -> str:
@@ -202,3 +204,13 @@ class _Writer:
             f"{i2}strict_mode=STRICT,",
             f"{i1})",
         ])
+
+
+def _import(module: str, names: list[str]) -> str:
+    if not names:
+        return ""
+    line = f"from {module} import {', '.join(sorted(names))}"
+    if len(line) <= 100:
+        return line
+    body = "".join(f"{INDENT}{n},\n" for n in sorted(names))
+    return f"from {module} import (\n{body})"

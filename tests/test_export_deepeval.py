@@ -1,0 +1,103 @@
+"""Interop with the real DeepEval library (the `interop` extra): what dagtui exports, DeepEval
+loads, and what DeepEval writes, dagtui imports back to the same graph.
+
+Skipped with a reason when deepeval is not installed: it pins rich<15, which this project's
+main environment does not, so CI runs these in their own environment
+(`pip install -e .[test,interop]`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# DeepEval reads these at import: no telemetry, no .env, no files in the repo or home, no
+# model-price download by litellm. The API key is a placeholder: building a metric creates
+# an OpenAI client object but no test here sends a request to OpenAI.
+os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
+os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
+os.environ.setdefault("DEEPEVAL_HOME", os.path.join(tempfile.gettempdir(), "dagtui-deepeval-home"))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("OPENAI_API_KEY", "sk-placeholder-for-tests")
+
+pytest.importorskip(
+    "deepeval", reason="deepeval is not installed (pip install -e '.[interop]'); "
+    "interop tests run in their own environment"
+)
+
+from deepeval.metrics import DAGMetric  # noqa: E402
+from deepeval.metrics.dag.serialization import dag_from_json, dag_to_json  # noqa: E402
+from test_export_support import load_module, normalise  # noqa: E402
+
+from dagtui.export import export_graph, import_deepeval_json  # noqa: E402
+from dagtui.export.refusals import deepeval_refusals  # noqa: E402
+from dagtui.loader import load_file  # noqa: E402
+
+GRAPHS = sorted(Path(__file__).resolve().parent.parent.joinpath("graphs").glob("*.toml"))
+
+
+def _graph(path: Path):
+    result = load_file(path)
+    assert result.graph is not None, result.diagnostics
+    return result.graph
+
+
+def _exportable(path: Path) -> bool:
+    return not deepeval_refusals(_graph(path))
+
+
+@pytest.mark.parametrize("path", GRAPHS, ids=lambda p: p.stem)
+def test_example_round_trips_through_deepeval(path: Path) -> None:
+    graph = _graph(path)
+    if deepeval_refusals(graph):
+        pytest.skip(f"{path.name} uses what DeepEval cannot express (refusal tested elsewhere)")
+    text = export_graph(graph, "deepeval-json")
+    dag = dag_from_json(text, multiturn=graph.metric.multi_turn)
+    assert dag.multiturn == graph.metric.multi_turn
+    # DeepEval's own writer (random uuids, verdicts as nodes) imports back to the same graph
+    back = import_deepeval_json(dag_to_json(dag), multi_turn=graph.metric.multi_turn)
+    assert normalise(back) == normalise(graph)
+    # and our export imports back with the very same node ids
+    direct = import_deepeval_json(text, multi_turn=graph.metric.multi_turn)
+    non_geval = {nid for nid, n in graph.nodes.items() if n.type != "geval"}
+    assert non_geval <= set(direct.nodes)
+    assert normalise(direct) == normalise(graph)
+
+
+def test_at_least_one_example_exports() -> None:
+    assert any(_exportable(p) for p in GRAPHS), "no example graph is exportable to DeepEval"
+
+
+@pytest.mark.parametrize("path", GRAPHS, ids=lambda p: p.stem)
+def test_example_python_module_builds_a_dag_metric(path: Path, tmp_path: Path) -> None:
+    graph = _graph(path)
+    if deepeval_refusals(graph):
+        pytest.skip(f"{path.name} uses what DeepEval cannot express (refusal tested elsewhere)")
+    source = export_graph(graph, "deepeval-python", source=str(path))
+    module = load_module(source, tmp_path)
+    metric = module.build_metric()
+    assert isinstance(metric, DAGMetric)
+    assert metric.name == graph.metric.name
+    assert metric.threshold == (1 if graph.metric.strict else graph.metric.threshold)
+    assert metric.include_reason == graph.metric.include_reason
+    assert metric.strict_mode == graph.metric.strict
+    if graph.metric.model:
+        assert metric.evaluation_model == graph.metric.model
+    # the DAG DeepEval holds is the same graph: serialise it and import it back
+    back = import_deepeval_json(dag_to_json(metric.dag), multi_turn=graph.metric.multi_turn)
+    assert normalise(back) == normalise(graph)
+    # model= overrides the pinned judge
+    assert module.build_metric(model="gpt-4o-mini").evaluation_model == "gpt-4o-mini"
+
+
+def test_deepeval_json_is_deterministic_and_named_after_nodes() -> None:
+    graph = _graph(GRAPHS[[p.stem for p in GRAPHS].index("meeting_summary")])
+    first = export_graph(graph, "deepeval-json")
+    assert first == export_graph(graph, "deepeval-json")
+    ids = list(json.loads(first)["nodes"])
+    assert ids[:3] == ["extract", "present", "present.false"]
+    assert "order.Correct_order" in ids
