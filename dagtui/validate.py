@@ -211,7 +211,7 @@ _CHECKABLE: tuple[tuple[re.Pattern[str], str, str], ...] = (
                 r"[\"'\u201d\u2019]", re.I),
      "contains", 'check = "contains" with values = [...]'),
     (re.compile(r"\b(regex|regular\s+expression|matches\s+the\s+pattern|"
-                r"(starts|begins|ends)\s+with\s+[\"'\u201c\u2018]|iso[- ]?8601|"
+                r"(starts?|begins?|ends?)\s+with\s+[\"'\u201c\u2018]|iso[- ]?8601|"
                 r"valid\s+email\s+address|valid\s+url)\b", re.I),
      "regex", 'check = "regex" with a pattern'),
 )
@@ -248,6 +248,9 @@ class _Checker:
         self.mode_params = MULTI_TURN_PARAMS if self.multi else SINGLE_TURN_PARAMS
         self.other_params = SINGLE_TURN_PARAMS if self.multi else MULTI_TURN_PARAMS
         self.parents = graph.parents()
+        #: dead nodes a DAG015 message already explains (no separate DAG102 for them)
+        self.explained_dead: set[str] = set()
+        self.dead: set[str] = set()
         self.verdict_index: dict[str, list[int]] = {}
         #: nodes whose verdict list the loader had to shorten (count checks would mislead)
         self.lossy_verdicts: set[str] = set()
@@ -314,14 +317,12 @@ class _Checker:
         graph = self.graph
         self.check_metric()
         if not graph.nodes:
-            if not any(d.code in ("DAG004", "DAG005", "DAG003") and d.node for d in prior) and \
-                    not self.raw_nodes:
-                self.add("DAG018", "the graph has no nodes; add at least one [nodes.<id>] "
-                         "table (for example a task that extracts evidence and a binary "
-                         "judgement that scores it)", ("nodes",))
-            elif not any(d.is_error for d in prior):
-                self.add("DAG018", "none of the nodes could be loaded, so the graph has "
-                         "nothing to run", ("nodes",))
+            if not any(d.is_error for d in prior):
+                empty = self.raw is not None and not self.raw
+                self.add("DAG018", ("the file holds no graph" if empty else "the graph has no "
+                         "nodes") + "; add [metric] and at least one [nodes.<id>] table (for "
+                         "example a task that extracts evidence and a binary judgement that "
+                         "scores it)", ("nodes",))
             return self.diags, None
         for nid, node in graph.nodes.items():
             self.check_node(nid, node)
@@ -892,6 +893,7 @@ class _Checker:
                      "structural checks ran: dead nodes are estimated and leaf combinations "
                      "were not proven", ("nodes",))
         else:
+            self.dead = set(report.dead_nodes)
             self.report_bad_paths(report)
         self.report_dead(report)
         self.check_threshold(report)
@@ -955,9 +957,13 @@ class _Checker:
                         waiting = [q for q in self.parents.get(v.then, ()) if q not in
                                    p.nodes_run or q == nid]
                         missing = [q for q in waiting if q != nid]
-                        why = (f"'{v.then}' also waits for {', '.join(missing)}, which did not "
-                               "point at it in this run, so it never starts"
-                               if missing else f"'{v.then}' does not lead on to a leaf")
+                        never = ""
+                        if v.then in self.dead:
+                            never = " (no combination starts it: it can never run)"
+                            self.explained_dead.add(v.then)
+                        why = (f"'{v.then}', which also waits for {', '.join(missing)}; that "
+                               f"did not point at it in this run, so it never starts{never}"
+                               if missing else f"'{v.then}', which does not lead on to a leaf")
                         return (f"{nid}={show_verdict(value)} continues at {why}",
                                 self.vpath(nid, i, "then"), (nid, "verdicts"))
                     return (f"{nid}={show_verdict(value)} has no score",
@@ -975,7 +981,7 @@ class _Checker:
         if not dead:
             return
         for nid in self.graph.nodes:
-            if nid not in dead:
+            if nid not in dead or nid in self.explained_dead:
                 continue
             parents = self.parents.get(nid, [])
             if parents and all(p in dead for p in parents):
