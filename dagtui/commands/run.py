@@ -1,17 +1,229 @@
-"""`dagtui run`: not built yet (its issue is open)."""
+"""`dagtui run GRAPH --cases FILE`: a dataset through a real judge, for CI.
+
+Checks the graph (errors: exit 1) and every case (missing fields: exit 2) before the first
+call, runs cases concurrently with a progress bar on a terminal (one plain line per case
+when not a terminal or when `CI` is set), prints a summary, writes JUnit / JSON / traces on
+request. Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input
+(files, flags, cases); 3 no case failed but at least one ended in a judge error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
+import re
 import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "run", help="run a cases file through a judge model (CI: JUnit/JSON, exit codes)",
+        description="Run every case of a cases file through the graph with a litellm judge.",
+    )
+    p.add_argument("graph", help="graph TOML file")
+    p.add_argument("--cases", help="cases file (JSONL, JSON or TOML); default: [metric].cases")
+    p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
+    p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
+    p.add_argument("--concurrency", type=int, default=8, help="cases and calls in flight (8)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
+    p.add_argument("--retries", type=int, default=3,
+                   help="retries per call on 429/5xx/timeouts (3)")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
+    p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
+    p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case")
+    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
     p.set_defaults(func=run)
 
 
+def err(msg: str) -> None:
+    print(f"dagtui: {msg}", file=sys.stderr)
+
+
+def load_graph_and_cases(graph_path: str, cases_arg: str | None) -> tuple[Any, Any, int]:
+    """(graph, cases, exit code): exit code is 0 when both loaded."""
+    from ..api import load_checked
+    from ..cases import CaseError, load_cases
+    from ..loader import GraphError
+
+    try:
+        graph, warnings = load_checked(graph_path)
+    except GraphError as exc:
+        for d in exc.diagnostics:
+            if d.is_error:
+                print(d.format(), file=sys.stderr)
+        unreadable = any(d.code == "DAG022" for d in exc.diagnostics)
+        return None, None, EXIT_USAGE if unreadable else EXIT_FAIL
+    cases_path = cases_arg
+    if cases_path is None:
+        if not graph.metric.cases:
+            err(f"{graph_path}: no --cases given and [metric].cases is not set")
+            return graph, None, EXIT_USAGE
+        cases_path = str(Path(graph_path).parent / graph.metric.cases)
+    try:
+        cases = load_cases(cases_path)
+    except CaseError as exc:
+        err(str(exc))
+        return graph, None, EXIT_USAGE
+    if not cases:
+        err(f"{cases_path}: no cases")
+        return graph, None, EXIT_USAGE
+    return graph, cases, EXIT_OK
+
+
+def safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80] or "case"
+
+
 def run(args: argparse.Namespace) -> int:
-    print("dagtui run: not yet available in this version", file=sys.stderr)
-    return 2
+    from ..cases import CaseError
+
+    graph, cases, code = load_graph_and_cases(args.graph, args.cases)
+    if code:
+        return code
+    if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
+        err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
+        return EXIT_USAGE
+    from ..api import make_judge
+    from ..cache import Cache
+    from ..engine import Engine
+
+    cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
+    judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
+                       concurrency=args.concurrency, timeout=args.timeout, retries=args.retries)
+    engine = Engine(graph, judge)
+    out = sys.stdout
+    progress = Progress(len(cases), out, quiet=args.quiet)
+    try:
+        report = asyncio.run(_go(engine, cases, args.concurrency, progress))
+    except CaseError as exc:
+        progress.close()
+        err(str(exc))
+        return EXIT_USAGE
+    progress.close()
+    if args.trace_dir:
+        from ..trace import Trace
+
+        by_name = {c.name: c for c in cases}
+        for i, r in enumerate(report.results):
+            Trace.of(graph, by_name[r.case], judge, r).save(
+                Path(args.trace_dir) / f"{i + 1:03d}_{safe_name(r.case)}.json")
+    if args.junit:
+        _write(args.junit, report.to_junit())
+    if args.json_out:
+        _write(args.json_out, report.to_json(steps=True))
+    print_summary(report, out)
+    return report.exit_code()
+
+
+def _write(path: str, text: str) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+async def _go(engine: Any, cases: Any, concurrency: int, progress: Progress) -> Any:
+    from ..batch import evaluate_cases
+
+    return await evaluate_cases(engine, cases, concurrency=concurrency, on_result=progress.add)
+
+
+class Progress:
+    """A rich progress bar on a terminal; plain per-case lines otherwise (or under CI)."""
+
+    def __init__(self, total: int, out: TextIO, *, quiet: bool = False) -> None:
+        self.total = total
+        self.done = 0
+        self.out = out
+        self.quiet = quiet
+        self.bar: Any = None
+        tty = hasattr(out, "isatty") and out.isatty() and not os.environ.get("CI")
+        if tty and not quiet:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self.bar = Progress("[progress.description]{task.description}", BarColumn(),
+                                MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            self.task = self.bar.add_task("cases", total=total)
+            self.bar.start()
+
+    def add(self, result: Any) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1,
+                            description=f"{result.status:5} {result.case[:30]}")
+            return
+        if self.quiet:
+            return
+        score = "  -  " if result.score is None else f"{result.score:.2f}"
+        line = f"[{self.done}/{self.total}] {result.status.upper():5} {score} {result.case}"
+        if result.error:
+            line += f"  ({result.error_kind}: {result.error})"
+        print(line, file=self.out, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _fmt_s(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
+
+
+def print_summary(report: Any, out: TextIO) -> None:
+    """The summary table, plain text (readable in CI logs and terminals alike)."""
+    w = out.write
+    n = len(report.results)
+    rate = report.pass_rate
+    w(f"\n{report.graph_name}: {n} cases, {len(report.passed)} passed, {len(report.failed)} "
+      f"failed, {len(report.errored)} judge errors"
+      + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
+    cost = report.cost
+    w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
+      f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
+      f"{report.threshold:g}\n")
+    hist = report.histogram()
+    peak = max((c for _, _, c in hist), default=0) or 1
+    w("\nscores\n")
+    for lo, hi, c in hist:
+        bar = "█" * max(1 if c else 0, round(20 * c / peak))
+        w(f"  {lo:.1f}–{hi:.1f} {c:4d} {bar}\n")
+    w("\nnode               reached  verdicts                               calls   tokens"
+      "     cost   p50     p95\n")
+    for nid, st in report.node_stats().items():
+        verdicts = ", ".join(f"{_show(k)}:{v}" for k, v in st.verdicts.most_common())
+        if st.errors:
+            verdicts += (", " if verdicts else "") + ", ".join(
+                f"error {k}:{v}" for k, v in st.errors.items())
+        w(f"  {nid[:16]:16} {st.reached:7d}  {verdicts[:38]:38} {st.calls:5d} "
+          f"{st.prompt_tokens + st.completion_tokens:8d} {st.cost:8.4f} "
+          f"{_fmt_s(st.p50):>6} {_fmt_s(st.p95):>7}\n")
+    kinds = report.error_kinds()
+    retried = report.retried_kinds()
+    if kinds or retried or report.corrections():
+        w("\njudge errors (cases without a verdict, not failures): "
+          + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none") + "\n")
+        w("retried and recovered or not, by kind: "
+          + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none")
+          + f"; corrective turns: {report.corrections()}\n")
+    failing = report.failed[:10]
+    if failing:
+        w("\nfailing cases\n")
+        for r in failing:
+            w(f"  {r.case}: score {r.score:.2f} — {r.describe_path()}\n")
+    for r in report.errored[:10]:
+        w(f"  error {r.case}: {r.error_kind}: {r.error}\n")
+
+
+def _show(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)

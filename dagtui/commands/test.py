@@ -1,17 +1,139 @@
-"""`dagtui test`: not built yet (its issue is open)."""
+"""`dagtui test GRAPH...`: check a graph's logic against human labels, with zero LLM calls.
+
+Every judgement node answers with the label the case gives it (`expected`), check nodes run
+in code, and the resulting score is compared with the case's `expected_score`. A mismatch
+fails with the path the graph took, the check nodes whose code verdict disagreed with the
+label, and the labels the path never used (a hint at where the graph and the human part).
+A per-node agreement table follows. Exit codes: 0 all pass, 1 any failure (or invalid
+graph), 2 unreadable graph or cases file.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from collections import Counter
+from typing import Any, TextIO
+
+from .run import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_graph_and_cases
+
+TOLERANCE = 1e-6
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("test", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "test", help="logic test: the case labels answer each node, expected_score is checked",
+        description="Run each case with the labels judge (no LLM calls) and compare scores.",
+    )
+    p.add_argument("graphs", nargs="+", metavar="GRAPH", help="graph TOML file(s)")
+    p.add_argument("--cases", help="cases file (default: each graph's [metric].cases)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every case's path")
     p.set_defaults(func=run)
 
 
+def _show(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def run(args: argparse.Namespace) -> int:
-    print("dagtui test: not yet available in this version", file=sys.stderr)
-    return 2
+    worst = EXIT_OK
+    for path in args.graphs:
+        code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose)
+        if code == EXIT_USAGE or (code == EXIT_FAIL and worst != EXIT_USAGE):
+            worst = code
+    return worst
+
+
+def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False) -> int:
+    from ..cases import CaseError
+    from ..engine import Engine
+    from ..judges.labels import LabelsJudge
+
+    graph, cases, code = load_graph_and_cases(path, cases_arg)
+    if code:
+        return code
+    engine = Engine(graph, LabelsJudge())
+    try:
+        results = asyncio.run(_run_all(engine, cases))
+    except CaseError as exc:
+        print(f"dagtui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    failures = 0
+    agree: dict[str, Counter] = {nid: Counter() for nid in graph.nodes}
+    lines: list[str] = []
+    for case, result in zip(cases, results, strict=True):
+        problems = case_problems(graph, case, result, agree)
+        ok = not problems
+        failures += 0 if ok else 1
+        score = "  -  " if result.score is None else f"{result.score:.2f}"
+        if ok and not verbose:
+            continue
+        lines.append(f"  {'PASS' if ok else 'FAIL'} {score} {case.name}  ({case.where})")
+        lines.append(f"       path: {result.describe_path()}")
+        lines.extend(f"       {p}" for p in problems)
+    total = len(cases)
+    out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
+              f"(labels judge, 0 LLM calls)\n")
+    for line in lines:
+        out.write(line + "\n")
+    out.write(agreement_table(graph, agree))
+    return EXIT_FAIL if failures else EXIT_OK
+
+
+async def _run_all(engine: Any, cases: list[Any]) -> list[Any]:
+    from ..batch import preflight_all
+
+    preflight_all(engine, cases)
+    return [await engine.run(case, check=False) for case in cases]
+
+
+def case_problems(graph: Any, case: Any, result: Any, agree: dict[str, Counter]) -> list[str]:
+    """Why a case fails its logic test (empty when it passes); updates `agree`."""
+    problems: list[str] = []
+    expected = case.expected or {}
+    reached = {s.node for s in result.steps}
+    for step in result.steps:
+        tally = agree.setdefault(step.node, Counter())
+        tally["reached"] += 1
+        if step.node in expected:
+            tally["labelled"] += 1
+            if step.source == "check" and step.error is None:
+                if step.answer == expected[step.node]:
+                    tally["agree"] += 1
+                else:
+                    tally["disagree"] += 1
+                    problems.append(
+                        f"check '{step.node}' answered {_show(step.answer)} in code "
+                        f"({step.reason}); the label says {_show(expected[step.node])}")
+    for nid in expected:
+        if nid not in reached:
+            agree.setdefault(nid, Counter())["unused"] += 1
+    if result.error is not None:
+        problems.insert(0, f"error: {result.error}")
+        return problems
+    want = case.expected_score
+    if want is not None and abs(result.score - want) > TOLERANCE:
+        problems.insert(0, f"score {result.score:.2f} but expected_score is {want:.2f}")
+        unused = [nid for nid in expected if nid not in reached]
+        if unused:
+            problems.append("labels for nodes this path never reached: "
+                            + ", ".join(f"{n}={_show(expected[n])}" for n in unused))
+        return problems
+    # a passing score with disagreeing checks still fails: the path is not the one labelled
+    return problems
+
+
+def agreement_table(graph: Any, agree: dict[str, Counter]) -> str:
+    rows = ["  node                 reached  labelled  check agrees  unused labels\n"]
+    for nid in graph.nodes:
+        t = agree.get(nid, Counter())
+        checks = (f"{t['agree']}/{t['agree'] + t['disagree']}"
+                  if t["agree"] + t["disagree"] else "-")
+        rows.append(f"  {nid[:20]:20} {t['reached']:7d} {t['labelled']:9d} {checks:>13} "
+                    f"{t['unused']:14d}\n")
+    return "".join(rows)

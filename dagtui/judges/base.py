@@ -45,6 +45,8 @@ class CallRecord:
     latency: float = 0.0
     cache_hit: bool = False
     retries: int = 0
+    #: error kind of each failed attempt that was retried (429, 5xx, timeout, ...)
+    retry_kinds: list[str] = field(default_factory=list)
     error: str | None = None
     error_kind: str | None = None
     purpose: str = "answer"  # answer | correction | geval_steps

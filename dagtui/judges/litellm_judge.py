@@ -198,6 +198,7 @@ class LiteLLMJudge(Judge):
             return rec, hit.get("logprobs")
         litellm = import_litellm()
         attempt = 0
+        retry_kinds: list[str] = []
         kwargs = dict(request)
         kwargs.update(timeout=self.timeout, num_retries=0, max_retries=0)
         if self.api_base:
@@ -225,10 +226,11 @@ class LiteLLMJudge(Judge):
                     delay = min(self.max_backoff, self.backoff * (2 ** attempt))
                     await asyncio.sleep(delay * (0.5 + random.random()))
                     attempt += 1
+                    retry_kinds.append(kind)
                     continue
                 rec = CallRecord(request, None, latency=time.perf_counter() - start,
-                                 retries=attempt, error=_short_error(exc), error_kind=kind,
-                                 purpose=purpose)
+                                 retries=attempt, retry_kinds=retry_kinds,
+                                 error=_short_error(exc), error_kind=kind, purpose=purpose)
                 raise JudgeError(kind, f"{_kind_text(kind)} after {attempt + 1} attempt(s): "
                                  f"{_short_error(exc)}", calls=[rec]) from None
         usage = getattr(response, "usage", None)
@@ -240,7 +242,7 @@ class LiteLLMJudge(Judge):
         except Exception:
             cost = None
         rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False, retries=attempt,
-                         purpose=purpose)
+                         retry_kinds=retry_kinds, purpose=purpose)
         self.cache.put(key, request["model"], {
             "raw": raw, "prompt_tokens": pt, "completion_tokens": ct, "cost": cost,
             "logprobs": logprobs,

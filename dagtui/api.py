@@ -1,0 +1,168 @@
+"""The Python API (SPEC §11): load a graph, measure a case, evaluate a dataset.
+
+    import dagtui
+    graph = dagtui.load("graphs/meeting_summary.toml")        # raises GraphError
+    result = graph.measure(case, judge="gpt-4.1-mini")         # or await graph.a_measure(...)
+    result.score, result.success, result.reason, result.path, result.steps
+    report = dagtui.evaluate(graph, cases, judge=..., concurrency=16)
+
+It is a thin layer over the same `Engine` the CLI and the TUI use. `judge` may be a litellm
+model string, `"labels"` (the case's own labels, no calls), or any `Judge` instance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .batch import Report, evaluate_cases
+from .cache import Cache
+from .cases import Case, case_from_dict, load_cases
+from .engine import Engine
+from .judges.base import Judge
+from .loader import GraphError, LoadResult, load_file
+from .model import Graph
+from .trace import RunResult
+
+
+def load_checked(path: str | os.PathLike[str]) -> tuple[Graph, list[Any]]:
+    """Load and validate a graph file: (graph, warnings); GraphError on any error."""
+    try:
+        from .validate import check_file
+    except ImportError:  # a partial install: loader diagnostics plus the engine's minimum
+        res: LoadResult = load_file(path)
+        diags = list(res.diagnostics)
+        if res.graph is None or any(d.is_error for d in diags):
+            raise GraphError(diags) from None
+        from .engine import fallback_checks
+
+        diags += fallback_checks(res.graph)
+        if any(d.is_error for d in diags):
+            raise GraphError(diags) from None
+        return res.graph, diags
+    report = check_file(path)
+    if not report.ok or report.graph is None:
+        raise GraphError(list(report.diagnostics))
+    return report.graph, list(report.warnings)
+
+
+def model_for(graph: Graph, model: str | None = None) -> str:
+    """The judge model: explicit, else DAGTUI_MODEL, else the graph's pinned model."""
+    from .judges.litellm_judge import DEFAULT_MODEL
+
+    return model or os.environ.get("DAGTUI_MODEL") or graph.metric.model or DEFAULT_MODEL
+
+
+def make_judge(
+    judge: str | Judge | None,
+    graph: Graph,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    cache: bool | str | os.PathLike[str] | Cache | None = True,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retries: int = 3,
+    **options: Any,
+) -> Judge:
+    """A Judge from what a user passes: an instance, "labels", or a litellm model string."""
+    if isinstance(judge, Judge):
+        return judge
+    if judge == "labels":
+        from .judges.labels import LabelsJudge
+
+        return LabelsJudge()
+    from .judges.litellm_judge import LiteLLMJudge
+
+    if isinstance(cache, Cache):
+        store: Cache | None = cache
+    elif cache is True:
+        store = Cache()
+    elif cache:
+        store = Cache(cache)
+    else:
+        store = None
+    return LiteLLMJudge(model_for(graph, judge), api_base=api_base, api_key=api_key,
+                        cache=store, concurrency=concurrency, timeout=timeout,
+                        retries=retries, **options)
+
+
+def _case(case: Case | Mapping[str, Any]) -> Case:
+    return case if isinstance(case, Case) else case_from_dict(dict(case))
+
+
+class LoadedGraph:
+    """A validated graph, ready to measure cases with."""
+
+    def __init__(self, graph: Graph, warnings: list[Any] | None = None) -> None:
+        self.graph = graph
+        self.warnings = warnings or []
+        self._engines: dict[tuple[Any, ...], Engine] = {}
+
+    @property
+    def path(self) -> str | None:
+        return self.graph.path
+
+    def engine(self, judge: str | Judge | None = None, **opts: Any) -> Engine:
+        """The engine for a judge (kept, so its cache and geval steps are reused)."""
+        if isinstance(judge, Judge):
+            key: tuple[Any, ...] = ("instance", id(judge))
+        else:
+            key = (str(judge), repr(sorted(opts.items())))
+        eng = self._engines.get(key)
+        if eng is None:
+            eng = Engine(self.graph, make_judge(judge, self.graph, **opts))
+            self._engines[key] = eng
+        return eng
+
+    async def a_measure(self, case: Case | Mapping[str, Any], judge: str | Judge | None = None,
+                        **opts: Any) -> RunResult:
+        return await self.engine(judge, **opts).run(_case(case))
+
+    def measure(self, case: Case | Mapping[str, Any], judge: str | Judge | None = None,
+                **opts: Any) -> RunResult:
+        """Run one case synchronously (not from inside a running event loop: use a_measure)."""
+        return asyncio.run(self.a_measure(case, judge, **opts))
+
+    def __repr__(self) -> str:
+        return f"<dagtui graph {self.graph.metric.name!r} ({len(self.graph.nodes)} nodes)>"
+
+
+def load(path: str | os.PathLike[str]) -> LoadedGraph:
+    """Load and validate a graph; raises GraphError (with `.diagnostics`) on errors."""
+    graph, warnings = load_checked(path)
+    return LoadedGraph(graph, warnings)
+
+
+def _cases(cases: Any, graph: Graph) -> list[Case]:
+    if cases is None:
+        if not graph.metric.cases:
+            raise ValueError("no cases given and the graph names no [metric].cases file")
+        base = Path(graph.path).parent if graph.path else Path.cwd()
+        return load_cases(base / graph.metric.cases)
+    if isinstance(cases, str | os.PathLike):
+        return load_cases(cases)
+    items: Iterable[Any] = cases
+    return [c if isinstance(c, Case) else case_from_dict(dict(c), index=i)
+            for i, c in enumerate(items)]
+
+
+async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
+                     judge: str | Judge | None = None, concurrency: int = 16,
+                     **opts: Any) -> Report:
+    if isinstance(graph, str | os.PathLike):
+        graph = load(graph)
+    g = graph.graph if isinstance(graph, LoadedGraph) else graph
+    opts.setdefault("concurrency", concurrency)
+    engine = Engine(g, make_judge(judge, g, **opts))
+    return await evaluate_cases(engine, _cases(cases, g), concurrency=concurrency)
+
+
+def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
+             judge: str | Judge | None = None, concurrency: int = 16, **opts: Any) -> Report:
+    """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
+    `[metric].cases`). Returns a batch Report (pass rate, per-node stats, results)."""
+    return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency, **opts))
