@@ -115,6 +115,10 @@ class RuleStats:
     cost: float = 0.0
     cost_known: bool = True
     records: list[CaseRecord] = field(default_factory=list)
+    #: calls this rule takes on every case with no gate (see `attach_baseline`)
+    ungated_calls: int | None = None
+    #: gate state -> calls the pairs stopped by that gate would have taken
+    saved_by: dict[str, int] = field(default_factory=dict)
 
     def count(self, state: str) -> None:
         setattr(self, state, getattr(self, state) + 1)
@@ -127,6 +131,8 @@ class RuleStats:
         )
         d: dict[str, Any] = {k: getattr(self, k) for k in keys}
         d["cost"] = self.cost if self.cost_known else None
+        d["ungated_calls"] = self.ungated_calls
+        d["saved_by"] = dict(self.saved_by)
         return d
 
 
@@ -167,6 +173,57 @@ class SuiteResult:
 
     def passes(self, rule: str) -> set[str]:
         return {r.case for r in self.rules[rule].records if r.passed}
+
+    @property
+    def saved_by(self) -> dict[str, int]:
+        """Calls saved, by the gate that stopped them (dependencies, filters, ...)."""
+        out: dict[str, int] = {}
+        for st in self.rules.values():
+            for state, n in st.saved_by.items():
+                out[state] = out.get(state, 0) + n
+        return out
+
+
+def attach_baseline(result: SuiteResult, baseline: SuiteResult) -> None:
+    """Record, from an ungated run of the same suite over the same cases, what every rule
+    would have cost on every case, and which gate saved which calls.
+
+    Each (rule, case) pair the gated run did not evaluate is charged the calls the ungated
+    run really made for it, under the gate that stopped it; so `saved_by["skipped_deps"]`
+    is exactly the calls the dependency gating saved on this dataset.
+    """
+    for rid, st in result.rules.items():
+        base = baseline.rules.get(rid)
+        if base is None:
+            continue
+        calls_of = {r.case: (r.outcome.calls if r.outcome else 0) for r in base.records}
+        st.ungated_calls = base.calls
+        st.saved_by = {}
+        for rec in st.records:
+            if rec.state not in (EVALUATED, PAUSED):
+                st.saved_by[rec.state] = st.saved_by.get(rec.state, 0) + calls_of.get(rec.case, 0)
+    result.ungated_calls = baseline.calls
+    result.ungated_method = "measured"
+
+
+def estimate_baseline(result: SuiteResult) -> None:
+    """Without an ungated run: charge each pair a gate stopped the mean calls of the pairs
+    this rule did evaluate (nothing known when it evaluated none). Labelled "estimated"."""
+    total = 0
+    for st in result.rules.values():
+        if st.status != "active":
+            st.ungated_calls = 0
+            continue
+        mean = st.calls / st.evaluated if st.evaluated else 0.0
+        stopped: dict[str, int] = {}
+        for rec in st.records:
+            if rec.state != EVALUATED:
+                stopped[rec.state] = stopped.get(rec.state, 0) + 1
+        st.saved_by = {state: round(n * mean) for state, n in stopped.items()}
+        st.ungated_calls = st.calls + sum(st.saved_by.values())
+        total += st.ungated_calls
+    result.ungated_calls = total
+    result.ungated_method = "estimated"
 
 
 # -- case access ---------------------------------------------------------------------------

@@ -471,6 +471,7 @@ def _load_rule_graphs(load: SuiteLoad, ctx: _Ctx) -> None:
                 ctx.add("SUI010", f"rule '{rid}': {message}", ("rules", rid, "check", key),
                         rule=rid, fld="check", at_value=True)
             if graph is not None and not problems:
+                graph.path = suite.path  # python checks find their module beside the suite
                 load.graphs[rid] = graph
                 load.facts[rid] = RuleFacts("code", True, 0)
         elif rule.graph is not None:
@@ -548,14 +549,13 @@ def graph_facts(graph: Graph) -> RuleFacts:
         report = analyze(graph)
     except Exception:
         return RuleFacts(kind, can_pass, worst)
-    paths = getattr(report, "paths", None)
-    if getattr(report, "truncated", False) or getattr(report, "too_many", False) or not paths:
+    if not getattr(report, "complete", False):
         return RuleFacts(kind, can_pass, worst)
-    scores = [getattr(p, "score", None) for p in paths]
-    exact_pass = any(s is None or s > 0 for s in scores)
-    calls = [getattr(p, "calls", None) for p in paths]
-    if calls and all(isinstance(c, int) for c in calls):
-        worst = max(calls)
+    scores = list(getattr(report, "reachable_scores", []) or [])
+    exact_pass = bool(getattr(report, "geval_leaves", None)) or any(s > 0 for s in scores)
+    max_calls = getattr(report, "max_calls", None)
+    if isinstance(max_calls, int):
+        worst = max_calls
     return RuleFacts(kind, exact_pass, worst)
 
 

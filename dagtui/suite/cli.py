@@ -1,0 +1,177 @@
+"""`dagtui run SUITE.toml`: the suite half of the run command.
+
+`dagtui.commands.run` owns the `run` parser; when its target is a suite file
+(`dagtui.suite.is_suite_file`) it hands its parsed arguments to `run_suite_command`. Options
+are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--model`,
+`--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--cache-dir`) work here
+as they do for graphs; `add_suite_arguments` adds the one suite-only flag.
+
+Exit codes as for graphs: 0 every evaluated rule passed on every case it judged, 1 failures
+(or an invalid suite), 2 usage or input error, 3 judge errors prevented a verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import sort_key
+from .loader import SuiteLoad, load_suite_file
+from .model import Rule
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
+
+#: attribute names the run parser may use for its positional file argument
+TARGET_ATTRS = ("graph", "target", "file", "path", "suite")
+
+
+def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
+    """Suite-only options for the run parser (harmless for graphs, which ignore them)."""
+    parser.add_argument(
+        "--measure-ungated", action="store_true",
+        help="suites: also run every active rule on every case without gates (cache off) "
+        "and report the calls gating saved as measured, not estimated",
+    )
+
+
+def _opt(args: argparse.Namespace, *names: str, default: Any = None) -> Any:
+    for name in names:
+        value = getattr(args, name, None)
+        if value is not None:
+            return value
+    return default
+
+
+def _target(args: argparse.Namespace) -> str | None:
+    value = _opt(args, *TARGET_ATTRS)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value
+
+
+def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
+    """Judge per graph rule: `--judge labels` answers from the cases' labels; otherwise a
+    litellm judge on `--model`, else the graph's pinned model, else DAGTUI_MODEL."""
+    judge_name = _opt(args, "judge", default="litellm")
+    api_base = _opt(args, "api_base")
+    concurrency = int(_opt(args, "concurrency", default=8))
+    no_cache = bool(_opt(args, "no_cache", default=False)) or not cache
+    cache_dir = _opt(args, "cache_dir")
+    shared: dict[str, Any] = {}
+
+    def judge_for(rule: Rule, graph: Any) -> Any:
+        if judge_name == "labels":
+            from ..judges import LabelsJudge
+
+            return LabelsJudge()
+        from ..cache import Cache, NullCache
+        from ..judges import LiteLLMJudge
+
+        if "cache" not in shared:
+            shared["cache"] = NullCache() if no_cache else Cache(cache_dir)
+        model = _opt(args, "model") or graph.metric.model or os.environ.get("DAGTUI_MODEL")
+        key = f"{model}|{api_base}"
+        if key not in shared:  # one judge per model: its concurrency limit is shared
+            shared[key] = LiteLLMJudge(model, api_base=api_base, api_key=_opt(args, "api_key"),
+                                       cache=shared["cache"], concurrency=concurrency)
+        return shared[key]
+
+    return judge_for
+
+
+async def execute(
+    load: SuiteLoad,
+    cases: list[Any],
+    args: argparse.Namespace,
+    *,
+    measure_ungated: bool = False,
+    progress: Any = None,
+) -> Any:
+    """Run the suite (and the ungated baseline when asked); returns the SuiteResult."""
+    from .gating import attach_baseline, estimate_baseline, run_suite
+    from .runner import EngineRuleRunner
+
+    assert load.suite is not None
+    concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
+    runner = EngineRuleRunner(load, make_judge_factory(args))
+    try:
+        result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
+                                 kinds=load.kinds, progress=progress)
+    finally:
+        await runner.aclose()
+    if measure_ungated:
+        # cache off: a cached answer is a call the gated run already paid for
+        base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False))
+        try:
+            baseline = await run_suite(load.suite, cases, base_runner, concurrency=concurrency,
+                                       gated=False, kinds=load.kinds)
+        finally:
+            await base_runner.aclose()
+        attach_baseline(result, baseline)
+    else:
+        estimate_baseline(result)
+    return result
+
+
+def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
+    """Run a suite file from the command line; returns the exit code."""
+    from ..cases import CaseError, load_cases
+    from .report import print_summary, write_json, write_junit
+
+    target = path or _target(args)
+    if not target:
+        print("dagtui run: no suite file given", file=sys.stderr)
+        return EXIT_USAGE
+    load = load_suite_file(target)
+    diags = sorted(load.diagnostics, key=sort_key)
+    for d in diags:
+        print(d.format(), file=sys.stderr)
+    if load.suite is None:
+        return EXIT_USAGE
+    if any(d.is_error for d in diags):
+        print(f"dagtui run: {target}: the suite has errors; nothing was run", file=sys.stderr)
+        return EXIT_FAIL
+    cases_arg = _opt(args, "cases")
+    if cases_arg is None and load.suite.meta.cases:
+        cases_arg = str(Path(target).parent / load.suite.meta.cases)
+    if cases_arg is None:
+        print("dagtui run: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        cases = load_cases(cases_arg)
+    except CaseError as exc:
+        print(f"dagtui run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    measure = bool(_opt(args, "measure_ungated", default=False)) or (
+        os.environ.get("DAGTUI_MEASURE_UNGATED", "") not in ("", "0")
+    )
+    result = asyncio.run(execute(load, cases, args, measure_ungated=measure))
+    if not _opt(args, "quiet", default=False):
+        from rich.console import Console
+
+        print_summary(result, Console(width=max(120, _width())))
+    json_out = _opt(args, "json", "json_out")
+    junit_out = _opt(args, "junit", "junit_out")
+    try:
+        if json_out:
+            write_json(result, json_out, file=str(target))
+        if junit_out:
+            write_junit(result, junit_out)
+    except OSError as exc:
+        print(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if result.errors:
+        return EXIT_JUDGE
+    return EXIT_FAIL if result.failures else EXIT_OK
+
+
+def _width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:
+        return 120

@@ -1,0 +1,187 @@
+"""What a suite run prints and writes: the per-rule summary table, JSON and JUnit XML.
+
+The table answers the questions gating raises: of all the cases, how many did each rule
+actually judge, why were the others not judged (dependencies, filter, sample, budget), how
+many passed, what did it cost, and how many judge calls did gating save compared with
+running every rule on every case.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from .gating import (
+    EVALUATED,
+    FILTERED,
+    OVER_BUDGET,
+    PAUSED,
+    SAMPLED_OUT,
+    SKIPPED_DEPS,
+    CaseRecord,
+    SuiteResult,
+)
+
+GATE_WORDS = {
+    SKIPPED_DEPS: "dependencies",
+    FILTERED: "filters",
+    SAMPLED_OUT: "sampling",
+    OVER_BUDGET: "budgets",
+    PAUSED: "paused rules",
+}
+
+
+def _cost(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"${value:.4f}" if value else "$0"
+
+
+def summary_table(result: SuiteResult) -> Table:
+    table = Table(title=f"Suite: {result.suite}", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True, padding=(0, 1))
+    cols = [
+        ("lvl", "right"), ("rule", "left"), ("kind", "left"), ("cases", "right"), ("deps✗", "right"), ("filter✗", "right"), ("sample✗", "right"),
+        ("budget✗", "right"), ("eval", "right"), ("pass", "right"), ("err", "right"),
+        ("calls", "right"), ("cost", "right"),
+    ]
+    for name, justify in cols:
+        table.add_column(name, justify=justify, no_wrap=True, min_width=len(name))  # type: ignore[arg-type]
+    for st in result.rules.values():
+        table.add_row(
+            str(st.level), st.rule, st.kind + (" (paused)" if st.status != "active" else ""),
+            str(st.candidates),
+            str(st.skipped_deps), str(st.filtered), str(st.sampled_out), str(st.over_budget),
+            str(st.evaluated), str(st.passed), str(st.errors) if st.errors else "",
+            str(st.calls), _cost(st.cost if st.cost_known else None),
+        )
+    table.caption = (
+        "deps✗ no pass from a dependency · filter✗ filtered out · sample✗ sampled out · "
+        "budget✗ over max_calls"
+    )
+    table.caption_justify = "left"
+    return table
+
+
+def savings_lines(result: SuiteResult) -> list[str]:
+    """Totals and the calls saved, saying whether the ungated figure was measured."""
+    lines = [
+        f"{len(result.cases)} cases, {len(result.rules)} rules in {len(result.levels)} levels: "
+        f"{result.calls} judge calls, cost {_cost(result.cost)}, {result.wall_time:.1f}s"
+    ]
+    if result.ungated_calls is None:
+        return lines
+    saved = result.calls_saved or 0
+    pct = f" ({100 * saved / result.ungated_calls:.0f}%)" if result.ungated_calls else ""
+    how = (
+        "measured by an ungated run of every active rule on every case"
+        if result.ungated_method == "measured"
+        else "estimated from each rule's mean calls per evaluated case; "
+        "--measure-ungated measures it"
+    )
+    lines.append(
+        f"ungated: {result.ungated_calls} calls ({how}); saved {saved} calls{pct}"
+    )
+    parts = [f"{GATE_WORDS[k]} {v}" for k, v in result.saved_by.items() if v and k in GATE_WORDS]
+    if parts:
+        lines.append("saved by " + ", ".join(parts))
+    return lines
+
+
+def print_summary(result: SuiteResult, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(summary_table(result))
+    for line in savings_lines(result):
+        console.print(line, highlight=False)
+
+
+def _outcome_dict(rec: CaseRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"case": rec.case, "state": rec.state}
+    if rec.reason:
+        out["reason"] = rec.reason
+    if rec.outcome is not None:
+        o = rec.outcome
+        out.update({
+            "score": o.score, "categorical": o.categorical, "passed": o.passed,
+            "success": o.success, "calls": o.calls, "cost": o.cost, "error": o.error,
+        })
+        detail = getattr(o.detail, "to_dict", None)
+        if callable(detail):
+            out["result"] = detail()
+    return out
+
+
+def to_json(result: SuiteResult, *, file: str | None = None) -> dict[str, Any]:
+    return {
+        "suite": result.suite,
+        "file": file,
+        "cases": len(result.cases),
+        "levels": result.levels,
+        "totals": {
+            "calls": result.calls,
+            "cost": result.cost,
+            "ungated_calls": result.ungated_calls,
+            "ungated_method": result.ungated_method,
+            "calls_saved": result.calls_saved,
+            "saved_by": result.saved_by,
+            "errors": result.errors,
+            "failures": result.failures,
+            "wall_time": result.wall_time,
+        },
+        "rules": [
+            {**st.as_dict(), "cases": [_outcome_dict(r) for r in st.records]}
+            for st in result.rules.values()
+        ],
+    }
+
+
+def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None) -> None:
+    Path(path).write_text(
+        json.dumps(to_json(result, file=file), indent=2, ensure_ascii=False, default=str) + "\n",
+        encoding="utf-8",
+    )
+
+
+def to_junit(result: SuiteResult) -> ET.Element:
+    """One <testsuite> per rule, one <testcase> per case: gated cases are <skipped> with the
+    gate that stopped them, evaluated ones fail below the rule graph's threshold."""
+    root = ET.Element("testsuites", name=result.suite)
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for st in result.rules.values():
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        suite_el = ET.SubElement(root, "testsuite", name=st.rule)
+        for rec in st.records:
+            counts["tests"] += 1
+            case_el = ET.SubElement(suite_el, "testcase", classname=f"{result.suite}.{st.rule}",
+                                    name=rec.case)
+            o = rec.outcome
+            if rec.state != EVALUATED or o is None:
+                counts["skipped"] += 1
+                ET.SubElement(case_el, "skipped", message=rec.reason or rec.state)
+                continue
+            case_el.set("time", "0")
+            if o.error is not None:
+                counts["errors"] += 1
+                ET.SubElement(case_el, "error", message=o.error)
+            elif not (o.success if o.success is not None else o.passed):
+                counts["failures"] += 1
+                shown = o.categorical if o.score is None else f"{o.score:g}"
+                ET.SubElement(case_el, "failure", message=f"score {shown}")
+        for k, v in counts.items():
+            suite_el.set(k, str(v))
+            totals[k] += v
+    for k, v in totals.items():
+        root.set(k, str(v))
+    return root
+
+
+def write_junit(result: SuiteResult, path: str | Path) -> None:
+    tree = ET.ElementTree(to_junit(result))
+    ET.indent(tree)
+    tree.write(str(path), encoding="utf-8", xml_declaration=True)

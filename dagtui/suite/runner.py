@@ -1,0 +1,97 @@
+"""The real `RuleRunner`: graph rules through the engine, inline checks in code.
+
+Graph rules go through `dagtui.engine.Engine`, the same executor `dagtui run` and the
+debugger use, so a rule in a suite scores a case exactly as its graph would on its own.
+Inline checks call `dagtui.checks.run_check` directly: no engine, no judge, no call. A check
+that answers a label (a `python` check may) is a categorical output, which never opens a gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..model import CheckNode, Graph
+from .gating import RuleOutcome
+from .loader import SuiteLoad
+from .model import Rule
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..judges.base import Judge
+
+#: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
+JudgeFactory = Callable[[Rule, Graph], "Judge"]
+
+
+def case_fields(case: Any) -> dict[str, Any]:
+    """The data a check reads: a `Case`'s fields, or a plain dict case."""
+    fields = getattr(case, "fields", None)
+    if isinstance(fields, dict):
+        return fields
+    return dict(case) if isinstance(case, dict) else {}
+
+
+def run_inline_check(graph: Graph, case: Any) -> RuleOutcome:
+    """Score 1 when the check holds, 0 when not; a label is categorical; problems are errors."""
+    from ..checks import CheckError, run_check
+
+    node = next(iter(graph.nodes.values()))
+    assert isinstance(node, CheckNode)
+    try:
+        result = run_check(node, graph, case_fields(case), {})
+    except CheckError as exc:
+        return RuleOutcome(error=str(exc))
+    if isinstance(result.value, bool):
+        return RuleOutcome(score=1.0 if result.value else 0.0, success=result.value, calls=0,
+                           cost=0.0, detail={"verdict": result.value, "reason": result.reason})
+    return RuleOutcome(categorical=str(result.value), calls=0, cost=0.0,
+                       detail={"verdict": result.value, "reason": result.reason})
+
+
+class EngineRuleRunner:
+    """Runs a loaded suite's rules. One engine (and one judge) per graph rule, made on first
+    use so a suite whose LLM rules are all gated away never builds a judge."""
+
+    def __init__(self, load: SuiteLoad, judge_for: JudgeFactory) -> None:
+        self.load = load
+        self.judge_for = judge_for
+        self._engines: dict[str, Engine] = {}
+        self.judges: list[Judge] = []
+
+    def worst_case_calls(self, rule: Rule) -> int:
+        facts = self.load.facts.get(rule.id)
+        return facts.worst_calls if facts is not None else 0
+
+    def engine(self, rule: Rule) -> Engine:
+        if rule.id not in self._engines:
+            from ..engine import Engine
+
+            graph = self.load.graphs[rule.id]
+            judge = self.judge_for(rule, graph)
+            self.judges.append(judge)
+            self._engines[rule.id] = Engine(graph, judge)
+        return self._engines[rule.id]
+
+    async def run(self, rule: Rule, case: Any) -> RuleOutcome:
+        graph = self.load.graphs.get(rule.id)
+        if graph is None:
+            return RuleOutcome(error=f"rule '{rule.id}' has no usable graph")
+        if rule.check is not None and rule.graph is None:
+            return run_inline_check(graph, case)
+        try:
+            result = await self.engine(rule).run(case)
+        except Exception as exc:  # a case the graph cannot run (missing param, ...)
+            return RuleOutcome(error=str(exc))
+        return RuleOutcome(
+            score=result.score,
+            success=result.success,
+            calls=result.calls,
+            cost=result.cost,
+            error=result.error,
+            detail=result,
+        )
+
+    async def aclose(self) -> None:
+        for judge in self.judges:
+            await judge.aclose()

@@ -1,0 +1,92 @@
+"""The example suite end to end against the loopback stub: calls counted at the stub."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dagtui.cases import load_cases
+from dagtui.suite import load_suite_file
+from dagtui.suite.cli import execute, run_suite_command
+from dagtui.suite.runner import EngineRuleRunner, run_inline_check
+
+sys.path.insert(0, str(Path(__file__).parent))
+from stub_server import Script, StubServer, prompt_kind, smart_answer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "graphs" / "suites" / "spans.toml"
+CASES = ROOT / "graphs" / "suites" / "spans.cases.jsonl"
+#: spans whose answer is wrong: the stub's judge says "no" to any yes/no question about them
+WRONG = ("Venus is the closest", "painted by Michelangelo", "Brazil is Spanish", "Buzz Aldrin")
+
+
+def _no_for_wrong(body: dict[str, Any]) -> Any:
+    if prompt_kind(body) == "binary":
+        return {"reason": "contradicts the reference", "verdict": False}
+    return smart_answer(body)
+
+
+def _args(stub: StubServer, tmp_path: Path, **extra: Any) -> argparse.Namespace:
+    return argparse.Namespace(
+        graph=str(EXAMPLE), cases=None, model="openai/gpt-4.1-mini", api_base=stub.base_url,
+        api_key="test", no_cache=True, concurrency=16, json=str(tmp_path / "suite.json"),
+        junit=str(tmp_path / "suite.xml"), **extra,
+    )
+
+
+@pytest.mark.slow
+def test_example_suite_saves_calls_counted_at_the_stub(tmp_path: Path, capsys) -> None:
+    script = Script([(w, _no_for_wrong) for w in WRONG])
+    with StubServer(script) as stub:
+        load = load_suite_file(EXAMPLE)
+        cases = load_cases(CASES)
+        gated = asyncio.run(execute(load, cases, _args(stub, tmp_path)))
+        assert stub.calls == gated.calls  # the gated run, counted at the stub
+        assert gated.rules["correctness"].evaluated == 29
+        assert gated.rules["correctness"].passed == 29 - 4  # the four wrong answers fail
+
+        stub.reset()
+        rc = run_suite_command(_args(stub, tmp_path, measure_ungated=True))
+        out = capsys.readouterr().out
+        data = json.loads((tmp_path / "suite.json").read_text())
+        totals = data["totals"]
+        assert totals["calls"] == gated.calls  # same dataset, same stub: same calls
+        # both runs together are exactly what the stub received
+        assert stub.calls == totals["calls"] + totals["ungated_calls"]
+        assert totals["ungated_method"] == "measured"
+        saved = totals["ungated_calls"] - totals["calls"]
+        assert totals["calls_saved"] == saved and saved > 0
+        assert sum(totals["saved_by"].values()) == saved
+        assert f"saved {saved} calls" in out
+        assert "measured by an ungated run" in out
+    assert rc == 1  # some spans fail their rules, as in a graph run
+    rules = {r["rule"]: r for r in data["rules"]}
+    deep = rules["deep_analysis"]
+    assert deep["calls"] <= 60  # its max_calls
+    assert (deep["skipped_deps"] + deep["filtered"] + deep["sampled_out"] + deep["over_budget"]
+            + deep["evaluated"] == 50)
+    assert rules["concise"]["paused"] == 50 and rules["concise"]["calls"] == 0
+    junit = ET.parse(tmp_path / "suite.xml").getroot()
+    assert junit.get("tests") == str(50 * 5)
+    suites = {s.get("name"): s for s in junit}
+    assert suites["correctness"].get("failures") == "4"
+
+
+def test_inline_checks_score_one_or_zero_without_calls() -> None:
+    load = load_suite_file(EXAMPLE)
+    runner = EngineRuleRunner(load, judge_for=lambda rule, graph: pytest.fail("no judge"))
+    rule = load.suite.rules["has_output"]
+    yes = asyncio.run(runner.run(rule, {"name": "a", "actual_output": "hi"}))
+    no = asyncio.run(runner.run(rule, {"name": "b", "actual_output": ""}))
+    assert (yes.score, yes.passed, yes.calls) == (1.0, True, 0)
+    assert (no.score, no.passed) == (0.0, False)
+    english = load.graphs["is_english"]
+    assert run_inline_check(english, {"actual_output": "La capital es Madrid."}).score == 0.0
+    assert run_inline_check(english, {"actual_output": "It is Madrid."}).score == 1.0
