@@ -197,23 +197,23 @@ def _norm_label(label: str) -> str:
 _NUMBER = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
 _CHECKABLE: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bjson\s+schema\b", re.I), "json_schema",
-     'check = "json_schema" with the schema inline or as a file'),
+     'check = "json_schema" (schema inline or in a file)'),
     (re.compile(r"\b(valid|well[- ]formed|parse(s|able)?(\s+as)?|proper|is)\s+json\b|"
                 r"\bjson\b[^.?!]{0,30}\b(valid|parses?)\b", re.I),
-     "json", 'check = "json" (it parses the text)'),
+     "json", 'check = "json" (does it parse)'),
     (re.compile(rf"\b(at\s+most|no\s+more\s+than|fewer\s+than|less\s+than|under|at\s+least|"
                 rf"more\s+than|no\s+fewer\s+than|maximum\s+of|minimum\s+of|exceeds?|"
                 rf"longer\s+than|shorter\s+than)\s+{_NUMBER}\s+"
                 rf"(sentences?|words?|characters?|chars?)\b", re.I),
-     "length", 'check = "length" with unit and min/max'),
+     "length", 'check = "length" (unit, min, max)'),
     (re.compile(r"\b(contains?|includes?|mentions?)\s+(the\s+(exact\s+)?(word|phrase|string|"
                 r"text|keyword|term)\s+)?[\"'\u201c\u2018][^\"'\u201d\u2019]{1,60}"
                 r"[\"'\u201d\u2019]", re.I),
-     "contains", 'check = "contains" with values = [...]'),
+     "contains", 'check = "contains" (values = [...])'),
     (re.compile(r"\b(regex|regular\s+expression|matches\s+the\s+pattern|"
                 r"(starts?|begins?|ends?)\s+with\s+[\"'\u201c\u2018]|iso[- ]?8601|"
                 r"valid\s+email\s+address|valid\s+url)\b", re.I),
-     "regex", 'check = "regex" with a pattern'),
+     "regex", 'check = "regex" (a pattern)'),
 )
 
 
@@ -436,6 +436,10 @@ class _Checker:
         for k, child in enumerate(node.children):
             path = ("nodes", nid, "children", k)
             target = self.graph.nodes.get(child)
+            if child in node.children[:k]:
+                self.add("DAG019", f"'{child}' is listed twice in children; list each child "
+                         "once", path, node=nid, fld="children", at_value=True)
+                continue
             if target is None:
                 if child not in self.raw_nodes:
                     self.add("DAG008", f"children names '{child}', which is not a node"
@@ -466,8 +470,9 @@ class _Checker:
             hint = checkable_hint(node.criteria)
             if hint:
                 kind, how = hint
-                self.add("DAG109", f"these criteria look checkable in code ({kind}); a "
-                         f"`check` node ({how}) is free, instant and never wrong about it",
+                self.add("DAG109", f"these criteria look checkable in code: a check node "
+                         f"with {how} answers this for free, instantly and the same way "
+                         "every time; keep the judge for what needs judgement",
                          ("nodes", nid, "criteria"), node=nid, fld="criteria", at_value=True)
         self.check_verdicts(nid, node, binary=isinstance(node, BinaryNode))
 
@@ -961,10 +966,12 @@ class _Checker:
                         if v.then in self.dead:
                             never = " (no combination starts it: it can never run)"
                             self.explained_dead.add(v.then)
-                        why = (f"'{v.then}', which also waits for {', '.join(missing)}; that "
-                               f"did not point at it in this run, so it never starts{never}"
-                               if missing else f"'{v.then}', which does not lead on to a leaf")
-                        return (f"{nid}={show_verdict(value)} continues at {why}",
+                        why = (f"'{v.then}' also waits for {', '.join(missing)}, which "
+                               f"did not lead to it in this run, so '{v.then}' never "
+                               f"starts{never}"
+                               if missing else f"'{v.then}' does not lead on to a leaf")
+                        return (f"{nid}={show_verdict(value)} leads to '{v.then}', but {why}"
+                                if missing else f"{nid}={show_verdict(value)} leads on, but {why}",
                                 self.vpath(nid, i, "then"), (nid, "verdicts"))
                     return (f"{nid}={show_verdict(value)} has no score",
                             self.vpath(nid, i), (nid, "verdicts"))
