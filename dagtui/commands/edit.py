@@ -1,4 +1,4 @@
-"""`dagtui edit`: not built yet (its issue is open)."""
+"""`dagtui edit GRAPH.toml`: open the Textual editor (creates the file from a starter)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,35 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("edit", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "edit",
+        help="edit a graph in the terminal UI (live validation, graph view, comment-keeping save)",
+        description="Open GRAPH.toml in the dagtui editor. A missing file is started from a "
+        "starter graph (chosen in the UI, or --starter NAME) and written on the first save.",
+    )
+    p.add_argument("graph", metavar="GRAPH.toml", help="graph file to edit (created if missing)")
+    p.add_argument("--starter", metavar="NAME",
+                   help="starter graph for a missing file (see --list-starters)")
+    p.add_argument("--list-starters", action="store_true", help="list starter graphs and exit")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("dagtui edit: not yet available in this version", file=sys.stderr)
-    return 2
+    from ..starters import STARTERS
+
+    if args.list_starters:
+        for name in STARTERS:
+            print(name)
+        return 0
+    if args.starter is not None and args.starter not in STARTERS:
+        print(f"dagtui edit: unknown starter {args.starter!r}; known: {', '.join(STARTERS)}",
+              file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        print("dagtui edit: needs an interactive terminal", file=sys.stderr)
+        return 2
+    from ..tui.app import EditorApp
+
+    app = EditorApp(args.graph, starter=args.starter)
+    app.run()
+    return 0

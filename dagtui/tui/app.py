@@ -1,0 +1,819 @@
+"""`dagtui edit`: the Textual editor application.
+
+The app is a thin shell over `EditorState` (the graph, history, dirty flag, selection,
+file): every action calls one state method, then `sync()` redraws what changed. Widgets talk
+upward with typed messages (`FieldChanged`, `ProblemChosen`, ...). Other screens (the
+debugger) reuse `EditorApp.state` and the `GraphTree` widget.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
+from textual.binding import Binding
+from textual.command import CommandPalette, Hit, Hits, Provider
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
+
+from ..diagnostics import Diagnostic
+from ..model import CheckNode, TaskNode
+from . import backend
+from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
+from .outline import ItemRef
+from .screens.dialogs import AddNodeScreen, ChoiceScreen, PromptScreen, StarterScreen
+from .screens.help import HelpScreen, describe_key
+from .state import EditorState, EditRefused, environment_editor
+from .widgets.graph_tree import GraphTree
+from .widgets.graph_view import GraphView
+from .widgets.node_form import FieldChanged, FieldFocused, MetricChanged, NodeForm, VerdictChanged
+from .widgets.panels import PathsTable, ProblemChosen, ProblemsTable
+
+#: (binding id, key, action, footer text, shown in footer)
+EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
+    ("editor.save", "ctrl+s", "save", "save", True),
+    ("editor.add_node", "a", "add_node", "add", True),
+    ("editor.add_verdict", "v", "add_verdict", "verdict+", False),
+    ("editor.remove_verdict", "x", "remove_verdict", "verdict−", False),
+    ("editor.delete", "d", "delete", "delete", True),
+    ("editor.delete_detach", "D", "delete_detach", "delete and detach", False),
+    ("editor.rename", "r", "rename", "rename", True),
+    ("editor.move_up", "alt+up", "move(-1)", "move up", False),
+    ("editor.move_down", "alt+down", "move(1)", "move down", False),
+    ("editor.undo", "ctrl+z", "undo", "undo", True),
+    ("editor.redo", "ctrl+y", "redo", "redo", False),
+    ("editor.external_editor", "ctrl+o", "external_editor", "$EDITOR", False),
+    ("editor.goto", "slash,ctrl+g", "goto", "go to", True),
+    ("editor.problems", "p", "show_tab('problems')", "problems", False),
+    ("editor.paths", "t", "show_tab('paths')", "paths", False),
+    ("editor.graph", "g", "show_graph", "graph", True),
+    ("editor.graph_scope", "f", "graph_scope", "whole/focus graph", False),
+    ("editor.tree", "escape", "focus_tree", "back to tree", False),
+    ("editor.reload", "ctrl+r", "reload", "reload file", False),
+    ("editor.debug", "f5", "debug", "debug", True),
+    ("editor.help", "f1", "help", "help", True),
+    ("editor.quit", "ctrl+q,q", "quit", "quit", True),
+]
+
+#: what each action does, for help, palette and README
+ACTION_HELP: dict[str, str] = {
+    "save": "save the graph (atomic, comments kept)",
+    "add_node": "add a node: child of the selected task, or the highlighted verdict's then",
+    "add_verdict": "add a verdict to the selected judgement/check node",
+    "remove_verdict": "remove the highlighted (or last) verdict",
+    "delete": "delete the selected node (refused while anything points at it)",
+    "delete_detach": "delete the node and detach every reference to it",
+    "rename": "rename the node; every reference follows",
+    "move(-1)": "move the node (or highlighted verdict) up",
+    "move(1)": "move the node (or highlighted verdict) down",
+    "undo": "undo the last change",
+    "redo": "redo",
+    "external_editor": "edit the focused long field in $VISUAL/$EDITOR",
+    "goto": "go to a node by (fuzzy) name",
+    "show_tab('problems')": "show the problems panel",
+    "show_tab('paths')": "show the path analysis table",
+    "show_graph": "show the graph drawing (again: enlarge it)",
+    "graph_scope": "graph: whole graph / selected node's upstream+downstream",
+    "focus_tree": "back to the tree (leave the form)",
+    "reload": "re-read the file from disk",
+    "debug": "open the step debugger",
+    "help": "this help",
+    "quit": "quit (asks when there are unsaved changes)",
+}
+
+CSS_PATH = Path(__file__).with_name("editor.tcss")
+
+
+class NodeCommands(Provider):
+    """Go-to-node palette: fuzzy match on node ids and labels."""
+
+    async def search(self, query: str) -> Hits:
+        app = self.app
+        if not isinstance(app, EditorApp):
+            return
+        matcher = self.matcher(query)
+        for nid, node in app.state.graph.nodes.items():
+            text = f"{nid}  {node.type}" + (f"  {node.label}" if node.label else "")
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text),
+                          lambda nid=nid: app.go_to(nid), help=f"go to {nid}")
+
+    async def discover(self) -> Hits:
+        app = self.app
+        if not isinstance(app, EditorApp):
+            return
+        for nid, node in app.state.graph.nodes.items():
+            yield Hit(1, f"{nid}  {node.type}", lambda nid=nid: app.go_to(nid),
+                      help=f"go to {nid}")
+
+
+class EditorApp(App[None]):
+    """The graph editor. `state` holds everything that is not pixels."""
+
+    CSS_PATH = CSS_PATH
+    TITLE = "dagtui"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding(key, action, desc, show=show, id=bid, priority=bid in (
+            "editor.save", "editor.help", "editor.debug"))
+        for bid, key, action, desc, show in EDITOR_KEYS
+    ]
+
+    def __init__(self, path: str | Path, *, starter: str | None = None,
+                 poll_interval: float = 1.0, state: EditorState | None = None) -> None:
+        super().__init__()
+        self.state = state or EditorState.open(path, starter=starter)
+        self.poll_interval = poll_interval
+        self.graph_big = False
+        self._asking_disk = False
+        self._syncing = False
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="header"):
+            yield Static(id="header-file")
+            yield Static(id="header-metric")
+        with Horizontal(id="main"):
+            tree = GraphTree(id="tree")
+            tree.border_title = "Graph"
+            yield tree
+            with Vertical(id="right"):
+                form = NodeForm(id="form")
+                form.border_title = "Node"
+                yield form
+                source = TextArea("", read_only=True, id="source", show_line_numbers=True,
+                                  soft_wrap=False)
+                source.border_title = "File (read-only: it does not parse)"
+                yield source
+        with TabbedContent(id="bottom", initial="problems"):
+            with TabPane("Problems", id="problems"):
+                yield ProblemsTable(id="problems-table")
+            with TabPane("Paths", id="paths"):
+                yield PathsTable(id="paths-table")
+            with TabPane("Graph", id="graph"):
+                yield GraphView(id="graph-view")
+        yield Static(id="status")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        if self.state.new_file and not self.state.graph.nodes and self.state.text is None:
+            self.push_screen(StarterScreen(str(self.state.path), [
+                (name, backend.starter_description(name)) for name in backend.starter_names()
+            ]), self._starter_chosen)
+        await self.sync(rebuild_form=True)
+        self.query_one(GraphTree).focus()
+        if self.poll_interval > 0:
+            self.set_interval(self.poll_interval, self._poll_disk)
+
+    async def _starter_chosen(self, name: str | None) -> None:
+        if name is None:
+            self.exit()
+            return
+        self.state.start_from(name)
+        self.query_one(GraphTree).force_rebuild()
+        await self.sync(rebuild_form=True)
+        self.notify(f"started from '{name}'; ctrl+s writes {self.state.path}")
+
+    # -- redraw ---------------------------------------------------------------------------
+    async def sync(self, *, rebuild_form: bool = False) -> None:
+        """Bring every panel up to date with the state (cheap when little changed)."""
+        state = self.state
+        tree = self.query_one(GraphTree)
+        tree.show(state.graph, state.problem_counts(), state.graph.metric.name)
+        self.query_one(ProblemsTable).show(state.diagnostics)
+        tabs = self.query_one("#bottom", TabbedContent)
+        tabs.get_tab("problems").label = f"Problems {len(state.diagnostics)}"
+        npaths = len(getattr(state.paths, "paths", []) or []) if state.paths else 0
+        tabs.get_tab("paths").label = f"Paths {npaths}"
+        if tabs.active == "paths":
+            self.query_one(PathsTable).show(state.paths, state.graph.metric.effective_threshold)
+        if tabs.active == "graph":
+            self._show_graph()
+        await self._sync_form(rebuild_form)
+        self._sync_header()
+
+    async def _sync_form(self, rebuild: bool) -> None:
+        state = self.state
+        form = self.query_one(NodeForm)
+        source = self.query_one("#source", TextArea)
+        if state.read_only:
+            form.display = False
+            source.display = True
+            if source.text != (state.text or ""):
+                source.load_text(state.text or "")
+            err = state.first_error
+            if err and err.line:
+                source.move_cursor((err.line - 1, max(err.col - 1, 0)))
+                source.border_subtitle = f"line {err.line}: {err.message}"
+            return
+        form.display = True
+        source.display = False
+        if rebuild or form.needs_rebuild(state.graph, state.selected):
+            await form.show_node(state.graph, state.selected)
+            if state.selected is None:
+                form.border_title = "Metric"
+            else:
+                form.border_title = "Node"
+        form.show_problems(state.diagnostics)
+
+    def _sync_header(self) -> None:
+        state = self.state
+        metric = state.graph.metric
+        name = Text.assemble(("dagtui", "bold"), " — ", str(state.path))
+        if state.dirty:
+            name.append(" ●", style="bold yellow")
+        if state.read_only:
+            name.append("  read-only", style="bold red")
+        self.query_one("#header-file", Static).update(name)
+        info = Text.assemble((metric.name, "bold"), " · threshold ",
+                             (f"{metric.effective_threshold:g}", "bold"),
+                             " · ", (metric.model or "no model pinned",
+                                     "bold" if metric.model else "yellow"))
+        self.query_one("#header-metric", Static).update(info)
+        status = Text()
+        status.append("● modified" if state.dirty else "saved", style="yellow" if state.dirty
+                      else "green")
+        status.append("  ·  ")
+        if state.read_only:
+            status.append("does not parse: fix the file, then ctrl+r", style="bold red")
+        elif state.errors:
+            status.append(f"✖ {state.errors} error{'s' if state.errors != 1 else ''}",
+                          style="bold red")
+        else:
+            status.append("✔ valid", style="green")
+        if state.warnings:
+            status.append(f"  ⚠ {state.warnings}", style="yellow")
+        report = state.paths
+        if report is not None and getattr(report, "paths", None):
+            lo, hi = getattr(report, "min_calls", 0), getattr(report, "max_calls", 0)
+            span = f"{lo}" if lo == hi else f"{lo}–{hi}"
+            status.append(f"  ·  calls/case {span}")
+            if not getattr(report, "complete", True):
+                status.append(" (partial)", style="dim")
+        status.append(f"  ·  {len(state.graph.nodes)} nodes", style="dim")
+        self.query_one("#status", Static).update(status)
+
+    # -- selection ------------------------------------------------------------------------
+    @on(Tree.NodeHighlighted, "#tree")
+    async def _highlighted(self, event: Tree.NodeHighlighted[ItemRef]) -> None:
+        ref = event.node.data
+        if ref is None or ref.kind == "group":
+            return
+        selected = ref.node if ref.kind != "metric" else None
+        if ref.kind == "link" and ref.via is not None:
+            selected = ref.via
+        if selected != self.state.selected or self.query_one(NodeForm).needs_rebuild(
+                self.state.graph, selected):
+            self.state.selected = selected
+            self.state.break_coalescing()
+            await self._sync_form(rebuild=True)
+            if self.query_one("#bottom", TabbedContent).active == "graph":
+                self._show_graph()
+
+    @on(Tree.NodeSelected, "#tree")
+    def _selected(self, event: Tree.NodeSelected[ItemRef]) -> None:
+        ref = event.node.data
+        if ref is None:
+            return
+        if ref.kind == "link" and ref.target in self.state.graph.nodes:
+            self.go_to(ref.target)
+        elif ref.kind == "verdict":
+            self.query_one(NodeForm).focus_field("verdicts")
+            self._focus_verdict(ref.index or 0)
+        elif ref.kind in ("node", "metric"):
+            self.query_one(NodeForm).focus_field(None)
+
+    def _focus_verdict(self, index: int) -> None:
+        found = self.query(f"#v-{index}-verdict")
+        if found:
+            found.first().focus()
+
+    def go_to(self, node_id: str, field: str | None = None) -> None:
+        """Select `node_id` in the tree (and focus `field` in the form)."""
+        tree = self.query_one(GraphTree)
+        tree.select_node_id(node_id)
+        self.state.selected = node_id
+        self.call_later(self._go_to_field, field)
+
+    async def _go_to_field(self, field: str | None) -> None:
+        await self._sync_form(rebuild=False)
+        if field is not None:
+            self.query_one(NodeForm).focus_field(field)
+        else:
+            self.query_one(GraphTree).focus()
+
+    def current_verdict(self) -> int | None:
+        ref = self.query_one(GraphTree).current
+        if ref is not None and ref.kind == "verdict" and ref.node == self.state.selected:
+            return ref.index
+        focused = self.focused
+        name = getattr(focused, "name", "") or ""
+        if name.startswith("verdict:"):
+            return int(name.split(":")[1])
+        return None
+
+    # -- form edits -----------------------------------------------------------------------
+    @on(FieldChanged)
+    async def _field_changed(self, event: FieldChanged) -> None:
+        node = self.state.graph.nodes.get(event.node_id)
+        if node is None or value_of(node, event.field) == event.value:
+            return  # widgets announce their initial values too
+        try:
+            if event.field == "type":
+                self.state.change_type(event.node_id, event.value)
+                await self.sync(rebuild_form=True)
+                return
+            self.state.set_field(event.node_id, event.field, event.value)
+        except EditRefused as exc:
+            self.notify(str(exc), severity="error")
+            return
+        await self.sync()
+
+    @on(VerdictChanged)
+    async def _verdict_changed(self, event: VerdictChanged) -> None:
+        before = self.state.version
+        try:
+            self.state.set_verdict(event.node_id, event.index, **{event.part: event.value})
+        except (EditRefused, IndexError) as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if self.state.version == before:
+            return
+        await self.sync()
+        # score and then exclude each other: show the other one emptied
+        other = {"score": "then", "then": "score"}.get(event.part)
+        if other and event.value is not None:
+            for w in self.query(f"#v-{event.index}-{other}"):
+                if getattr(w, "value", "") != "":
+                    from textual.widgets import Input
+                    with w.prevent(Input.Changed):
+                        w.value = ""  # type: ignore[attr-defined]
+
+    @on(MetricChanged)
+    async def _metric_changed(self, event: MetricChanged) -> None:
+        if getattr(self.state.graph.metric, event.field) == event.value:
+            return
+        try:
+            self.state.set_metric(event.field, event.value)
+        except EditRefused as exc:
+            self.notify(str(exc), severity="error")
+            return
+        await self.sync()
+
+    @on(FieldFocused)
+    def _field_focused(self) -> None:
+        self.state.break_coalescing()
+
+    @on(ProblemChosen)
+    def _problem_chosen(self, event: ProblemChosen) -> None:
+        d: Diagnostic = event.diagnostic
+        if self.state.read_only:
+            source = self.query_one("#source", TextArea)
+            if d.line:
+                source.move_cursor((d.line - 1, max(d.col - 1, 0)))
+            source.focus()
+            return
+        if d.node and d.node in self.state.graph.nodes:
+            self.go_to(d.node, d.field or "")
+        elif d.node is None:
+            tree = self.query_one(GraphTree)
+            tree.select_ref(ItemRef("metric").key)
+            self.state.selected = None
+            self.call_later(self._go_to_field, d.field or "")
+
+    # -- actions --------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        state = self.state
+        editing = {"add_node", "add_verdict", "remove_verdict", "delete", "delete_detach",
+                   "rename", "move", "undo", "redo", "external_editor"}
+        if action in editing and state.read_only:
+            return None
+        node = state.graph.nodes.get(state.selected or "")
+        if action in ("add_verdict", "remove_verdict"):
+            return True if node is not None and hasattr(node, "verdicts") else None
+        if action in ("delete", "delete_detach", "rename", "move"):
+            return True if node is not None else None
+        if action == "undo":
+            return True if state.can_undo else None
+        if action == "redo":
+            return True if state.can_redo else None
+        if action == "save":
+            return True if not state.read_only else None
+        return True
+
+    def _refused(self, exc: Exception) -> None:
+        self.notify(str(exc), severity="error", title="refused", timeout=6)
+
+    async def action_save(self) -> None:
+        try:
+            self.state.save()
+        except EditRefused as exc:
+            self._refused(exc)
+            return
+        except OSError as exc:
+            self.notify(f"could not save: {exc}", severity="error", timeout=8)
+            return
+        self.query_one(GraphTree).force_rebuild()
+        await self.sync(rebuild_form=True)
+        self.notify(f"saved {self.state.path}")
+
+    def action_add_node(self) -> None:
+        state = self.state
+        parent = state.selected
+        node = state.graph.nodes.get(parent or "")
+        verdict = self.current_verdict()
+        if node is not None and verdict is not None:
+            where = f"as the 'then' of {parent}'s verdict #{verdict + 1}"
+        elif isinstance(node, TaskNode):
+            where = f"as a child of task {parent} (receives its evidence)"
+        else:
+            where = "unattached (a new root); select a task or a verdict to attach it"
+            parent, verdict = None, None
+        default_type = "non_binary" if isinstance(node, TaskNode) else "binary"
+
+        async def done(result: tuple[str, str] | None) -> None:
+            if result is None:
+                return
+            node_type, node_id = result
+            try:
+                state.add_node(node_type, node_id, parent=parent,
+                               verdict_index=verdict if node is not None else None)
+            except EditRefused as exc:
+                self._refused(exc)
+                return
+            await self.sync(rebuild_form=True)
+            self.query_one(GraphTree).select_node_id(node_id)
+            self.notify(f"added {node_id}")
+
+        self.push_screen(AddNodeScreen(where, state.suggest_id("node"), state.check_new_id,
+                                       default_type), done)
+
+    async def action_add_verdict(self) -> None:
+        nid = self.state.selected
+        if nid is None:
+            return
+        try:
+            index = self.state.add_verdict(nid)
+        except EditRefused as exc:
+            self._refused(exc)
+            return
+        await self.sync(rebuild_form=True)
+        self._focus_verdict(index)
+
+    async def action_remove_verdict(self) -> None:
+        nid = self.state.selected
+        if nid is None:
+            return
+        index = self.current_verdict()
+        if index is None:
+            index = len(self.state.verdicts(nid)) - 1
+        try:
+            self.state.remove_verdict(nid, index)
+        except EditRefused as exc:
+            self._refused(exc)
+            return
+        await self.sync(rebuild_form=True)
+        self.query_one(GraphTree).select_node_id(nid)
+        self.notify(f"removed verdict #{index + 1} of {nid}")
+
+    async def action_delete(self) -> None:
+        nid = self.state.selected
+        if nid is None:
+            return
+        try:
+            self.state.delete_node(nid)
+        except EditRefused as exc:
+            self._refused(exc)
+            return
+        await self._after_delete(nid)
+
+    def action_delete_detach(self) -> None:
+        nid = self.state.selected
+        if nid is None:
+            return
+        dependents = self.state.dependents(nid)
+        detail = (f"{', '.join(dependents)} point at it; their references are removed (a "
+                  "verdict that led there is left without a target until you fix it)."
+                  if dependents else "Nothing points at it.")
+
+        async def done(choice: str | None) -> None:
+            if choice != "delete":
+                return
+            self.state.delete_node(nid, detach=True)
+            await self._after_delete(nid)
+
+        self.push_screen(ChoiceScreen(f"Delete {nid} and detach it?", detail,
+                                      [("delete", "Delete and detach", "error"),
+                                       ("cancel", "Cancel", "default")]), done)
+
+    async def _after_delete(self, nid: str) -> None:
+        await self.sync(rebuild_form=True)
+        if self.state.selected:
+            self.query_one(GraphTree).select_node_id(self.state.selected)
+        self.notify(f"deleted {nid} (ctrl+z brings it back)")
+
+    def action_rename(self) -> None:
+        old = self.state.selected
+        if old is None:
+            return
+
+        def check(value: str) -> str | None:
+            return None if value == old else self.state.check_new_id(value)
+
+        async def done(new: str | None) -> None:
+            if not new or new == old:
+                return
+            try:
+                self.state.rename(old, new)
+            except EditRefused as exc:
+                self._refused(exc)
+                return
+            await self.sync(rebuild_form=True)
+            self.query_one(GraphTree).select_node_id(new)
+            self.notify(f"renamed {old} → {new} (every reference updated)")
+
+        self.push_screen(PromptScreen(f"Rename {old}", old, check,
+                                      "Every children / then / evidence reference follows."),
+                         done)
+
+    async def action_move(self, delta: int) -> None:
+        nid = self.state.selected
+        if nid is None:
+            return
+        verdict = self.current_verdict()
+        if verdict is not None:
+            index = self.state.move_verdict(nid, verdict, delta)
+            await self.sync(rebuild_form=True)
+            self.query_one(GraphTree).select_verdict(nid, index)
+            return
+        self.state.move_node(nid, delta)
+        await self.sync()
+        self.query_one(GraphTree).select_node_id(nid)
+
+    async def action_undo(self) -> None:
+        what = self.state.undo()
+        if what is None:
+            self.notify("nothing to undo")
+            return
+        await self._after_history(f"undid: {what}")
+
+    async def action_redo(self) -> None:
+        what = self.state.redo()
+        if what is None:
+            self.notify("nothing to redo")
+            return
+        await self._after_history(f"redid: {what}")
+
+    async def _after_history(self, message: str) -> None:
+        await self.sync(rebuild_form=True)
+        if self.state.selected:
+            self.query_one(GraphTree).select_node_id(self.state.selected)
+        self.notify(message, timeout=2)
+
+    def action_goto(self) -> None:
+        self.push_screen(CommandPalette(providers=[NodeCommands], placeholder="Go to node…"))
+
+    def action_show_tab(self, tab: str) -> None:
+        tabs = self.query_one("#bottom", TabbedContent)
+        tabs.active = tab
+        self._tab_shown(tab)
+        target = {"problems": ProblemsTable, "paths": PathsTable}.get(tab)
+        if target is not None:
+            self.query_one(target).focus()
+
+    def action_show_graph(self) -> None:
+        tabs = self.query_one("#bottom", TabbedContent)
+        if tabs.active == "graph":
+            self.graph_big = not self.graph_big
+        tabs.active = "graph"
+        self.screen.set_class(self.graph_big, "graph-big")
+        self._tab_shown("graph")
+
+    def action_graph_scope(self) -> None:
+        view = self.query_one(GraphView)
+        view.focus_mode = not view.focus_mode
+        tabs = self.query_one("#bottom", TabbedContent)
+        tabs.active = "graph"
+        self._tab_shown("graph")
+        self.notify("graph: " + ("selected node, upstream and downstream" if view.focus_mode
+                                 else "whole graph"), timeout=2)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._tab_shown(event.pane.id or "")
+
+    def _tab_shown(self, tab: str) -> None:
+        if tab == "paths":
+            self.query_one(PathsTable).show(self.state.paths,
+                                            self.state.graph.metric.effective_threshold)
+        elif tab == "graph":
+            self._show_graph()
+
+    def _show_graph(self) -> None:
+        self.query_one(GraphView).show(self.state.graph, self.state.selected,
+                                       self.state.problem_counts())
+
+    def action_focus_tree(self) -> None:
+        if self.graph_big:
+            self.graph_big = False
+            self.screen.set_class(False, "graph-big")
+        self.state.break_coalescing()
+        self.query_one(GraphTree).focus()
+
+    async def action_reload(self) -> None:
+        if self.state.dirty:
+            async def done(choice: str | None) -> None:
+                if choice == "reload":
+                    await self._reload()
+
+            self.push_screen(ChoiceScreen("Reload from disk?",
+                                          "Your unsaved changes will be lost.",
+                                          [("reload", "Reload", "error"),
+                                           ("cancel", "Keep editing", "default")]), done)
+            return
+        await self._reload()
+
+    async def _reload(self) -> None:
+        self.state.reload()
+        self.query_one(GraphTree).force_rebuild()
+        await self.sync(rebuild_form=True)
+        if self.state.read_only:
+            err = self.state.first_error
+            where = f" (line {err.line})" if err and err.line else ""
+            self.notify(f"the file still does not parse{where}", severity="error")
+        else:
+            self.notify(f"reloaded {self.state.path}")
+
+    def action_debug(self) -> None:
+        try:
+            from . import debugger  # type: ignore[attr-defined]
+        except ImportError:
+            self.notify("debugger not available yet", severity="warning")
+            return
+        opener = getattr(debugger, "open_debugger", None)
+        if opener is None:
+            self.notify("debugger not available yet", severity="warning")
+            return
+        opener(self)
+
+    def action_help(self) -> None:
+        groups: list[tuple[str, list[Binding]]] = [
+            ("editor", [self._described(b) for b in self._bindings_of(self)]),
+            ("tree", list(self._bindings_of(self.query_one(GraphTree)))),
+            ("problems list", list(self._bindings_of(self.query_one(ProblemsTable)))),
+            ("graph view", list(self._bindings_of(self.query_one(GraphView)))),
+        ]
+        groups[0][1].append(Binding(self.COMMAND_PALETTE_BINDING, "command_palette",
+                                    "command palette: every action by name",
+                                    id="app.command_palette"))
+        self.push_screen(HelpScreen(groups))
+
+    def _described(self, b: Binding) -> Binding:
+        return Binding(b.key, b.action, ACTION_HELP.get(b.action, b.description), id=b.id)
+
+    @staticmethod
+    def _bindings_of(node: Any) -> Iterable[Binding]:
+        out: dict[str, Binding] = {}
+        for key, bindings in node._bindings.key_to_bindings.items():
+            for b in bindings:
+                if b.id and (b.id.startswith(("editor.", "tree.", "problems.", "graph."))):
+                    if b.id in out:
+                        out[b.id] = Binding(f"{out[b.id].key},{key}", b.action,
+                                            b.description, id=b.id)
+                    else:
+                        out[b.id] = Binding(key, b.action, b.description, id=b.id)
+        return out.values()
+
+    async def action_quit(self) -> None:
+        if not self.state.dirty:
+            self.exit()
+            return
+
+        async def done(choice: str | None) -> None:
+            if choice == "save":
+                await self.action_save()
+                if not self.state.dirty:
+                    self.exit()
+            elif choice == "discard":
+                self.exit()
+
+        self.push_screen(ChoiceScreen("Unsaved changes", f"{self.state.path} has unsaved "
+                                      "changes.", [("save", "Save and quit", "primary"),
+                                                   ("discard", "Quit without saving", "error"),
+                                                   ("cancel", "Cancel", "default")]), done)
+
+    # -- external editor ------------------------------------------------------------------
+    async def action_external_editor(self) -> None:
+        state = self.state
+        nid = state.selected
+        node = state.graph.nodes.get(nid or "")
+        if node is None:
+            self.notify("select a node first")
+            return
+        focused = getattr(self.focused, "name", "") or ""
+        field = focused.split(":", 1)[1] if focused.startswith("field:") else None
+        if field is None or field in ("type", "params", "check", "param", "unit", "mode"):
+            field = next((f for f in LONG_TEXT if f in node.FIELDS), None)
+        if field is None:
+            self.notify("this node has no long text field")
+            return
+        command = environment_editor()
+        if command is None:
+            self.notify("set $VISUAL or $EDITOR to edit long fields in your editor",
+                        severity="warning")
+            return
+        original = to_text(field, value_of(node, field))
+        with tempfile.NamedTemporaryFile("w", suffix=f"-{nid}-{field}.txt", delete=False,
+                                         encoding="utf-8") as fh:
+            fh.write(original)
+            tmp = fh.name
+        try:
+            rc = self._run_editor(command, tmp)
+            new_text = Path(tmp).read_text(encoding="utf-8")
+        finally:
+            os.unlink(tmp)
+        if rc != 0:
+            self.notify(f"editor exited with {rc}: change discarded", severity="warning")
+            return
+        if field != "evaluation_steps" and new_text.endswith("\n") and not original.endswith(
+                "\n"):
+            new_text = new_text[:-1]
+        if new_text == original:
+            self.notify("no change")
+            return
+        try:
+            value = from_text(field, new_text)
+        except FieldError as exc:
+            self.notify(f"{field}: {exc}", severity="error")
+            return
+        state.break_coalescing()
+        state.set_field(nid, field, value)  # type: ignore[arg-type]
+        state.break_coalescing()
+        await self.sync(rebuild_form=True)
+        self.notify(f"{nid}.{field} updated from the editor (ctrl+z undoes it)")
+
+    def _run_editor(self, command: str, path: str) -> int:
+        argv = [*shlex.split(command), path]
+        try:
+            with self.suspend():
+                return subprocess.call(argv)
+        except SuspendNotSupported:
+            return subprocess.call(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+
+    # -- the file on disk -----------------------------------------------------------------
+    async def _poll_disk(self) -> None:
+        if self._asking_disk or not self.state.changed_on_disk():
+            return
+        if not self.state.dirty:
+            await self._reload()
+            self.notify("the file changed on disk: reloaded")
+            return
+        self._asking_disk = True
+
+        async def done(choice: str | None) -> None:
+            self._asking_disk = False
+            if choice == "reload":
+                await self._reload()
+            else:
+                self.state.accept_disk_version()
+                self.notify("kept your version; saving will overwrite the file on disk",
+                            severity="warning")
+
+        self.push_screen(ChoiceScreen("The file changed on disk",
+                                      f"{self.state.path} was changed by another program "
+                                      "while you have unsaved edits.",
+                                      [("keep", "Keep my edits", "primary"),
+                                       ("reload", "Reload (lose my edits)", "error")]), done)
+
+    # -- command palette ------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for bid, key, action, _desc, _show in EDITOR_KEYS:
+            if action in ("quit",):
+                continue
+            title = ACTION_HELP.get(action, action)
+            yield SystemCommand(title[0].upper() + title[1:],
+                                f"{describe_key(key)}   ({bid})",
+                                self._palette_runner(action))
+        yield from super().get_system_commands(screen)
+
+    def _palette_runner(self, action: str) -> Any:
+        async def run() -> None:
+            await self.run_action(action)
+        return run
+
+
+def node_kind_text(node: Any) -> str:
+    if isinstance(node, CheckNode):
+        return f"check/{node.check}"
+    return node.type

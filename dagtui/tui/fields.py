@@ -1,0 +1,162 @@
+"""How each node field is edited in the form: its widget kind and text <-> value conversion.
+
+Pure functions (no textual) so the parsing rules that decide what a keystroke means are
+tested directly. A conversion that fails raises `FieldError` with the message shown beside
+the field; the model is not touched until the text parses.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..model import CheckNode, NodeBase
+
+LONG_TEXT = ("instructions", "criteria", "evaluation_steps")
+REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check")
+LISTS = ("children", "values", "allowed", "roots")
+INTS = ("min", "max")
+BOOLS = ("case_sensitive", "include_reason", "strict", "multi_turn")
+CHOICES: dict[str, tuple[str, ...]] = {
+    "unit": ("chars", "words", "sentences"),
+}
+MODES = {"contains": ("any", "all"), "tools": ("subset", "exact", "ordered")}
+
+HELP: dict[str, str] = {
+    "label": "shown instead of the id",
+    "instructions": "what the judge extracts (task)",
+    "criteria": "the question the judge answers",
+    "output_label": "heading children see the evidence under",
+    "params": "test-case fields put in the prompt",
+    "turn_window": "start, end (multi-turn only)",
+    "children": "nodes that receive this output, comma separated",
+    "check": "kind of code check",
+    "param": "test-case field the check reads",
+    "evidence": "or: id of a task whose output the check reads",
+    "pattern": "regular expression",
+    "flags": "regex flags, e.g. i m s",
+    "schema": "inline JSON schema, or a path relative to the graph",
+    "unit": "chars, words or sentences",
+    "values": "comma separated",
+    "allowed": "allowed tool names, comma separated",
+    "function": "module:function returning bool or a label",
+    "name": "name of the G-Eval metric",
+    "evaluation_steps": "one step per line",
+    "model": "judge model for this node only",
+    "threshold": "pass when score >= threshold (0..1)",
+    "roots": "comma separated; empty: nodes nothing points to",
+    "cases": "default cases file, relative to the graph",
+}
+
+
+class FieldError(ValueError):
+    """Text in a form field that cannot become a value."""
+
+
+def node_fields(node: NodeBase) -> list[str]:
+    """Fields the form shows for `node`, in canonical order (check nodes: the kind's own
+    settings, plus any other setting that has a value so nothing is hidden)."""
+    fields = [f for f in node.FIELDS if f not in ("verdicts",)]
+    if isinstance(node, CheckNode):
+        kind = set(CheckNode.KIND_FIELDS.get(node.check, ()))
+        common = {"type", "label", "check", "param", "evidence"}
+        fields = [f for f in fields
+                  if f in common or f in kind or getattr(node, _attr(f), None) is not None]
+    return fields
+
+
+def _attr(name: str) -> str:
+    return "schema_" if name == "schema" else name
+
+
+def value_of(node: Any, name: str) -> Any:
+    return getattr(node, _attr(name), None)
+
+
+def to_text(name: str, value: Any) -> str:
+    """The text a form widget shows for a value."""
+    if value is None:
+        return ""
+    if name == "evaluation_steps":
+        return "\n".join(value)
+    if name in LISTS:
+        return ", ".join(str(v) for v in value)
+    if name == "turn_window":
+        return f"{value[0]}, {value[1]}"
+    if name == "schema" and isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and name != "threshold":
+        return str(int(value))
+    return str(value)
+
+
+def from_text(name: str, text: str) -> Any:
+    """Parse what the user typed into field `name`; raises FieldError with a message."""
+    stripped = text.strip()
+    if name == "evaluation_steps":
+        steps = [line.strip() for line in text.splitlines() if line.strip()]
+        return steps or None
+    if name in LONG_TEXT or name in REQUIRED_TEXT:
+        return text
+    if name in LISTS:
+        items = [part.strip() for part in text.split(",") if part.strip()]
+        if name == "children":
+            return items
+        return items or None
+    if name in INTS:
+        if not stripped:
+            return None
+        try:
+            return int(stripped)
+        except ValueError:
+            raise FieldError("must be a whole number") from None
+    if name == "threshold":
+        try:
+            return float(stripped)
+        except ValueError:
+            raise FieldError("must be a number from 0 to 1") from None
+    if name == "turn_window":
+        if not stripped:
+            return None
+        parts = [p.strip() for p in stripped.split(",")]
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            return (int(parts[0]), int(parts[1]))
+        except ValueError:
+            raise FieldError("write two whole numbers: start, end") from None
+    if name == "schema":
+        if not stripped:
+            return None
+        if stripped.startswith("{"):
+            try:
+                return json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise FieldError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        return stripped
+    return stripped or None
+
+
+def verdict_from_text(text: str, *, boolean: bool) -> bool | str:
+    """A verdict value: true/false for binary and code checks, else a label."""
+    stripped = text.strip()
+    if boolean and stripped.lower() in ("true", "false"):
+        return stripped.lower() == "true"
+    if not stripped:
+        raise FieldError("a verdict needs a value")
+    return stripped
+
+
+def score_from_text(text: str) -> int | float | None:
+    stripped = text.strip()
+    if not stripped:
+        return None
+    try:
+        return int(stripped)
+    except ValueError:
+        try:
+            return float(stripped)
+        except ValueError:
+            raise FieldError("score: a whole number from 0 to 10") from None

@@ -1,0 +1,617 @@
+"""The editor's domain state: the graph being edited, undo/redo, dirty flag, selection, file.
+
+Kept free of textual so every editing rule (rename updates references, delete is refused
+while something points at the node, undo restores exactly, saving never overwrites a file
+that did not parse) is tested and timed without a terminal. The app only calls these
+methods and redraws.
+
+Node objects are treated as immutable: every edit replaces the node in `graph.nodes` with a
+modified copy. An undo snapshot is therefore a shallow copy of the nodes dict, cheap even at
+1,000 nodes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, Severity, sort_key
+from ..model import (
+    NODE_CLASSES,
+    CheckNode,
+    Graph,
+    Metric,
+    NodeBase,
+    TaskNode,
+    Verdict,
+)
+from ..positions import Positions
+from . import backend
+
+#: codes only the loader can find (they describe the file text, not the model)
+LOADER_ONLY = frozenset({"DAG001", "DAG002", "DAG004", "DAG005", "DAG017", "DAG022"})
+NODE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class EditRefused(Exception):
+    """An edit that would break the graph in a way the user did not ask for."""
+
+
+@dataclass
+class Snapshot:
+    """Everything undo restores."""
+
+    metric: Metric
+    nodes: dict[str, Any]
+    renames: dict[str, str]
+    selected: str | None
+    description: str
+    key: tuple[Any, ...] | None = None
+    version: int = 0
+
+
+@dataclass
+class FileStamp:
+    """What the file on disk looked like when we last read or wrote it."""
+
+    mtime_ns: int = 0
+    size: int = -1
+
+    @classmethod
+    def of(cls, path: Path) -> FileStamp:
+        try:
+            st = path.stat()
+        except OSError:
+            return cls()
+        return cls(st.st_mtime_ns, st.st_size)
+
+
+@dataclass
+class EditorState:
+    """One open graph file and its editing history."""
+
+    path: Path
+    graph: Graph = field(default_factory=Graph)
+    #: text as last loaded/saved: the base tomlio merges into (None for a new file)
+    text: str | None = None
+    positions: Positions | None = None
+    #: a file that did not parse: shown, never saved over
+    read_only: bool = False
+    #: the file does not exist yet (created on first save)
+    new_file: bool = False
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    paths: Any = None
+    selected: str | None = None
+    renames: dict[str, str] = field(default_factory=dict)
+    stamp: FileStamp = field(default_factory=FileStamp)
+    _load_diags: list[Diagnostic] = field(default_factory=list)
+    _undo: list[Snapshot] = field(default_factory=list)
+    _redo: list[Snapshot] = field(default_factory=list)
+    #: identifies the current content: every edit gets a fresh number, undo/redo restore
+    _version: int = 0
+    _counter: int = 0
+    _saved_version: int = 0
+    _coalesce_open: bool = False
+
+    # -- opening --------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, starter: str | None = None) -> EditorState:
+        """Open `path`; a missing file starts from `starter` (None: caller must choose)."""
+        state = cls(Path(path))
+        if state.path.exists():
+            state.reload()
+        elif starter is not None:
+            state.start_from(starter)
+        else:
+            state.new_file = True
+        return state
+
+    def start_from(self, starter: str) -> None:
+        """Fill a not-yet-existing file from a starter graph; unsaved until ctrl+s."""
+        text = backend.starter_text(starter)
+        self._apply_text(text)
+        self.text = text
+        self.new_file = True
+        self._counter += 1
+        self._version = self._counter  # dirty: nothing on disk yet
+        self._saved_version = -1
+
+    def reload(self) -> None:
+        """(Re)read the file from disk, discarding history."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            text = None
+            self.read_only = True
+            self.text = None
+            self.diagnostics = [Diagnostic("DAG022", Severity.ERROR, f"cannot read: {exc}",
+                                           str(self.path), 0, 0)]
+            return
+        self.stamp = FileStamp.of(self.path)
+        self.new_file = False
+        self._apply_text(text)
+        self._undo.clear()
+        self._redo.clear()
+        self._version = self._saved_version = 0
+        self.renames = {}
+
+    def _apply_text(self, text: str) -> None:
+        checked = backend.check_text(text, file=str(self.path))
+        load = checked.load
+        self.text = text
+        if load is None or not load.parsed or load.graph is None:
+            self.read_only = True
+            self.graph = Graph(path=str(self.path))
+            self.positions = None
+        else:
+            self.read_only = False
+            self.graph = load.graph
+            self.graph.path = str(self.path)
+            self.positions = load.positions
+        self._load_diags = [d for d in (load.diagnostics if load else []) if d.code in LOADER_ONLY]
+        self.diagnostics = list(checked.diagnostics)
+        self.paths = checked.paths
+        if self.selected not in self.graph.nodes:
+            self.selected = next(iter(self.graph.nodes), None)
+
+    # -- status ---------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """Bumped by every edit (and moved back by undo): a cheap 'did anything change'."""
+        return self._version
+
+    @property
+    def dirty(self) -> bool:
+        return self._version != self._saved_version
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+    @property
+    def valid(self) -> bool:
+        return not self.read_only and self.errors == 0
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    @property
+    def first_error(self) -> Diagnostic | None:
+        return next((d for d in self.diagnostics if d.is_error), None)
+
+    def problems_of(self, node_id: str) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.node == node_id]
+
+    def problem_counts(self) -> dict[str, tuple[int, int]]:
+        """node id -> (errors, warnings) for tree badges."""
+        counts: dict[str, list[int]] = {}
+        for d in self.diagnostics:
+            if d.node is None:
+                continue
+            c = counts.setdefault(d.node, [0, 0])
+            if d.severity is Severity.ERROR:
+                c[0] += 1
+            elif d.severity is Severity.WARNING:
+                c[1] += 1
+        return {k: (v[0], v[1]) for k, v in counts.items()}
+
+    # -- checking -------------------------------------------------------------------------
+    def revalidate(self) -> None:
+        """Recheck the edited graph. Loader-only findings about the file text stay shown
+        until the next save or reload re-reads the text."""
+        checked = backend.check_graph(self.graph, self.positions)
+        keep = [
+            d for d in self._load_diags
+            if d.node is None or d.node in self.graph.nodes or d.code in ("DAG005", "DAG003")
+        ]
+        seen = {(d.code, d.node, d.field, d.message) for d in checked.diagnostics}
+        extra = [d for d in keep if (d.code, d.node, d.field, d.message) not in seen]
+        self.diagnostics = sorted(checked.diagnostics + extra, key=sort_key)
+        self.paths = checked.paths
+
+    # -- history --------------------------------------------------------------------------
+    def _snapshot(self, description: str, key: tuple[Any, ...] | None = None) -> Snapshot:
+        return Snapshot(self.graph.metric, dict(self.graph.nodes), dict(self.renames),
+                        self.selected, description, key, self._version)
+
+    def _restore(self, snap: Snapshot) -> None:
+        self.graph.metric = snap.metric
+        self.graph.nodes = dict(snap.nodes)
+        self.renames = dict(snap.renames)
+        self._version = snap.version
+        if snap.selected in self.graph.nodes or snap.selected is None:
+            self.selected = snap.selected
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise EditRefused("the file did not parse: fix it on disk, then reload (ctrl+r)")
+
+    def edit(self, description: str, change: Callable[[], None],
+             key: tuple[Any, ...] | None = None) -> None:
+        """Apply `change` as one undoable step.
+
+        Consecutive edits with the same `key` (typing into one field) merge into one step, so
+        undo takes back the whole word rather than one character.
+        """
+        self._check_writable()
+        merge = key is not None and self._undo and self._undo[-1].key == key and self._coalesce_open
+        if not merge:
+            self._undo.append(self._snapshot(description, key))
+            if len(self._undo) > 500:
+                del self._undo[0]
+        self._redo.clear()
+        try:
+            change()
+        except Exception:
+            if not merge:
+                self._restore(self._undo.pop())
+            raise
+        self._coalesce_open = key is not None
+        self._counter += 1
+        self._version = self._counter
+        self.revalidate()
+
+    def break_coalescing(self) -> None:
+        """Start a new undo step even for the same field (focus moved away)."""
+        self._coalesce_open = False
+
+    def undo(self) -> str | None:
+        if self.read_only or not self._undo:
+            return None
+        snap = self._undo.pop()
+        self._redo.append(self._snapshot(snap.description))
+        self._restore(snap)
+        self._coalesce_open = False
+        self.revalidate()
+        return snap.description
+
+    def redo(self) -> str | None:
+        if self.read_only or not self._redo:
+            return None
+        snap = self._redo.pop()
+        self._undo.append(self._snapshot(snap.description))
+        self._restore(snap)
+        self._coalesce_open = False
+        self.revalidate()
+        return snap.description
+
+    # -- node edits -----------------------------------------------------------------------
+    def node(self, node_id: str) -> NodeBase:
+        return self.graph.nodes[node_id]
+
+    def _replace(self, node_id: str, **update: Any) -> None:
+        node = self.graph.nodes[node_id]
+        if "schema" in update:
+            update["schema_"] = update.pop("schema")
+        new = node.model_copy(update=update)
+        new.id = node_id
+        self.graph.nodes[node_id] = new
+
+    def set_field(self, node_id: str, name: str, value: Any) -> None:
+        """Set one field of a node (typing coalesces into one undo step per field)."""
+        node = self.graph.nodes[node_id]
+        attr = "schema_" if name == "schema" else name
+        if getattr(node, attr, None) == value:
+            return
+        self.edit(f"edit {node_id}.{name}", lambda: self._replace(node_id, **{name: value}),
+                  key=("field", node_id, name))
+
+    def set_metric(self, name: str, value: Any) -> None:
+        if getattr(self.graph.metric, name) == value:
+            return
+
+        def change() -> None:
+            self.graph.metric = self.graph.metric.model_copy(update={name: value})
+
+        self.edit(f"edit metric.{name}", change, key=("metric", name))
+
+    def change_type(self, node_id: str, new_type: str) -> None:
+        """Turn a node into another type, keeping the fields both types share."""
+        old = self.graph.nodes[node_id]
+        if old.type == new_type:
+            return
+        cls = NODE_CLASSES[new_type]
+        data = {k: getattr(old, k) for k in ("label", "params", "turn_window")}
+        text = getattr(old, "criteria", None) or getattr(old, "instructions", None)
+        if text:
+            data["instructions" if new_type == "task" else "criteria"] = text
+        verdicts = list(getattr(old, "verdicts", []) or [])
+        if new_type in ("binary", "check") and not verdicts:
+            verdicts = [Verdict.model_construct(verdict=True, score=10, then=None),
+                        Verdict.model_construct(verdict=False, score=0, then=None)]
+        if new_type == "non_binary" and not verdicts:
+            verdicts = [Verdict.model_construct(verdict="Yes", score=10, then=None),
+                        Verdict.model_construct(verdict="No", score=0, then=None)]
+
+        def change() -> None:
+            new = cls.model_validate({"type": new_type, **{k: v for k, v in data.items()
+                                                              if v is not None}})
+            if hasattr(new, "verdicts"):
+                new.verdicts = verdicts
+            if isinstance(new, TaskNode):
+                new.children = [t for t in old.targets()]
+            new.id = node_id
+            self.graph.nodes[node_id] = new
+
+        self.edit(f"change {node_id} to {new_type}", change)
+
+    def new_node(self, node_type: str, node_id: str) -> NodeBase:
+        """A fresh node with placeholder content the validator will point at."""
+        cls = NODE_CLASSES[node_type]
+        node: NodeBase
+        if node_type == "task":
+            node = cls.model_validate({"type": "task", "instructions": "", "output_label": ""})
+        elif node_type == "binary":
+            node = cls.model_validate({"type": "binary", "criteria": ""})
+            node.verdicts = [Verdict.model_construct(verdict=True, score=10, then=None),
+                             Verdict.model_construct(verdict=False, score=0, then=None)]
+        elif node_type == "non_binary":
+            node = cls.model_validate({"type": "non_binary", "criteria": ""})
+            node.verdicts = [Verdict.model_construct(verdict="Good", score=10, then=None),
+                             Verdict.model_construct(verdict="Bad", score=0, then=None)]
+        elif node_type == "check":
+            node = cls.model_validate({"type": "check", "check": "json",
+                                       "param": "actual_output"})
+            node.verdicts = [Verdict.model_construct(verdict=True, score=10, then=None),
+                             Verdict.model_construct(verdict=False, score=0, then=None)]
+        else:
+            node = cls.model_validate({"type": "geval", "name": node_id,
+                                       "params": ["actual_output"]})
+        node.id = node_id
+        return node
+
+    def check_new_id(self, node_id: str) -> str | None:
+        """Why `node_id` cannot name a new node, or None when it can."""
+        if not node_id:
+            return "an id is required"
+        if not NODE_ID.match(node_id):
+            return "use letters, digits, _ and - only"
+        if node_id in self.graph.nodes:
+            return f"'{node_id}' already exists"
+        return None
+
+    def suggest_id(self, base: str) -> str:
+        i = 1
+        while f"{base}_{i}" in self.graph.nodes:
+            i += 1
+        return f"{base}_{i}"
+
+    def add_node(self, node_type: str, node_id: str, *, parent: str | None = None,
+                 verdict_index: int | None = None) -> None:
+        """Add a node: a child of task `parent`, or the `then` of one of `parent`'s
+        verdicts (the verdict's score is dropped), or unattached (a new root)."""
+        problem = self.check_new_id(node_id)
+        if problem:
+            raise EditRefused(problem)
+        node = self.new_node(node_type, node_id)
+
+        def change() -> None:
+            self.graph.nodes[node_id] = node
+            if parent is not None:
+                owner = self.graph.nodes[parent]
+                if verdict_index is not None and hasattr(owner, "verdicts"):
+                    vs = list(owner.verdicts)
+                    v = vs[verdict_index]
+                    vs[verdict_index] = Verdict.model_construct(verdict=v.verdict, score=None,
+                                                                then=node_id)
+                    self._replace(parent, verdicts=vs)
+                elif isinstance(owner, TaskNode):
+                    self._replace(parent, children=[*owner.children, node_id])
+            self.selected = node_id
+
+        self.edit(f"add {node_id}", change)
+
+    # -- verdicts -------------------------------------------------------------------------
+    def verdicts(self, node_id: str) -> list[Verdict]:
+        return list(getattr(self.graph.nodes[node_id], "verdicts", []) or [])
+
+    def add_verdict(self, node_id: str) -> int:
+        """Append a verdict with a value that does not clash; returns its index."""
+        node = self.graph.nodes[node_id]
+        if not hasattr(node, "verdicts"):
+            raise EditRefused(f"a {node.type} node has no verdicts")
+        vs = self.verdicts(node_id)
+        if node.type == "non_binary" or (node.type == "check" and getattr(node, "check", "")
+                                         == "python"):
+            taken = {str(v.verdict) for v in vs}
+            n = len(vs) + 1
+            while f"Label {n}" in taken:
+                n += 1
+            value: bool | str = f"Label {n}"
+        else:
+            have = {v.verdict for v in vs if isinstance(v.verdict, bool)}
+            value = not (True in have and False not in have)
+        vs.append(Verdict.model_construct(verdict=value, score=0, then=None))
+        self.edit(f"add verdict to {node_id}", lambda: self._replace(node_id, verdicts=vs))
+        return len(vs) - 1
+
+    def remove_verdict(self, node_id: str, index: int) -> None:
+        vs = self.verdicts(node_id)
+        if not 0 <= index < len(vs):
+            raise EditRefused("no such verdict")
+        del vs[index]
+        self.edit(f"remove verdict from {node_id}", lambda: self._replace(node_id, verdicts=vs))
+
+    def set_verdict(self, node_id: str, index: int, *, verdict: Any = ..., score: Any = ...,
+                    then: Any = ...) -> None:
+        """Change one verdict. Setting `score` clears `then` and vice versa (exactly one)."""
+        vs = self.verdicts(node_id)
+        old = vs[index]
+        new_verdict = old.verdict if verdict is ... else verdict
+        new_score, new_then = old.score, old.then
+        if score is not ...:
+            new_score = score
+            if score is not None:
+                new_then = None
+        if then is not ...:
+            new_then = then
+            if then is not None:
+                new_score = None
+        if (new_verdict, new_score, new_then) == (old.verdict, old.score, old.then):
+            return
+        vs[index] = Verdict.model_construct(verdict=new_verdict, score=new_score, then=new_then)
+        self.edit(f"edit verdict of {node_id}", lambda: self._replace(node_id, verdicts=vs),
+                  key=("verdict", node_id, index, verdict is ..., score is ..., then is ...))
+
+    def move_verdict(self, node_id: str, index: int, delta: int) -> int:
+        vs = self.verdicts(node_id)
+        j = index + delta
+        if not (0 <= index < len(vs) and 0 <= j < len(vs)):
+            return index
+        vs[index], vs[j] = vs[j], vs[index]
+        self.edit(f"move verdict of {node_id}", lambda: self._replace(node_id, verdicts=vs))
+        return j
+
+    # -- structure ------------------------------------------------------------------------
+    def move_node(self, node_id: str, delta: int) -> None:
+        """Move a node up/down in file order (the order roots and ready nodes run in)."""
+        ids = list(self.graph.nodes)
+        i = ids.index(node_id)
+        j = i + delta
+        if not 0 <= j < len(ids):
+            return
+        ids[i], ids[j] = ids[j], ids[i]
+
+        def change() -> None:
+            self.graph.nodes = {k: self.graph.nodes[k] for k in ids}
+
+        self.edit(f"move {node_id}", change)
+
+    def delete_node(self, node_id: str, *, detach: bool = False) -> None:
+        """Delete a node. Refused while anything points at it unless `detach`, which
+        removes it from every `children` list and empties every verdict `then` naming it
+        (those verdicts then show a problem until given a score or a new target)."""
+        dependents = self.dependents(node_id)
+        if dependents and not detach:
+            raise EditRefused(
+                f"'{node_id}' is used by {', '.join(dependents)}; remove those references "
+                "first, or use 'delete and detach'"
+            )
+
+        def change() -> None:
+            for pid in dependents:
+                owner = self.graph.nodes[pid]
+                if isinstance(owner, TaskNode):
+                    self._replace(pid, children=[c for c in owner.children if c != node_id])
+                if hasattr(owner, "verdicts"):
+                    vs = [Verdict.model_construct(verdict=v.verdict, score=v.score, then=None)
+                          if v.then == node_id else v for v in owner.verdicts]
+                    self._replace(pid, verdicts=vs)
+                if isinstance(owner, CheckNode) and owner.evidence == node_id:
+                    self._replace(pid, evidence=None)
+            del self.graph.nodes[node_id]
+            if self.graph.metric.roots and node_id in self.graph.metric.roots:
+                self.graph.metric = self.graph.metric.model_copy(
+                    update={"roots": [r for r in self.graph.metric.roots if r != node_id]})
+            if self.selected == node_id:
+                self.selected = dependents[0] if dependents else next(iter(self.graph.nodes),
+                                                                      None)
+
+        self.edit(f"delete {node_id}", change)
+
+    def dependents(self, node_id: str) -> list[str]:
+        """Nodes that name `node_id` (children, verdict then, check evidence)."""
+        out = list(self.graph.dependents(node_id))
+        for nid, node in self.graph.nodes.items():
+            if isinstance(node, CheckNode) and node.evidence == node_id and nid not in out:
+                out.append(nid)
+        return out
+
+    def rename(self, old: str, new: str) -> None:
+        """Rename a node and every reference to it (children, then, evidence, roots)."""
+        if old == new:
+            return
+        problem = self.check_new_id(new)
+        if problem:
+            raise EditRefused(problem)
+
+        def swap(ids: Iterable[str]) -> list[str]:
+            return [new if i == old else i for i in ids]
+
+        def change() -> None:
+            nodes: dict[str, Any] = {}
+            for nid, node in self.graph.nodes.items():
+                update: dict[str, Any] = {}
+                if isinstance(node, TaskNode) and old in node.children:
+                    update["children"] = swap(node.children)
+                if hasattr(node, "verdicts") and any(v.then == old for v in node.verdicts):
+                    update["verdicts"] = [
+                        Verdict.model_construct(verdict=v.verdict, score=v.score, then=new)
+                        if v.then == old else v for v in node.verdicts]
+                if isinstance(node, CheckNode) and node.evidence == old:
+                    update["evidence"] = new
+                if update or nid == old:
+                    node = node.model_copy(update=update)
+                key = new if nid == old else nid
+                node.id = key
+                nodes[key] = node
+            self.graph.nodes = nodes
+            if self.graph.metric.roots:
+                self.graph.metric = self.graph.metric.model_copy(
+                    update={"roots": swap(self.graph.metric.roots)})
+            # chain renames so tomlio maps the ORIGINAL key to the newest name
+            origin = next((k for k, v in self.renames.items() if v == old), old)
+            self.renames[origin] = new
+            if self.selected == old:
+                self.selected = new
+
+        self.edit(f"rename {old} to {new}", change)
+
+    # -- files ----------------------------------------------------------------------------
+    def render(self) -> str:
+        return backend.render(self.graph, self.text, self.renames)
+
+    def save(self) -> str:
+        """Write atomically, keeping comments; returns the text written."""
+        if self.read_only:
+            raise EditRefused("this file did not parse; it is never overwritten by the editor")
+        text = self.render()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        backend.atomic_write(self.path, text)
+        self.stamp = FileStamp.of(self.path)
+        self.new_file = False
+        selected = self.selected
+        self._apply_text(text)
+        if selected in self.graph.nodes:
+            self.selected = selected
+        self.renames = {}
+        self._saved_version = self._version
+        return text
+
+    def changed_on_disk(self) -> bool:
+        """True when the file's stamp differs from the one we read or wrote."""
+        if self.new_file and not self.path.exists():
+            return False
+        now = FileStamp.of(self.path)
+        if now == self.stamp:
+            return False
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return True
+        if text == self.text:
+            self.stamp = now  # touched, not changed
+            return False
+        return True
+
+    def accept_disk_version(self) -> None:
+        """Forget the file's new contents' difference (keep our edits; saving overwrites)."""
+        self.stamp = FileStamp.of(self.path)
+
+
+def environment_editor() -> str | None:
+    """The user's editor command from $VISUAL or $EDITOR (None when neither is set)."""
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or None

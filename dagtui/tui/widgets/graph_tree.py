@@ -1,0 +1,230 @@
+"""The tree panel: the graph as an outline with live problem badges.
+
+Rebuilding a Textual tree costs tens of milliseconds and loses the reader's place, so the
+widget rebuilds only when the graph's *shape* changes (`outline.structure_key`) and
+otherwise relabels in place the rows whose text changed. Cursor and collapsed rows are
+kept across rebuilds by each row's stable key.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ...model import Graph, TaskNode
+from ..outline import (
+    TYPE_ICONS,
+    Item,
+    ItemRef,
+    build_outline,
+    score_text,
+    structure_key,
+    verdict_text,
+)
+
+Counts = dict[str, tuple[int, int]]
+
+
+class GraphTree(Tree[ItemRef]):
+    """Roots → nodes; verdicts as branches; shared nodes once in full, elsewhere as links."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
+        Binding("h", "collapse_or_parent", "Collapse", show=False, id="tree.collapse"),
+        Binding("l", "expand_row", "Expand", show=False, id="tree.expand"),
+        Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
+    ]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("graph", **kwargs)  # type: ignore[arg-type]
+        self.show_root = False
+        self.guide_depth = 3
+        self.auto_expand = False
+        self._structure: tuple[object, ...] | None = None
+        self._rows: dict[tuple[object, ...], TreeNode[ItemRef]] = {}
+        self._labels: dict[tuple[object, ...], str] = {}
+        self._collapsed: set[tuple[object, ...]] = set()
+        self._graph: Graph | None = None
+        self.metric_name = ""
+
+    # -- public API -----------------------------------------------------------------------
+    def show(self, graph: Graph, counts: Counts, metric_name: str = "") -> bool:
+        """Bring the tree up to date; returns True when it had to rebuild."""
+        self._graph = graph
+        self.metric_name = metric_name
+        key = structure_key(graph)
+        if key != self._structure:
+            self._rebuild(graph, counts)
+            self._structure = key
+            return True
+        self._relabel(graph, counts)
+        return False
+
+    def force_rebuild(self) -> None:
+        self._structure = None
+
+    def select_ref(self, predicate_key: tuple[object, ...]) -> bool:
+        row = self._rows.get(predicate_key)
+        if row is None:
+            return False
+        parent = row.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
+        self.move_cursor(row)
+        self.scroll_to_node(row, animate=False)
+        return True
+
+    def select_node_id(self, node_id: str) -> bool:
+        """Put the cursor on the row showing `node_id` in full."""
+        for key, _row in self._rows.items():
+            if key[0] == "node" and key[1] == node_id:
+                return self.select_ref(key)
+        return False
+
+    def select_verdict(self, node_id: str, index: int) -> bool:
+        for key in self._rows:
+            if key[0] == "verdict" and key[1] == node_id and key[2] == index:
+                return self.select_ref(key)
+        return False
+
+    @property
+    def current(self) -> ItemRef | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def row_label(self, key: tuple[object, ...]) -> str:
+        """Plain text of a row (tests and the tmux check read this)."""
+        return self._labels.get(key, "")
+
+    # -- actions --------------------------------------------------------------------------
+    def action_collapse_or_parent(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded and node.children:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+    def action_expand_row(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.children:
+            node.expand()
+
+    def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[ItemRef]) -> None:
+        if event.node.data is not None:
+            self._collapsed.add(event.node.data.key)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[ItemRef]) -> None:
+        if event.node.data is not None:
+            self._collapsed.discard(event.node.data.key)
+
+    # -- building -------------------------------------------------------------------------
+    def _rebuild(self, graph: Graph, counts: Counts) -> None:
+        cursor_key = self.current.key if self.current is not None else None
+        cursor_node_id = self.current.node if self.current is not None else None
+        self.clear()
+        self._rows = {}
+        self._labels = {}
+        for item in build_outline(graph):
+            self._add(self.root, item, graph, counts)
+        self.root.expand()
+        target = self._rows.get(cursor_key) if cursor_key else None
+        if target is None and cursor_node_id is not None:
+            target = self._rows.get(("node", cursor_node_id, None, None, None))
+            if target is None:
+                target = next((r for k, r in self._rows.items()
+                               if k[0] == "node" and k[1] == cursor_node_id), None)
+        if target is not None:
+            self.call_after_refresh(self._restore_cursor, target)
+
+    def _restore_cursor(self, target: TreeNode[ItemRef]) -> None:
+        if target.tree is self and target in self._rows.values():
+            self.move_cursor(target)
+
+    def _add(self, parent: TreeNode[ItemRef], item: Item, graph: Graph, counts: Counts) -> None:
+        text = self._label(item.ref, graph, counts)
+        key = item.ref.key
+        if item.children:
+            row = parent.add(text, item.ref, expand=key not in self._collapsed)
+            for child in item.children:
+                self._add(row, child, graph, counts)
+        else:
+            row = parent.add_leaf(text, item.ref)
+        self._rows[key] = row
+        self._labels[key] = text.plain
+
+    def _relabel(self, graph: Graph, counts: Counts) -> None:
+        for key, row in self._rows.items():
+            if row.data is None:
+                continue
+            text = self._label(row.data, graph, counts)
+            if text.plain != self._labels.get(key):
+                row.set_label(text)
+                self._labels[key] = text.plain
+
+    # -- labels ---------------------------------------------------------------------------
+    def _label(self, ref: ItemRef, graph: Graph, counts: Counts) -> Text:
+        if ref.kind == "metric":
+            text = Text("⚙ ", style="bold")
+            text.append("metric", style="bold")
+            text.append(f"  {graph.metric.name}", style="dim")
+            return text
+        if ref.kind == "group":
+            return Text("⊘ not reached from any root", style="italic dim")
+        if ref.kind == "link":
+            text = Text("▸ ", style="cyan")
+            target = ref.target or "?"
+            missing = target not in graph.nodes
+            text.append(target, style="red underline" if missing else "")
+            text.append("  ✖ no such node" if missing else " ↗", style="red" if missing else "cyan")
+            return text
+        if ref.kind == "verdict":
+            return self._verdict_label(ref, graph)
+        nid = ref.node or ""
+        node = graph.nodes.get(nid)
+        if node is None:
+            return Text(nid)
+        text = Text()
+        if ref.via is not None and isinstance(graph.nodes.get(ref.via), TaskNode):
+            text.append("▸ ", style="cyan")
+        text.append(f"{TYPE_ICONS.get(node.type, '•')} ", style="bold")
+        text.append(nid, style="bold")
+        text.append(f"  {node.type}", style="dim")
+        if node.label:
+            text.append(f"  {node.label}", style="dim italic")
+        errors, warnings = counts.get(nid, (0, 0))
+        if errors:
+            text.append(f"  ✖ {errors}", style="bold red")
+        if warnings:
+            text.append(f"  ⚠ {warnings}", style="yellow")
+        return text
+
+    def _verdict_label(self, ref: ItemRef, graph: Graph) -> Text:
+        node = graph.nodes.get(ref.node or "")
+        verdicts = getattr(node, "verdicts", None) or []
+        if ref.index is None or ref.index >= len(verdicts):
+            return Text("?")
+        v = verdicts[ref.index]
+        text = Text()
+        text.append(verdict_text(v.verdict), style="magenta")
+        text.append(" → ", style="magenta")
+        if v.then is not None and v.score is not None:
+            text.append(f"{v.then} and {score_text(v.score)}  ✖ both", style="red")
+        elif v.then is not None:
+            if v.then not in graph.nodes:
+                text.append(v.then, style="red underline")
+                text.append("  ✖ no such node", style="red")
+            else:
+                text.append(v.then, style="bold")
+                if not ref.nested:
+                    text.append(" ↗", style="cyan")
+        elif v.score is not None:
+            text.append(score_text(v.score), style="green")
+        else:
+            text.append("nothing  ✖ needs a score or a then", style="red")
+        return text

@@ -1,0 +1,75 @@
+"""The graph drawn with box characters (`dagtui.layout`), scrollable both ways.
+
+Drawing is redone only when the graph, the scope or the selection changed, and only while
+the Graph tab is visible, so typing in a 1,000-node graph never pays for the picture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import ScrollableContainer
+from textual.widgets import Static
+
+from ...layout import LEGEND, draw
+from ...model import Graph
+
+
+class GraphView(ScrollableContainer):
+    """Whole graph, or (focus mode) the selected node with its upstream and downstream."""
+
+    BINDINGS = [
+        Binding("h", "scroll_left", "Left", show=False, id="graph.left"),
+        Binding("l", "scroll_right", "Right", show=False, id="graph.right"),
+        Binding("j", "scroll_down", "Down", show=False, id="graph.down"),
+        Binding("k", "scroll_up", "Up", show=False, id="graph.up"),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.focus_mode = False
+        self._key: object = None
+        self.drawing_text = ""
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(Text(LEGEND, style="dim"), id="graph-legend")
+        yield Static(id="graph-canvas")
+
+    def show(self, graph: Graph, selected: str | None,
+             badges: dict[str, tuple[int, int]] | None = None) -> None:
+        key = (id(graph.nodes), tuple(graph.nodes), self.focus_mode, selected,
+               tuple(sorted((badges or {}).items())), _graph_sig(graph))
+        if key == self._key:
+            return
+        self._key = key
+        focus = selected if self.focus_mode else None
+        drawing = draw(graph, focus, badges=badges, selected=selected)
+        text = Text()
+        for y, row in enumerate(drawing.rows):
+            line = Text(row.rstrip())
+            for yy, start, end, style in drawing.spans:
+                if yy == y and start < len(line):
+                    line.stylize(style, start, min(end, len(line)))
+            text.append_text(line)
+            text.append("\n")
+        self.drawing_text = drawing.text()
+        title = "Graph · " + (f"{selected}: upstream + downstream" if focus else "whole graph")
+        self.border_title = title
+        self.query_one("#graph-canvas", Static).update(text)
+        if selected and selected in drawing.boxes:
+            x, y, w, h = drawing.boxes[selected]
+            self.call_after_refresh(self._reveal, x, y, w, h)
+
+    def _reveal(self, x: int, y: int, w: int, h: int) -> None:
+        region_w, region_h = self.scrollable_content_region.size
+        if not (self.scroll_x <= x and x + w <= self.scroll_x + region_w):
+            self.scroll_to(x=max(0, x - 4), animate=False)
+        if not (self.scroll_y <= y + 1 and y + h + 1 <= self.scroll_y + region_h):
+            self.scroll_to(y=max(0, y - 1), animate=False)
+
+
+def _graph_sig(graph: Graph) -> int:
+    """Cheap change detector: node objects are replaced on every edit (copy-on-write)."""
+    return hash(tuple(id(n) for n in graph.nodes.values()))

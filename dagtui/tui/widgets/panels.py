@@ -1,0 +1,134 @@
+"""Bottom panels: the live problems list and the path analysis table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ...diagnostics import Diagnostic, Severity
+from ..outline import verdict_text
+
+SEVERITY_MARK = {
+    Severity.ERROR: ("✖", "bold red"),
+    Severity.WARNING: ("⚠", "yellow"),
+    Severity.INFO: ("ℹ", "cyan"),
+}
+
+
+class ProblemChosen(Message):
+    """Enter on a problem: jump to its node and field."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__()
+        self.diagnostic = diagnostic
+
+
+class ProblemsTable(DataTable):
+    """Every diagnostic of the graph as it is now; enter jumps to the node and field."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="problems.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="problems.up"),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        self.diagnostics: list[Diagnostic] = []
+        self._shown: list[tuple[object, ...]] = []
+
+    def on_mount(self) -> None:
+        self.add_column("", key="sev", width=1)
+        self.add_column("code", key="code", width=6)
+        self.add_column("line", key="line", width=5)
+        self.add_column("where", key="where", width=22)
+        self.add_column("message", key="message")
+
+    def show(self, diagnostics: list[Diagnostic]) -> None:
+        shown = [(d.code, d.line, d.node, d.field, d.message) for d in diagnostics]
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.diagnostics = list(diagnostics)
+        row = self.cursor_row
+        self.clear()
+        rows = []
+        for d in diagnostics:
+            mark, style = SEVERITY_MARK.get(d.severity, ("·", ""))
+            where = (d.node or "metric" if d.field or d.node else "file")
+            if d.field:
+                where += f".{d.field}"
+            rows.append((Text(mark, style=style), Text(d.code, style=style),
+                         str(d.line) if d.line else "", where, d.message))
+        self.add_rows(rows)
+        if rows:
+            self.move_cursor(row=min(row, len(rows) - 1), animate=False)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.diagnostics):
+            self.post_message(ProblemChosen(self.diagnostics[event.cursor_row]))
+
+
+class PathsTable(DataTable):
+    """SPEC §5: one row per verdict combination: verdicts taken, leaf, score, pass, calls."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+        self._key: object = None
+
+    def on_mount(self) -> None:
+        self.add_column("#", width=3)
+        self.add_column("verdicts taken")
+        self.add_column("leaf")
+        self.add_column("score", width=5)
+        self.add_column("result", width=6)
+        self.add_column("calls", width=5)
+
+    def show(self, report: Any, threshold: float) -> None:
+        if report is self._key:
+            return
+        self._key = report
+        self.clear()
+        if report is None:
+            return
+        rows = []
+        for i, info in enumerate(getattr(report, "paths", []) or [], 1):
+            score = getattr(info, "score", None)
+            passes = getattr(info, "passes", None)
+            rows.append((
+                str(i),
+                describe_choices(getattr(info, "choices", ())),
+                describe_leaves(getattr(info, "leaves", ())),
+                "" if score is None else f"{score:.2f}".rstrip("0").rstrip(".")
+                if isinstance(score, float) else str(score),
+                Text("pass", style="green") if passes else
+                Text("fail", style="red") if passes is not None else "",
+                str(getattr(info, "calls", "")),
+            ))
+        self.add_rows(rows)
+
+
+def describe_choices(choices: Any) -> str:
+    """`present=true → order=Correct order` from whatever shape the analysis gives."""
+    parts = []
+    items = choices.items() if isinstance(choices, dict) else choices
+    for item in items or ():
+        if isinstance(item, tuple | list) and len(item) == 2:
+            parts.append(f"{item[0]}={verdict_text(item[1])}")
+        else:
+            parts.append(str(item))
+    return " → ".join(parts) if parts else "(none)"
+
+
+def describe_leaves(leaves: Any) -> str:
+    out = []
+    for leaf in leaves or ():
+        describe = getattr(leaf, "describe", None)
+        node = getattr(leaf, "node", None)
+        text = describe() if callable(describe) else str(leaf)
+        out.append(f"{node}: {text}" if node and not text.startswith(str(node)) else text)
+    return ", ".join(out) if out else "no leaf"
