@@ -287,11 +287,7 @@ class StubServer:
     def _logprobs(self, content: str) -> list[dict[str, Any]]:
         """Coarse tokens; the score digits get `score_logprobs` as alternatives."""
         m = re.search(r'"score"\s*:\s*(\d+)', content)
-        pieces: list[str] = []
-        if m:
-            pieces = [content[: m.start(1)], m.group(1), content[m.end(1):]]
-        else:
-            pieces = [content]
+        pieces = [content[: m.start(1)], m.group(1), content[m.end(1):]] if m else [content]
         out = []
         for i, piece in enumerate(pieces):
             if not piece:

@@ -163,7 +163,8 @@ class Progress:
         score = "  -  " if result.score is None else f"{result.score:.2f}"
         line = f"[{self.done}/{self.total}] {result.status.upper():5} {score} {result.case}"
         if result.error:
-            line += f"  ({result.error_kind}: {result.error})"
+            text = result.error if len(result.error) <= 160 else result.error[:157] + "..."
+            line += f"  ({result.error_kind}: {text})"
         print(line, file=self.out, flush=True)
 
     def close(self) -> None:

@@ -60,6 +60,10 @@ def classify(exc: BaseException) -> str:
     """Map a litellm/openai/httpx exception to one of the summary's error kinds."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
+    text = str(exc)
+    if status in (401, 403) or "Authentication" in name or "Missing credentials" in text \
+            or "api_key" in text and "environment variable" in text:
+        return "request"
     if isinstance(exc, asyncio.TimeoutError | TimeoutError) or "Timeout" in name:
         return "timeout"
     if status == 429 or "RateLimit" in name:
@@ -68,7 +72,6 @@ def classify(exc: BaseException) -> str:
         return "5xx"
     if name in ("InternalServerError", "ServiceUnavailableError", "BadGatewayError"):
         return "5xx"
-    text = str(exc)
     if "JSONDecodeError" in text or "Expecting value" in text or "ResponseValidation" in name \
             or "Invalid response object" in text:
         return "malformed"
@@ -203,8 +206,12 @@ class LiteLLMJudge(Judge):
         kwargs.update(timeout=self.timeout, num_retries=0, max_retries=0)
         if self.api_base:
             kwargs["api_base"] = self.api_base
-        if self._api_key:
-            kwargs["api_key"] = self._api_key
+        api_key = self._api_key or os.environ.get("DAGTUI_API_KEY")
+        if api_key is None and self.api_base and request["model"].startswith("openai/") \
+                and not os.environ.get("OPENAI_API_KEY"):
+            api_key = "no-key"  # local OpenAI-compatible servers rarely want one
+        if api_key:
+            kwargs["api_key"] = api_key
         while True:
             try:
                 async with self._semaphore():
