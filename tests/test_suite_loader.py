@@ -172,3 +172,37 @@ def test_syntax_error_and_unknown_keys() -> None:
     assert any("did you mean 'name'" in m for m in msgs)
     assert any("did you mean 'check'" in m for m in msgs)
     assert any("inside the inline table" in m for m in msgs)
+
+
+def test_check_suite_file_is_a_validate_report(tmp_path: Path) -> None:
+    from dagtui.suite import check_suite_file
+
+    report = check_suite_file(EXAMPLE)
+    assert report.ok and report.graph is None and not report.unreadable
+    missing = check_suite_file(tmp_path / "nope.toml")
+    assert missing.unreadable and [d.code for d in missing.errors] == ["SUI017"]
+
+
+def test_path_analysis_sees_unreachable_positive_leaves(tmp_path: Path) -> None:
+    """A score of 10 that no run can reach does not make a dependency passable."""
+    graph = '''
+[metric]
+name = "gate never passes"
+model = "m"
+roots = ["q"]
+[nodes.q]
+type = "binary"
+criteria = "Is it fine?"
+params = ["actual_output"]
+verdicts = [{ verdict = true, score = 0 }, { verdict = false, score = 0 }]
+[nodes.orphan]
+type = "binary"
+criteria = "Never asked"
+params = ["actual_output"]
+verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]
+'''
+    from dagtui.loader import load_text
+    from dagtui.suite.loader import graph_facts
+
+    facts = graph_facts(load_text(graph).graph)
+    assert facts.can_pass is False and facts.worst_calls == 1 and facts.kind == "LLM"

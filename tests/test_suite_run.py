@@ -90,3 +90,48 @@ def test_inline_checks_score_one_or_zero_without_calls() -> None:
     english = load.graphs["is_english"]
     assert run_inline_check(english, {"actual_output": "La capital es Madrid."}).score == 0.0
     assert run_inline_check(english, {"actual_output": "It is Madrid."}).score == 1.0
+
+
+def test_run_parser_arguments_reach_the_suite_command(tmp_path: Path, capsys,
+                                                      monkeypatch) -> None:
+    """The real `dagtui run` parser's namespace drives the suite command (the routing hook)."""
+    from dagtui.cli import build_parser
+
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nname = "tiny"\n[rules.has_output]\n'
+                     'check = { check = "length", param = "actual_output", min = 1 }\n'
+                     '[rules.judge]\ngraph = "j.toml"\ndepends_on = ["has_output"]\n')
+    (tmp_path / "j.toml").write_text(
+        '[metric]\nname = "j"\nmodel = "openai/gpt-4.1-mini"\n[nodes.ok]\ntype = "binary"\n'
+        'criteria = "Is it ok?"\nparams = ["actual_output"]\n'
+        'verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]\n')
+    cases = tmp_path / "c.jsonl"
+    cases.write_text('{"name": "a", "actual_output": "hello"}\n'
+                     '{"name": "b", "actual_output": ""}\n')
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("DAGTUI_MEASURE_UNGATED", "1")
+    with StubServer() as stub:
+        argv = ["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
+                "--no-cache", "--json", str(tmp_path / "o.json"), "--junit",
+                str(tmp_path / "o.xml")]
+        ns = build_parser().parse_args(argv)
+        rc = run_suite_command(ns)
+        assert stub.calls == 1 + 2  # gated: only "a" reaches the judge; ungated: both
+    assert rc == 1  # has_output fails on "b"
+    data = json.loads((tmp_path / "o.json").read_text())
+    assert data["totals"]["calls"] == 1 and data["totals"]["calls_saved"] == 1
+    assert data["totals"]["saved_by"] == {"skipped_deps": 1}
+    err = capsys.readouterr().err
+    assert "level 1 judge: 1/2 evaluated, 1 passed, 1 calls" in err
+    assert (tmp_path / "o.xml").read_text().count("<skipped") == 1
+
+
+def test_invalid_suite_is_refused_before_any_call(tmp_path: Path, capsys) -> None:
+    suite = tmp_path / "s.toml"
+    suite.write_text('[rules.a]\ncheck = { check = "json", param = "actual_output" }\n'
+                     'depends_on = ["b"]\n[rules.b]\ngraph = "gone.toml"\ndepends_on = ["a"]\n')
+    rc = run_suite_command(argparse.Namespace(graph=str(suite), cases=None))
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "SUI007" in err and "a -> b -> a" in err and "SUI008" in err
+    assert "nothing was run" in err

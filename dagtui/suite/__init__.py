@@ -12,6 +12,7 @@ from __future__ import annotations
 from .loader import (
     SuiteError,
     SuiteLoad,
+    check_suite_file,
     is_suite_file,
     is_suite_text,
     load_suite_file,
@@ -30,6 +31,7 @@ __all__ = [
     "SuiteEditError",
     "SuiteError",
     "SuiteLoad",
+    "check_suite_file",
     "is_suite_file",
     "is_suite_text",
     "load_suite_file",

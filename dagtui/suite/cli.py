@@ -6,8 +6,9 @@ are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--mode
 `--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--cache-dir`) work here
 as they do for graphs; `add_suite_arguments` adds the one suite-only flag.
 
-Exit codes as for graphs: 0 every evaluated rule passed on every case it judged, 1 failures
-(or an invalid suite), 2 usage or input error, 3 judge errors prevented a verdict.
+Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
+(score below its graph's threshold; a check that does not hold) or the suite is invalid;
+2 usage or input error; 3 nothing failed but judge errors prevented a verdict.
 """
 
 from __future__ import annotations
@@ -54,30 +55,31 @@ def _target(args: argparse.Namespace) -> str | None:
 
 
 def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
-    """Judge per graph rule: `--judge labels` answers from the cases' labels; otherwise a
-    litellm judge on `--model`, else the graph's pinned model, else DAGTUI_MODEL."""
-    judge_name = _opt(args, "judge", default="litellm")
+    """Judges for graph rules, made as `dagtui run` makes them (`dagtui.api.make_judge`):
+    `--model`, else DAGTUI_MODEL, else the graph's pinned model; `--judge labels` answers
+    from the cases' labels. Rules on the same model share one judge (one concurrency limit)
+    and every judge shares one cache."""
+    judge_name = _opt(args, "judge")
     api_base = _opt(args, "api_base")
     concurrency = int(_opt(args, "concurrency", default=8))
     no_cache = bool(_opt(args, "no_cache", default=False)) or not cache
-    cache_dir = _opt(args, "cache_dir")
     shared: dict[str, Any] = {}
 
     def judge_for(rule: Rule, graph: Any) -> Any:
-        if judge_name == "labels":
-            from ..judges import LabelsJudge
-
-            return LabelsJudge()
-        from ..cache import Cache, NullCache
-        from ..judges import LiteLLMJudge
+        from ..api import make_judge, model_for
+        from ..cache import Cache
 
         if "cache" not in shared:
-            shared["cache"] = NullCache() if no_cache else Cache(cache_dir)
-        model = _opt(args, "model") or graph.metric.model or os.environ.get("DAGTUI_MODEL")
-        key = f"{model}|{api_base}"
-        if key not in shared:  # one judge per model: its concurrency limit is shared
-            shared[key] = LiteLLMJudge(model, api_base=api_base, api_key=_opt(args, "api_key"),
-                                       cache=shared["cache"], concurrency=concurrency)
+            shared["cache"] = False if no_cache else Cache(_opt(args, "cache_dir"))
+        choice = judge_name or _opt(args, "model")
+        key = "labels" if choice == "labels" else f"{model_for(graph, choice)}|{api_base}"
+        if key not in shared:
+            shared[key] = make_judge(
+                choice, graph, api_base=api_base, api_key=_opt(args, "api_key"),
+                cache=shared["cache"], concurrency=concurrency,
+                timeout=float(_opt(args, "timeout", default=60.0)),
+                retries=int(_opt(args, "retries", default=3)),
+            )
         return shared[key]
 
     return judge_for
@@ -89,7 +91,7 @@ async def execute(
     args: argparse.Namespace,
     *,
     measure_ungated: bool = False,
-    progress: Any = None,
+    on_rule_done: Any = None,
 ) -> Any:
     """Run the suite (and the ungated baseline when asked); returns the SuiteResult."""
     from .gating import attach_baseline, estimate_baseline, run_suite
@@ -100,13 +102,16 @@ async def execute(
     runner = EngineRuleRunner(load, make_judge_factory(args))
     try:
         result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
-                                 kinds=load.kinds, progress=progress)
+                                 kinds=load.kinds, on_rule_done=on_rule_done)
     finally:
         await runner.aclose()
     if measure_ungated:
         # cache off: a cached answer is a call the gated run already paid for
         base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False))
         try:
+            if on_rule_done is not None:
+                print("measuring the ungated baseline (every active rule on every case)...",
+                      file=sys.stderr)
             baseline = await run_suite(load.suite, cases, base_runner, concurrency=concurrency,
                                        gated=False, kinds=load.kinds)
         finally:
@@ -150,11 +155,17 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     measure = bool(_opt(args, "measure_ungated", default=False)) or (
         os.environ.get("DAGTUI_MEASURE_UNGATED", "") not in ("", "0")
     )
-    result = asyncio.run(execute(load, cases, args, measure_ungated=measure))
-    if not _opt(args, "quiet", default=False):
-        from rich.console import Console
+    quiet = bool(_opt(args, "quiet", default=False))
 
-        print_summary(result, Console(width=max(120, _width())))
+    def rule_done(st: Any) -> None:
+        print(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
+              f"{st.passed} passed, {st.calls} calls", file=sys.stderr)
+
+    result = asyncio.run(execute(load, cases, args, measure_ungated=measure,
+                                 on_rule_done=None if quiet else rule_done))
+    from rich.console import Console
+
+    print_summary(result, Console(width=max(120, _width())))
     json_out = _opt(args, "json", "json_out")
     junit_out = _opt(args, "junit", "junit_out")
     try:
@@ -165,9 +176,9 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     except OSError as exc:
         print(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if result.errors:
-        return EXIT_JUDGE
-    return EXIT_FAIL if result.failures else EXIT_OK
+    if result.failures:
+        return EXIT_FAIL
+    return EXIT_JUDGE if result.errors else EXIT_OK
 
 
 def _width() -> int:

@@ -11,7 +11,7 @@ from ..diagnostics import Diagnostic, severity_of
 
 SUITE_CODES: dict[str, str] = {
     # errors: the suite cannot run as written
-    "SUI001": "suite file cannot be read",
+    "SUI001": "TOML syntax error",
     "SUI002": "unknown key",
     "SUI003": "a rule needs exactly one of graph / check",
     "SUI004": "value has the wrong type",
@@ -27,6 +27,7 @@ SUITE_CODES: dict[str, str] = {
     "SUI014": "unknown status",
     "SUI015": "suite has no rules",
     "SUI016": "dependency whose score can never exceed 0",
+    "SUI017": "file cannot be read as a suite",
     # warnings: it runs, but probably not as meant
     "SUI101": "dependency on a paused rule",
     "SUI102": "budget smaller than one case",

@@ -325,6 +325,7 @@ async def run_suite(
     gated: bool = True,
     kinds: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
+    on_rule_done: Callable[[RuleStats], None] | None = None,
 ) -> SuiteResult:
     """Run every active rule, level by level, over `cases`.
 
@@ -344,7 +345,7 @@ async def run_suite(
             st = RuleStats(rid, n, rule.status, (kinds or {}).get(rid, "?"))
             stats[rid] = st
             jobs.append(_run_rule(rule, st, cases, names, passes, runner, limit, gated,
-                                  progress))
+                                  progress, on_rule_done))
         await asyncio.gather(*jobs)
         for rid in level:
             passes[rid] = {r.case for r in stats[rid].records if r.passed}
@@ -389,6 +390,7 @@ async def _run_rule(
     limit: asyncio.Semaphore,
     gated: bool,
     progress: ProgressFn | None,
+    on_done: Callable[[RuleStats], None] | None = None,
 ) -> None:
     records: list[CaseRecord | None] = [None] * len(cases)
 
@@ -465,3 +467,5 @@ async def _run_rule(
     if tasks:
         await asyncio.gather(*tasks)
     st.records = [r for r in records if r is not None]
+    if on_done is not None:
+        on_done(st)

@@ -145,7 +145,7 @@ def load_suite_file(path: str | FsPath, *, check_graphs: bool = True) -> SuiteLo
 
 
 def _fail(file: str, message: str, line: int = 0, col: int = 0) -> SuiteLoad:
-    return SuiteLoad(None, [suite_diag("SUI001", message, file, line, col)], file=file)
+    return SuiteLoad(None, [suite_diag("SUI017", message, file, line, col)], file=file)
 
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -161,10 +161,8 @@ def load_suite_text(text: str, file: str | None = None, *, check_graphs: bool = 
         m = _TOML_POS.search(str(exc))
         line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
         msg = _TOML_POS.sub("", str(exc)).strip()
-        load = _fail(file or "<suite>", f"TOML syntax: {msg}", line, col)
-        load.file, load.text = file, text
-        load.diagnostics = [suite_diag("SUI001", f"TOML syntax: {msg}", file, line, col)]
-        return load
+        diag = suite_diag("SUI001", f"TOML syntax: {msg}", file, line, col)
+        return SuiteLoad(None, [diag], text=text, file=file)
     positions = locate(text)
     ctx = _Ctx(file, positions)
     suite = _build_suite(raw, ctx)
@@ -591,3 +589,18 @@ def validate_suite_file(path: str | FsPath) -> list[Diagnostic]:
     from ..diagnostics import sort_key
 
     return sorted(load_suite_file(path).diagnostics, key=sort_key)
+
+
+def check_suite_file(path: str | FsPath) -> Any:
+    """A suite's diagnostics as a `dagtui.validate.Report`, so `dagtui validate` prints,
+    counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
+    `unreadable` is true for SUI017, as DAG022 is for graphs."""
+    from ..loader import LoadResult
+    from ..validate import Report
+
+    class SuiteReport(Report):
+        @property
+        def unreadable(self) -> bool:
+            return any(d.code == "SUI017" for d in self.diagnostics)
+
+    return SuiteReport(LoadResult(None, file=str(path)), validate_suite_file(path))
