@@ -295,7 +295,12 @@ def _rename_key(container: Any, old: str, new: str) -> None:
     """Rename a table key in place, keeping its position, body and comments."""
     item = container[old]
     inner = container.value if isinstance(container, tk.Table) else container
+    body = item.value.body if isinstance(item, tk.Table) else None
+    size = len(body) if body is not None else 0
     inner._replace(old, new, item)
+    # tomlkit pads a replaced table with a cosmetic blank line; a rename must not add one
+    if body is not None and len(body) == size + 1 and isinstance(body[-1][1], tk.Whitespace):
+        body.pop()
     if hasattr(item, "invalidate_display_name"):
         item.invalidate_display_name()
 
@@ -458,11 +463,18 @@ def _array_entries(arr: Any) -> list[tuple[Any, str, list[str]]]:
 def _rebuild_array(table: Any, current: Any, plan: list[tuple[Any, Any]]) -> None:
     comments: dict[int, tuple[str, list[str]]] = {}
     tail: list[str] = []
+    kept_ids = {id(kept) for kept, _ in plan if kept is not None}
+    carry: list[str] = []  # standalone comments above a deleted verdict move down, not away
     for value, comment, above in _array_entries(current):
         if value is None:
-            tail = above
+            tail, carry = carry + above, []
+        elif id(value) in kept_ids:
+            comments[id(value)] = (comment, carry + above)
+            carry = []
         else:
-            comments[id(value)] = (comment, above)
+            carry = carry + above
+    if carry:
+        tail = carry + tail
     lines: list[str] = []
     for kept, verdict in plan:
         comment, above = comments.get(id(kept), ("", [])) if kept is not None else ("", [])
@@ -499,23 +511,75 @@ def _inline_items(item: Any) -> list[tuple[str, str]]:
     return out
 
 
+def _trailing_comments(t: Any) -> list[tuple[Any, Any]]:
+    """Comment lines (and blank lines) after the last key of a `[[...]]` table: tomlkit files
+    the comments above the *next* header there, so they must outlive this table."""
+    body = t.value.body
+    i = len(body)
+    while i > 0 and body[i - 1][0] is None:
+        i -= 1
+    return [(k, v) for k, v in body[i:] if isinstance(v, tk.Comment | tk.Whitespace)]
+
+
+def _ends_blank(t: Any) -> bool:
+    body = t.value.body
+    return bool(body) and isinstance(body[-1][1], tk.Whitespace) and "\n" in body[-1][1].s
+
+
 def _rebuild_aot(table: Any, current: Any, plan: list[tuple[Any, Any]]) -> None:
-    tables = []
-    for kept, verdict in plan:
-        if kept is not None:
-            tables.append(kept)
-            continue
-        fresh = tomlkit.parse(_table_text("[[v]]", _ordered(verdict, VERDICT_ORDER)))["v"][0]
-        fresh.trivia.indent = "\n"
-        tables.append(fresh)
-    if not tables:
-        del table["verdicts"]
-        _insert_key(table, "verdicts", [], ())
+    """Delete and insert `[[...]]` tables in place; kept tables are not touched at all."""
+    if not plan:
+        orphans = [x for el in current.body for x in el.value.body
+                   if isinstance(x[1], tk.Comment)]
+        last_blank = bool(current.body) and _ends_blank(current.body[-1])
+        _replace_value(table, "verdicts", [])
+        if orphans:
+            _insert_before(table, "verdicts", orphans)
+        if last_blank and not _ends_blank(table):
+            table.value.body.append((None, tk.Whitespace("\n")))
         return
-    aot = tomlkit.aot()
-    for t in tables:
-        aot.append(t)
-    table["verdicts"] = aot
+    kept_ids = {id(kept) for kept, _ in plan if kept is not None}
+    last_blank = bool(current.body) and _ends_blank(current.body[-1])
+    previous: Any = None
+    front: list[tuple[Any, Any]] = []
+    for element in list(current.body):
+        if id(element) in kept_ids:
+            previous = element
+            continue
+        orphans = [x for x in _trailing_comments(element) if isinstance(x[1], tk.Comment)]
+        if previous is not None:
+            previous.value.body.extend(orphans)
+        else:
+            front += orphans
+    for i in reversed(range(len(current.body))):
+        if id(current.body[i]) not in kept_ids:
+            del current[i]
+    for pos, (kept, verdict) in enumerate(plan):
+        if kept is None:
+            text = _table_text("[[v]]", _ordered(verdict, VERDICT_ORDER))
+            current.insert(pos, tomlkit.parse(text)["v"][0])
+    tables = list(current.body)
+    for pos, (kept, _) in enumerate(plan):
+        if kept is not None:
+            continue
+        fresh = tables[pos]
+        fresh.trivia.indent = "" if pos == 0 or _ends_blank(tables[pos - 1]) else "\n"
+        if pos < len(tables) - 1 or last_blank:
+            fresh.value.body.append((None, tk.Whitespace("\n")))
+    if last_blank and not _ends_blank(tables[-1]):
+        tables[-1].value.body.append((None, tk.Whitespace("\n")))
+    if front:
+        _insert_before(table, "verdicts", front)
+
+
+def _insert_before(table: Any, key: str, entries: list[tuple[Any, Any]]) -> None:
+    """Put comment lines in a table's body just before `key` (above its first header)."""
+    body = table.value.body
+    for i, (k, _) in enumerate(body):
+        if k is not None and k.key == key:
+            body[i:i] = entries
+            return
+    body.extend(entries)
 
 
 def _same(a: Any, b: Any) -> bool:
