@@ -66,15 +66,15 @@ def classify(exc: BaseException) -> str:
         return "request"
     if isinstance(exc, asyncio.TimeoutError | TimeoutError) or "Timeout" in name:
         return "timeout"
+    if "JSONDecodeError" in text or "Expecting value" in text or "ResponseValidation" in name \
+            or "Invalid response object" in text:
+        return "malformed"
     if status == 429 or "RateLimit" in name:
         return "429"
     if isinstance(status, int) and status >= 500:
         return "5xx"
     if name in ("InternalServerError", "ServiceUnavailableError", "BadGatewayError"):
         return "5xx"
-    if "JSONDecodeError" in text or "Expecting value" in text or "ResponseValidation" in name \
-            or "Invalid response object" in text:
-        return "malformed"
     if "Connection" in name:
         return "connection"
     if isinstance(status, int) and 400 <= status < 500:
