@@ -22,10 +22,16 @@ _STYLE = {
 
 
 def quote(text: str) -> str:
-    """A DOT double-quoted string whose displayed text is exactly `text`."""
-    body = text.replace("\\", "\\\\").replace('"', '\\"')
-    body = body.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    return f'"{body}"'
+    """A DOT double-quoted string whose displayed text is `text`: backslash and quote
+    escaped, `&` as `&amp;` (Graphviz decodes HTML entities in labels), every kind of line
+    break as DOT's `\\n`, other control characters (NUL would cut the string) as spaces."""
+    lines = []
+    for line in text.splitlines() or [""]:
+        clean = "".join(ch if ch.isprintable() else " " for ch in line)
+        lines.append(clean.replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;"))
+    if text.endswith(("\n", "\r")) and text.splitlines():
+        lines.append("")
+    return '"' + "\\n".join(lines) + '"'
 
 
 def to_dot(graph: Graph) -> str:

@@ -32,9 +32,13 @@ _ENTITIES = {
 
 
 def escape(text: str) -> str:
-    """Label text safe inside Mermaid's double quotes (one line, entities for specials)."""
-    out = "".join(_ENTITIES.get(ch, ch) for ch in text)
-    return out.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br/>")
+    """Label text safe inside Mermaid's double quotes: one source line (every kind of line
+    break, NEL and U+2028 included, becomes `<br/>`), Mermaid's special characters as
+    `#...;` entities, other invisible control characters as spaces."""
+    return "<br/>".join(
+        "".join(_ENTITIES.get(ch, ch if ch.isprintable() else " ") for ch in line)
+        for line in text.splitlines() or [""]
+    ) + ("<br/>" if text.endswith(("\n", "\r")) and text.splitlines() else "")
 
 
 def to_mermaid(graph: Graph) -> str:
