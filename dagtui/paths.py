@@ -55,14 +55,17 @@ def show_verdict(value: VerdictValue) -> str:
     return repr(value)
 
 
-def describe_choices(choices: list[tuple[str, VerdictValue]] | tuple[tuple[str, VerdictValue], ...]) -> str:
+Choices = list[tuple[str, VerdictValue]] | tuple[tuple[str, VerdictValue], ...]
+
+
+def describe_choices(choices: Choices) -> str:
     """`present=true, order='Two headings swapped'`, or `(no verdicts)` for a choice-free run."""
     if not choices:
         return "(no verdicts: the only possible run)"
     return ", ".join(f"{nid}={show_verdict(v)}" for nid, v in choices)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PathInfo:
     """One possible run: the verdicts it takes and where it ends."""
 
@@ -224,23 +227,30 @@ class _Walker:
         self.cost = [0] * n
         #: per task: child indices (duplicates kept, as RunState keeps them)
         self.data: list[tuple[int, ...]] = [()] * n
-        #: per judgement: (verdict value, then index or -1 when unknown/None, score, has_then)
-        self.verdicts: list[tuple[tuple[VerdictValue, int, float | None, bool], ...]] = [()] * n
+        #: per judgement: (verdict value, then index or -1 when unknown/None, the Leaf it ends
+        #: at or None, has_then)
+        self.verdicts: list[tuple[tuple[VerdictValue, int, Leaf | None, bool], ...]] = [()] * n
+        self.geval_leaf: list[Leaf | None] = [None] * n
         for i, nid in enumerate(ids):
             node = graph.nodes[nid]
             self.cost[i] = judge_calls(node)
             if isinstance(node, TaskNode):
                 self.kind[i] = 0
-                self.data[i] = tuple(index[c] for c in topo.data_children.get(nid, ()) if c in index)
+                self.data[i] = tuple(
+                    index[c] for c in topo.data_children.get(nid, ()) if c in index
+                )
             elif isinstance(node, GEvalNode):
                 self.kind[i] = 2
+                self.geval_leaf[i] = Leaf(nid)
             else:
                 self.kind[i] = 1
                 vs = []
                 for v in getattr(node, "verdicts", []):
                     has_then = v.then is not None
                     target = index.get(v.then, -1) if has_then else -1
-                    vs.append((v.verdict, target, v.score, has_then))
+                    leaf = Leaf(nid, v.verdict, v.score) if not has_then and v.score is not None \
+                        else None
+                    vs.append((v.verdict, target, leaf, has_then))
                 self.verdicts[i] = tuple(vs)
         self.remaining = [len(topo.parents.get(nid, ())) for nid in ids]
         self.done = [False] * n
@@ -328,19 +338,19 @@ class _Walker:
                 self._arrive(c, added)
                 arrivals.append(c)
         elif kind == 2:
-            self.leaves.append(Leaf(self.ids[i]))
+            self.leaves.append(self.geval_leaf[i])  # type: ignore[arg-type]
             frame[4] = True
         else:
             options = self.verdicts[i]
-            value, target, score, has_then = options[frame[1]]
+            value, target, leaf, has_then = options[frame[1]]
             self.choices.append((self.ids[i], value))
             self.weight /= len(options)
             if has_then:
                 if target >= 0:
                     self._arrive(target, added)
                     arrivals.append(target)
-            elif score is not None:
-                self.leaves.append(Leaf(self.ids[i], value, score))
+            elif leaf is not None:
+                self.leaves.append(leaf)
                 frame[4] = True
 
     def _undo(self, frame: list) -> None:
@@ -361,6 +371,7 @@ class _Walker:
     def _record(self) -> None:
         if len(self.paths) >= self.max_paths:
             raise _Budget(f"more than {self.max_paths:,} verdict combinations")
+        ids = self.ids
         leaves = tuple(self.leaves)
         score: float | None = None
         passes: bool | None = None
@@ -374,7 +385,7 @@ class _Walker:
                 score=score,
                 passes=passes,
                 calls=self.calls,
-                nodes_run=tuple(self.ids[i] for i in self.run_order),
+                nodes_run=tuple([ids[i] for i in self.run_order]),
                 weight=self.weight,
             )
         )

@@ -139,6 +139,9 @@ def _check(load: LoadResult, base_dir: str | None) -> Report:
             load.graph, load.positions, file=load.file, base_dir=base_dir, raw=load.raw,
             prior=load.diagnostics,
         )
+        # a more specific explanation replaces the loader's generic "unknown key"
+        specific = {(d.node, d.field) for d in semantic if d.code == "DAG019"}
+        diags = [d for d in diags if not (d.code == "DAG002" and (d.node, d.field) in specific)]
         diags.extend(semantic)
     return Report(load, sorted(_dedupe(diags), key=sort_key), paths)
 
@@ -313,7 +316,9 @@ class _Checker:
         return True
 
     # -- the pass ---------------------------------------------------------------------------
-    def run(self, prior: list[Diagnostic] | tuple[Diagnostic, ...]) -> tuple[list[Diagnostic], PathReport | None]:
+    def run(
+        self, prior: list[Diagnostic] | tuple[Diagnostic, ...]
+    ) -> tuple[list[Diagnostic], PathReport | None]:
         graph = self.graph
         self.check_metric()
         if not graph.nodes:
@@ -332,12 +337,27 @@ class _Checker:
         report: PathReport | None = None
         blocked = any(d.code in STRUCTURAL for d in (*prior, *self.diags))
         try:
-            report = analyze(graph, Topology.of(graph))
+            report = analyze(graph, self.topology())
         except Exception:  # pragma: no cover - analysis must never break validation
             report = None
         if report is not None and not blocked:
             self.check_paths(report)
         return self.diags, report
+
+    def topology(self) -> Topology:
+        """`Topology.of(graph)`, reusing the parents this pass already computed."""
+        graph = self.graph
+        parents = {k: tuple(v) for k, v in self.parents.items()}
+        if graph.metric.roots is not None:
+            roots = tuple(r for r in graph.metric.roots if r in graph.nodes)
+        else:
+            roots = tuple(nid for nid in graph.nodes if not parents[nid])
+        data = {
+            nid: tuple(c for c in node.children if c in graph.nodes)
+            for nid, node in graph.nodes.items()
+            if isinstance(node, TaskNode)
+        }
+        return Topology(tuple(graph.nodes), parents, roots, data)
 
     # -- metric ---------------------------------------------------------------------------
     def check_metric(self) -> None:
@@ -430,6 +450,10 @@ class _Checker:
         )
 
     def check_task(self, nid: str, node: TaskNode) -> None:
+        if self.raw_has(nid, "verdicts"):
+            self.add("DAG019", "a task node has no verdicts: it extracts evidence for its "
+                     "children; put the verdicts on a binary or non_binary child and list it "
+                     "in children", ("nodes", nid, "verdicts"), node=nid, fld="verdicts")
         self.require(nid, node, "instructions", "tell the judge what to extract")
         self.require(nid, node, "output_label", "it names the evidence in its children's "
                      "prompts (for example \"Summary headings\")")
@@ -885,7 +909,8 @@ class _Checker:
         while best_parent.get(chain[-1]):
             chain.append(best_parent[chain[-1]])  # type: ignore[arg-type]
         gates = [n for n in reversed(chain) if nodes[n].is_judgement]
-        more = f" ({len(too_deep) - 1} more node(s) sit deeper than that)" if len(too_deep) > 1 else ""
+        more = (f" ({len(too_deep) - 1} more node(s) sit deeper than that)"
+                if len(too_deep) > 1 else "")
         self.add("DAG110", f"'{first}' is gate number {depth[first]} on the path "
                  f"{' → '.join(gates)}; one early wrong verdict misroutes everything below "
                  f"it, so keep gates at most {MAX_GATE_DEPTH} deep (flatten, or settle rules in "

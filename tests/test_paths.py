@@ -246,3 +246,12 @@ def test_dead_nodes_are_the_nodes_no_run_executes(graph: Graph) -> None:
     assert set(report.dead_nodes) == set(graph.nodes) - ran
     # the structural estimate never calls a live node dead
     assert set(structural_dead_nodes(graph)) <= set(report.dead_nodes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_graphs())
+def test_validator_topology_matches_schedule(graph: Graph) -> None:
+    from dagtui.positions import Positions
+    from dagtui.validate import _Checker
+
+    assert _Checker(graph, Positions(), None, ".", None).topology() == Topology.of(graph)

@@ -365,3 +365,21 @@ def test_validate_api_without_positions() -> None:
     diags = validate(graph)
     assert [d.code for d in diags] == ["DAG013"]
     assert diags[0].node == "j"
+
+
+def test_task_with_verdicts_is_explained_as_an_edge_problem() -> None:
+    text = HEAD + ('\n[nodes.t]\ntype = "task"\ninstructions = "List the claims."\n'
+                   'output_label = "Claims"\nparams = ["actual_output"]\nchildren = ["j"]\n'
+                   'verdicts = [ { verdict = true, score = 10 } ]\n'
+                   + binary("j", "score = 10", "score = 0", params=False))
+    diags = check_text(text, "x.toml").diagnostics
+    assert [d.code for d in diags] == ["DAG019"]
+    assert diags[0].node == "t" and diags[0].line == line_of(text, "verdicts = [ {")
+
+
+def test_duplicate_child_is_reported() -> None:
+    text = HEAD + ('\n[nodes.t]\ntype = "task"\ninstructions = "List the claims."\n'
+                   'output_label = "Claims"\nparams = ["actual_output"]\n'
+                   'children = ["j", "j"]\n'
+                   + binary("j", "score = 10", "score = 0", params=False))
+    assert codes_of(text) == ["DAG019"]
