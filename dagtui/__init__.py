@@ -18,6 +18,22 @@ __all__ = [
     "GraphError",
     "Severity",
     "__version__",
+    "a_evaluate",
+    "evaluate",
+    "load",
     "load_file",
     "load_text",
 ]
+
+#: the SPEC §11 API, imported on first use so `import dagtui` stays light
+_LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api"}
+
+
+def __getattr__(name: str):  # noqa: ANN202 - module-level lazy attributes (PEP 562)
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dagtui' has no attribute {name!r}")
