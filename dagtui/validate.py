@@ -867,7 +867,7 @@ class _Checker:
         shown = " → ".join([*chain, start])
         self.add("DAG009", f"cycle {shown}: these nodes wait for each other, so none of them "
                  "can ever run; remove one of the edges", path, node=last,
-                 fld="children" if path[3] == "children" else "verdicts", at_value=True)
+                 fld="children" if path[2] == "children" else "verdicts", at_value=True)
 
     def check_gate_depth(self, acyclic: bool) -> None:
         """DAG110: more than MAX_GATE_DEPTH judgement/check nodes one after another."""
@@ -984,9 +984,7 @@ class _Checker:
             for i, v in enumerate(getattr(node, "verdicts", [])):
                 if v.verdict == value and type(v.verdict) is type(value):
                     if v.then is not None:
-                        waiting = [q for q in self.parents.get(v.then, ()) if q not in
-                                   p.nodes_run or q == nid]
-                        missing = [q for q in waiting if q != nid]
+                        missing = self.missing_arrivals(v.then, p)
                         never = ""
                         if v.then in self.dead:
                             never = " (no combination starts it: it can never run)"
@@ -1007,6 +1005,22 @@ class _Checker:
         if last:
             return f"the run stops after '{last}'", ("nodes", last), (last, None)
         return "nothing runs", ("nodes",), (None, None)
+
+    def missing_arrivals(self, target: str, p: PathInfo) -> list[str]:
+        """Parents of `target` that did not arrive in run `p` (so `target` never started)."""
+        chosen = dict(p.choices)
+        ran = set(p.nodes_run)
+        out = []
+        for q in self.parents.get(target, ()):
+            node = self.graph.nodes[q]
+            led_here = q in ran and (q not in chosen or any(
+                v.then == target and v.verdict == chosen[q]
+                and type(v.verdict) is type(chosen[q])
+                for v in getattr(node, "verdicts", [])
+            ))
+            if not led_here:
+                out.append(q)
+        return out
 
     def report_dead(self, report: PathReport) -> None:
         dead = set(report.dead_nodes)

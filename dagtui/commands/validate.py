@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -76,17 +77,21 @@ def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
         if not is_dir:
             files.append(p)  # missing or unreadable files are reported by the loader
             continue
-        found = []
-        for f in sorted(p.rglob("*.toml")):
-            rel = f.relative_to(p).parts[:-1]
-            if any(part.startswith(".") or part in SKIP_DIRS for part in rel):
-                continue
-            if f.is_file() and is_graph_file(f):
-                found.append(f)
+        found = [f for f in _walk_toml(p) if is_graph_file(f)]
         if not found:
             problems.append(f"{raw}: error DAG022 no graph files (*.toml) in this directory")
         files.extend(found)
     return files, problems
+
+
+def _walk_toml(root: Path) -> list[Path]:
+    """`*.toml` files under `root`, sorted, without descending into hidden or tool dirs
+    (a `.venv` holds thousands of files and no graphs)."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
+        out.extend(Path(dirpath) / f for f in filenames if f.endswith(".toml"))
+    return sorted(p for p in out if p.is_file())
 
 
 # --------------------------------------------------------------------------------------------
