@@ -1,0 +1,142 @@
+"""The suite dependencies view: Pilot tests of its refusals and navigation, and snapshots."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dagtui.tui.suite_view import OpenGraph, SuiteApp
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_DIR = ROOT / "graphs" / "suites"
+SIZE = (120, 42)
+
+
+@pytest.fixture
+def suite_path(tmp_path: Path) -> Path:
+    for name in ("spans.toml", "correctness.toml", "deep_analysis.toml"):
+        shutil.copy(EXAMPLE_DIR / name, tmp_path / name)
+    return tmp_path / "spans.toml"
+
+
+async def _select(pilot, app: SuiteApp, rule: str) -> None:
+    ids = [app.query_one("#rules").get_option_at_index(i).id
+           for i in range(app.query_one("#rules").option_count)]
+    app.query_one("#rules").highlighted = ids.index(rule)
+    await pilot.pause()
+    assert app.selected == rule
+
+
+async def test_whole_dag_lists_every_rule_with_kind_and_status(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for rid in ("has_output", "is_english", "correctness", "deep_analysis", "concise"):
+            assert rid in app.drawing_text
+        assert "LLM · active" in app.drawing_text and "code · paused" in app.drawing_text
+        await _select(pilot, app, "correctness")
+        details = str(app.query_one("#details").render())
+        assert "graph: correctness.toml" in details and "needed by: deep_analysis, concise" in details
+
+
+async def test_delete_with_dependents_is_refused_with_their_names(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "correctness")
+        await pilot.press("delete")
+        await pilot.pause()
+        assert "correctness" in app.load.suite.rules
+        assert "deep_analysis, concise" in app.status_text
+        assert "cannot delete rule 'correctness'" in app.status_text
+        assert not app.modified
+        # a rule nothing depends on goes
+        await _select(pilot, app, "concise")
+        await pilot.press("d")
+        await pilot.pause()
+        assert "concise" not in app.load.suite.rules and app.modified
+        assert "concise" not in app.drawing_text
+
+
+async def test_dependency_that_makes_a_cycle_is_refused_at_once(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "has_output")
+        await pilot.press("a")
+        await pilot.pause()
+        picker = app.screen.query_one("#pick-list")
+        ids = [picker.get_option_at_index(i).id for i in range(picker.option_count)]
+        picker.highlighted = ids.index("deep_analysis")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.load.suite.rules["has_output"].depends_on == []
+        assert "has_output -> deep_analysis -> correctness -> has_output" in app.status_text
+        assert not app.modified
+        # a harmless one is accepted and drawn
+        assert app.add_dependency("deep_analysis", "is_english")
+        assert app.load.suite.rules["deep_analysis"].depends_on == ["correctness", "is_english"]
+
+
+async def test_focus_view_shows_upstream_and_downstream_only(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "is_english")
+        await pilot.press("f")
+        await pilot.pause()
+        assert "has_output" not in app.drawing_text
+        assert {"is_english", "correctness", "deep_analysis"} <= set(
+            w for w in app.drawing_text.split() if w.isidentifier())
+        assert "upstream" in str(app.query_one("#dag").border_title)
+        await pilot.press("f")
+        await pilot.pause()
+        assert "has_output" in app.drawing_text
+
+
+async def test_enter_opens_the_rule_graph_and_checks_explain_themselves(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "has_output")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "inline check" in app.status_text and app.is_running
+        await _select(pilot, app, "correctness")
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.return_value == OpenGraph(str(suite_path.parent / "correctness.toml"),
+                                         "correctness")
+
+
+async def test_pause_and_save_keep_the_file_readable(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "deep_analysis")
+        await pilot.press("p")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not app.modified and "saved" in app.status_text
+    text = suite_path.read_text()
+    assert 'status = "paused"' in text.split("[rules.deep_analysis]")[1].split("[rules.")[0]
+    assert "# the same spans are picked on every run" in text
+
+
+async def test_quit_with_unsaved_edits_asks_once(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "concise")
+        await pilot.press("p", "q")
+        await pilot.pause()
+        assert app.is_running and "unsaved" in app.status_text
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_value is None
+
+
+def test_snapshot_whole_dag(snap_compare, suite_path: Path) -> None:
+    assert snap_compare(SuiteApp(EXAMPLE_DIR / "spans.toml", select="correctness"),
+                        terminal_size=SIZE)
+
+
+def test_snapshot_focused_rule(snap_compare) -> None:
+    assert snap_compare(SuiteApp(EXAMPLE_DIR / "spans.toml", select="is_english"),
+                        press=["f"], terminal_size=SIZE)
