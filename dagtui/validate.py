@@ -254,6 +254,7 @@ class _Checker:
         #: dead nodes a DAG015 message already explains (no separate DAG102 for them)
         self.explained_dead: set[str] = set()
         self.dead: set[str] = set()
+        self.topology_roots: tuple[str, ...] = ()
         self.verdict_index: dict[str, list[int]] = {}
         #: nodes whose verdict list the loader had to shorten (count checks would mislead)
         self.lossy_verdicts: set[str] = set()
@@ -357,6 +358,7 @@ class _Checker:
             for nid, node in graph.nodes.items()
             if isinstance(node, TaskNode)
         }
+        self.topology_roots = roots
         return Topology(tuple(graph.nodes), parents, roots, data)
 
     # -- metric ---------------------------------------------------------------------------
@@ -972,8 +974,25 @@ class _Checker:
                         break
             self.add("DAG016", f"under {describe_choices(p.choices)} the run reaches "
                      f"{len(p.leaves)} leaves ({ends}); a run must end at exactly one leaf, "
-                     "otherwise the last one to finish wins{0}".format(others), path,
+                     f"otherwise the last one to finish wins{self.fan_out_hint(p)}{others}",
+                     path,
                      node=last.node, fld=None if last.is_geval else "verdicts", at_value=True)
+
+    def fan_out_hint(self, p: PathInfo) -> str:
+        """Why a run forks: several roots, or one node feeding several nodes that all run."""
+        roots = self.topology_roots
+        if len(roots) > 1:
+            return (f"; the graph has {len(roots)} roots ({', '.join(roots)}) and a run follows "
+                    "every one of them")
+        ran = set(p.nodes_run)
+        for nid in p.nodes_run:
+            node = self.graph.nodes[nid]
+            if isinstance(node, TaskNode):
+                fed = [c for c in dict.fromkeys(node.children) if c in ran]
+                if len(fed) > 1:
+                    return (f"; task '{nid}' feeds {', '.join(fed)}, and each of them runs on "
+                            "its own branch")
+        return ""
 
     def dead_end(self, p: PathInfo) -> tuple[str, Path, tuple[str | None, str | None]]:
         """Explain where a no-leaf run stops, and where to point at."""
