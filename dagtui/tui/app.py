@@ -130,13 +130,28 @@ class EditorApp(App[None]):
     ]
 
     def __init__(self, path: str | Path, *, starter: str | None = None,
-                 poll_interval: float = 1.0, state: EditorState | None = None) -> None:
+                 poll_interval: float = 1.0, state: EditorState | None = None,
+                 cursor_blink: bool = True) -> None:
         super().__init__()
         self.state = state or EditorState.open(path, starter=starter)
+        #: False in snapshot tests and screenshots, so the picture never depends on timing
+        self.cursor_blink = cursor_blink
+        #: every notification shown, newest last (tests read it; the toasts vanish)
+        self.notices: list[str] = []
         self.poll_interval = poll_interval
         self.graph_big = False
         self._asking_disk = False
         self._syncing = False
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self.notices.append(str(message))
+        super().notify(message, *args, **kwargs)
+
+    def settle_blink(self, root: Any) -> None:
+        """Apply the blink setting to the text widgets under `root` (just mounted)."""
+        if not self.cursor_blink:
+            for widget in root.query("Input, TextArea"):
+                widget.cursor_blink = False
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -171,7 +186,11 @@ class EditorApp(App[None]):
                 (name, backend.starter_description(name)) for name in backend.starter_names()
             ]), self._starter_chosen)
         await self.sync(rebuild_form=True)
-        self.query_one(GraphTree).focus()
+        self.settle_blink(self.screen)
+        tree = self.query_one(GraphTree)
+        tree.focus()
+        if self.state.selected:
+            self.call_after_refresh(tree.select_node_id, self.state.selected)
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll_disk)
 
@@ -613,6 +632,10 @@ class EditorApp(App[None]):
         self._tab_shown(event.pane.id or "")
 
     def _tab_shown(self, tab: str) -> None:
+        self.screen.set_class(tab == "graph", "graph-tab")
+        if tab != "graph" and self.graph_big:
+            self.graph_big = False
+            self.screen.set_class(False, "graph-big")
         if tab == "paths":
             self.query_one(PathsTable).show(self.state.paths,
                                             self.state.graph.metric.effective_threshold)

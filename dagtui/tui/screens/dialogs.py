@@ -16,6 +16,12 @@ from textual.widgets.option_list import Option
 from ...model import NODE_TYPES
 
 
+def _settle(screen: ModalScreen) -> None:
+    settle = getattr(screen.app, "settle_blink", None)
+    if settle is not None:
+        settle(screen)
+
+
 class ChoiceScreen(ModalScreen[str]):
     """A question with buttons; dismisses with the chosen button's id ('cancel' on escape)."""
 
@@ -69,6 +75,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Static("", id="prompt-error", classes="field-msg")
 
     def on_mount(self) -> None:
+        _settle(self)
         self.query_one(Input).focus()
 
     @on(Input.Changed)
@@ -114,6 +121,7 @@ class AddNodeScreen(ModalScreen[tuple[str, str] | None]):
             yield Static(Text("enter to add · escape to cancel", style="dim"))
 
     def on_mount(self) -> None:
+        _settle(self)
         self.query_one("#add-id", Input).focus()
 
     @on(Input.Changed)

@@ -177,7 +177,7 @@ class GraphTree(Tree[ItemRef]):
         if ref.kind == "group":
             return Text("⊘ not reached from any root", style="italic dim")
         if ref.kind == "link":
-            text = Text("▸ ", style="cyan")
+            text = Text("┄ ", style="cyan")
             target = ref.target or "?"
             missing = target not in graph.nodes
             text.append(target, style="red underline" if missing else "")
@@ -191,7 +191,7 @@ class GraphTree(Tree[ItemRef]):
             return Text(nid)
         text = Text()
         if ref.via is not None and isinstance(graph.nodes.get(ref.via), TaskNode):
-            text.append("▸ ", style="cyan")
+            text.append("┄ ", style="cyan")
         text.append(f"{TYPE_ICONS.get(node.type, '•')} ", style="bold")
         text.append(nid, style="bold")
         text.append(f"  {node.type}", style="dim")

@@ -103,6 +103,9 @@ class NodeForm(VerticalScroll):
         else:
             rows = self._node_rows(graph, graph.nodes[node_id])
         await self.mount_all(rows)
+        settle = getattr(self.app, "settle_blink", None)
+        if settle is not None:
+            settle(self)
         if read_only:
             for w in self.query("Input, TextArea, Select, SelectionList"):
                 w.disabled = True

@@ -1,0 +1,166 @@
+"""The text of each step pane (Prompt, Response, Evidence, Verdict, Usage), as plain strings.
+
+Kept free of Textual so the exact wording is testable on its own, and because the Prompt
+pane carries a promise: each message's content appears byte for byte as it was sent. Only
+the framing lines (`── user ──`) are added around them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...trace import RunResult, StepRecord
+from .run_model import show_value
+
+RULE = "──"
+
+
+def format_messages(messages: list[dict[str, Any]]) -> str:
+    """Messages as sent: a role line, then the content exactly (no wrapping, no trimming)."""
+    parts = []
+    for msg in messages:
+        parts.append(f"{RULE} {msg.get('role', '?')} {RULE}\n{msg.get('content', '')}")
+    return "\n\n".join(parts)
+
+
+def prompt_text(record: StepRecord | None) -> str:
+    if record is None:
+        return "(this node has not run yet)"
+    if record.calls:
+        blocks = []
+        for i, call in enumerate(record.calls, start=1):
+            messages = call.request.get("messages", []) if call.request else []
+            head = f"call {i} of {len(record.calls)} · {call.purpose}"
+            if call.cache_hit:
+                head += " · cache hit (not sent again)"
+            blocks.append(f"{head}\n\n{format_messages(messages)}")
+        return "\n\n\n".join(blocks)
+    if record.prompt:
+        who = {"reused": "reused from an earlier run, not sent again",
+               "override": "verdict overridden, not sent",
+               }.get(record.source, f"answered by the {record.judge or record.source} judge, "
+                                    "no model call")
+        return f"({who}; this is the prompt a model would get)\n\n" + \
+            format_messages(record.prompt)
+    if record.source == "check":
+        return "(check node: decided in code, no prompt)"
+    if record.source == "override":
+        return "(verdict overridden before the node was asked: no prompt)"
+    return "(no prompt recorded)"
+
+
+def response_text(record: StepRecord | None) -> str:
+    if record is None:
+        return "(this node has not run yet)"
+    out = []
+    if len(record.calls) > 1:
+        for i, call in enumerate(record.calls, start=1):
+            body = call.raw if call.raw is not None else f"(no response: {call.error})"
+            out.append(f"call {i} · {call.purpose}\n{body}")
+    elif record.raw is not None:
+        out.append(record.raw)
+    elif record.calls and record.calls[0].error:
+        out.append(f"(no response: {record.calls[0].error})")
+    else:
+        out.append("(no raw response: this step made no model call)")
+    if record.error:
+        out.append(f"ERROR ({record.error_kind}): {record.error}")
+    return "\n\n".join(out)
+
+
+def evidence_text(record: StepRecord | None, received: dict[str, Any]) -> str:
+    """A task's output, or for any node the evidence its task parents handed it."""
+    parts = []
+    if record is not None and record.node_type == "task" and record.error is None:
+        text = record.answer if isinstance(record.answer, str) else show_value(record.answer)
+        parts.append(f"output of this task:\n{text}")
+    if received:
+        for parent, value in received.items():
+            text = value if isinstance(value, str) else show_value(value)
+            parts.append(f"received from {parent}:\n{text}")
+    if not parts:
+        if record is None:
+            return "(this node has not run yet)"
+        return "(this node produced no evidence and received none)"
+    return "\n\n".join(parts)
+
+
+def verdict_text(record: StepRecord | None, node_type: str) -> str:
+    if record is None:
+        return "(this node has not run yet)"
+    lines = [f"node      {record.node} ({node_type})", f"answered  by {record.source}"
+             + (f" ({record.judge})" if record.judge and record.judge != record.source else "")]
+    if record.error:
+        lines.append(f"FAILED    {record.error_kind}: {record.error}")
+    elif node_type == "task":
+        lines.append("output    evidence (see the Evidence tab)")
+    elif node_type == "geval":
+        lines.append(f"score     {show_value(record.answer)} / 10")
+    else:
+        lines.append(f"verdict   {show_value(record.answer)}")
+    if record.then:
+        lines.append(f"then      → {record.then}")
+    if record.leaf_score is not None:
+        lines.append(f"leaf      score {record.leaf_score:g} / 10 (ends the path)")
+    lines.append("")
+    lines.append("reason")
+    lines.append(record.reason or "(none given)")
+    for note in record.notes:
+        lines.append("")
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _money(cost: float | None) -> str:
+    return "n/a (unknown to litellm)" if cost is None else f"${cost:.6f}"
+
+
+def usage_text(record: StepRecord | None) -> str:
+    if record is None:
+        return "(this node has not run yet)"
+    lines = [
+        f"calls sent        {record.calls_made}",
+        f"prompt tokens     {record.prompt_tokens}",
+        f"completion tokens {record.completion_tokens}",
+        f"cost              {_money(record.cost)}",
+        f"latency           {record.latency * 1000:.0f} ms",
+        f"cache hit         {'yes' if record.cache_hit else 'no'}",
+        f"retries           {record.retries}",
+    ]
+    if record.node_type == "geval":
+        lines.append(f"scoring method    {record.method or 'n/a'}")
+        if record.sampled is not None:
+            lines.append(f"sampled score     {show_value(record.sampled)}")
+    for i, call in enumerate(record.calls, start=1):
+        lines.append("")
+        lines.append(f"call {i} · {call.purpose}")
+        params = {k: v for k, v in (call.request or {}).items() if k != "messages"}
+        lines.append(f"  request   {json.dumps(params, ensure_ascii=False, sort_keys=True)}")
+        lines.append(f"  tokens    {call.prompt_tokens} + {call.completion_tokens}")
+        lines.append(f"  cost      {_money(call.cost)}")
+        lines.append(f"  latency   {call.latency * 1000:.0f} ms")
+        lines.append(f"  cache hit {'yes' if call.cache_hit else 'no'}")
+        retry = f"{call.retries}" + (f" ({', '.join(call.retry_kinds)})" if call.retry_kinds else "")
+        lines.append(f"  retries   {retry}")
+        if call.error:
+            lines.append(f"  error     {call.error_kind}: {call.error}")
+    return "\n".join(lines)
+
+
+def result_lines(result: RunResult | None, overridden: bool) -> tuple[str, str]:
+    """(headline, details) of a finished run: score and pass/fail, then path and totals."""
+    if result is None:
+        return "", ""
+    cost = "" if result.cost is None else f" · ${result.cost:.4f}"
+    totals = (f"{result.calls} calls · {result.tokens} tokens{cost}"
+              f" · {result.cache_hits} cached")
+    path = result.describe_path()
+    if result.error is not None:
+        return "✘ error", f"{result.error}\npath: {path}\n{totals}"
+    mark = "✔ passes" if result.success else "✘ fails"
+    cmp = ">=" if result.success else "<"
+    head = f"Result {result.score:.2f}  {mark} ({cmp} {result.threshold:g})"
+    if overridden:
+        head += "  · overridden (what-if)"
+    return head, f"path: {path}\n{totals}"

@@ -1,0 +1,263 @@
+"""The debugger's state, kept apart from the widgets (no Textual import here).
+
+`DebugRun` wraps one engine `Session` for one case and adds what a person stepping through a
+graph needs on top of the engine: breakpoints, what-if overrides that survive a restart,
+the records of the previous run (so an edited node can be re-run with everything upstream
+reused, no new judge calls), the node being asked right now, and a read-only mode showing a
+saved trace. The screen asks it for each node's status and for the result, and renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ...cases import Case, CaseError
+from ...engine import Engine, Session
+from ...judges.base import Judge
+from ...model import BinaryNode, CheckNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
+from ...schedule import Topology
+from ...trace import RunResult, StepRecord, Trace
+
+#: statuses a node can have in the path tree
+PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
+    "pending", "next", "running", "done", "skipped", "failed")
+
+#: the text field of each node type that "edit & re-run" changes
+EDITABLE_FIELD: dict[type, str] = {
+    TaskNode: "instructions",
+    BinaryNode: "criteria",
+    NonBinaryNode: "criteria",
+    GEvalNode: "criteria",
+}
+
+
+@dataclass
+class NodeStatus:
+    """How one node stands in the current run."""
+
+    status: str
+    record: StepRecord | None = None
+    breakpoint: bool = False
+    overridden: bool = False
+
+
+def show_value(value: Any) -> str:
+    """A verdict or answer as a person reads it (true/false, labels, scores)."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "" if value is None else str(value)
+
+
+def answer_summary(record: StepRecord) -> str:
+    """One short phrase for the tree: the verdict, the evidence size, the score, the error."""
+    if record.error is not None:
+        return f"error: {record.error_kind or 'failed'}"
+    if record.node_type == "task":
+        text = record.answer if isinstance(record.answer, str) else show_value(record.answer)
+        return f"evidence {len(text)} chars"
+    if record.node_type == "geval":
+        return f"score {show_value(record.answer)}"
+    return show_value(record.answer)
+
+
+def allowed_answers(node: NodeBase) -> list[Any]:
+    """The verdicts a person may pick for a node (empty: free text or a score)."""
+    if isinstance(node, BinaryNode | NonBinaryNode | CheckNode):
+        return [v.verdict for v in node.verdicts]
+    return []
+
+
+def editable_field(node: NodeBase) -> str | None:
+    """Which text field `e` edits for this node (None: nothing textual to edit)."""
+    for cls, name in EDITABLE_FIELD.items():
+        if isinstance(node, cls):
+            return name
+    return None
+
+
+def with_field(graph: Graph, node_id: str, name: str, value: Any) -> Graph:
+    """A copy of `graph` with one node field changed (the original is left alone)."""
+    nodes = dict(graph.nodes)
+    nodes[node_id] = nodes[node_id].model_copy(update={name: value})
+    return graph.model_copy(update={"nodes": nodes})
+
+
+class DebugRun:
+    """One case stepped through one graph, with breakpoints and what-ifs.
+
+    Either live (`engine`, `case`) or read-only over a saved `trace`.
+    """
+
+    def __init__(self, graph: Graph, judge: Judge | None, case: Case | None = None, *,
+                 trace: Trace | None = None) -> None:
+        self.graph = graph
+        self.judge = judge
+        self.engine: Engine | None = Engine(graph, judge) if judge is not None else None
+        self.topo = self.engine.topo if self.engine else Topology.of(graph)
+        self.case = case
+        self.trace = trace
+        self.breakpoints: set[str] = set()
+        self.overrides: dict[str, Any] = {}
+        self.previous: dict[str, StepRecord] = {}
+        self.session: Session | None = None
+        self.running: str | None = None
+        self.problem: str | None = None  # why the case cannot run (missing params, ...)
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def read_only(self) -> bool:
+        return self.trace is not None
+
+    @property
+    def order(self) -> list[str]:
+        """Nodes in the order the engine considers them (file/topological order)."""
+        return [n for n in self.topo.order if n in self.graph.nodes]
+
+    def missing(self) -> list[str]:
+        """What the case lacks for nodes it could reach: shown before the first call."""
+        if self.engine is None or self.case is None:
+            return []
+        return self.engine.missing_inputs(self.case)
+
+    def set_case(self, case: Case) -> None:
+        self.case = case
+        self.previous = {}
+        self.session = None
+
+    def set_graph(self, graph: Graph) -> None:
+        """Swap in an edited graph (validated by the engine; raises GraphError)."""
+        assert self.judge is not None
+        engine = Engine(graph, self.judge)
+        self.graph, self.engine, self.topo = graph, engine, engine.topo
+
+    def restart(self, *, reuse: Iterable[StepRecord] | None = None,
+                fresh: Iterable[str] = ()) -> Session | None:
+        """A new session from the first node; None (and `problem` set) if it cannot run."""
+        self.running = None
+        self.session = None
+        self.problem = None
+        if self.engine is None or self.case is None:
+            self.problem = "no case chosen" if self.case is None else "read-only trace"
+            return None
+        try:
+            self.session = self.engine.session(self.case, overrides=self.overrides,
+                                               reuse=reuse, fresh=fresh)
+        except CaseError as exc:
+            self.problem = str(exc)
+            return None
+        return self.session
+
+    def keep_records(self) -> None:
+        """Remember this run's successful steps for the next run's reuse."""
+        if self.session is not None:
+            for rec in self.session.records:
+                if rec.error is None and rec.source in ("judge", "reused"):
+                    self.previous[rec.node] = rec
+
+    def set_override(self, node_id: str, value: Any) -> None:
+        self.overrides[node_id] = value
+
+    def clear_override(self, node_id: str) -> None:
+        self.overrides.pop(node_id, None)
+
+    def toggle_breakpoint(self, node_id: str) -> bool:
+        """Flip the breakpoint on a node; True when it is now set."""
+        if node_id in self.breakpoints:
+            self.breakpoints.discard(node_id)
+            return False
+        self.breakpoints.add(node_id)
+        return True
+
+    # ------------------------------------------------------------------ inspection
+
+    @property
+    def records(self) -> list[StepRecord]:
+        if self.trace is not None:
+            return list(self.trace.steps)
+        return list(self.session.records) if self.session else []
+
+    def record(self, node_id: str) -> StepRecord | None:
+        for rec in reversed(self.records):
+            if rec.node == node_id:
+                return rec
+        return None
+
+    @property
+    def finished(self) -> bool:
+        if self.trace is not None:
+            return True
+        return self.session is not None and self.session.done
+
+    @property
+    def started(self) -> bool:
+        return bool(self.records)
+
+    def next_node(self) -> str | None:
+        if self.session is None or self.trace is not None:
+            return None
+        return self.session.peek()
+
+    def status(self, node_id: str) -> NodeStatus:
+        rec = self.record(node_id)
+        bp = node_id in self.breakpoints
+        over = node_id in self.overrides or (rec is not None and rec.source == "override")
+        if rec is not None:
+            return NodeStatus(FAILED if rec.error else DONE, rec, bp, over)
+        if node_id == self.running:
+            return NodeStatus(RUNNING, None, bp, over)
+        if self.finished:
+            return NodeStatus(SKIPPED, None, bp, over)
+        if node_id == self.next_node():
+            return NodeStatus(NEXT, None, bp, over)
+        return NodeStatus(PENDING, None, bp, over)
+
+    def result(self) -> RunResult | None:
+        """The result once the run ended (error results included); None while running."""
+        if self.trace is not None:
+            return self.trace.result
+        if self.session is None or not self.session.done:
+            return None
+        return self.session.result()
+
+    def progress(self) -> tuple[int, int]:
+        """(steps done, steps the run can take at most from here)."""
+        done = len(self.records)
+        if self.finished:
+            return done, done
+        ran = {r.node for r in self.records}
+        could = 0
+        if self.session is not None:
+            state = self.session.state
+            # a node that has not run is still possible unless the run is past it
+            could = sum(1 for n in self.order if n not in ran and n in self._reachable(state))
+        return done, done + could
+
+    def _reachable(self, state: Any) -> set[str]:
+        """Nodes still reachable from the ready set (following every verdict)."""
+        seen: set[str] = set()
+        stack = list(state.ready())
+        while stack:
+            nid = stack.pop()
+            if nid in seen or nid not in self.graph.nodes:
+                continue
+            seen.add(nid)
+            stack.extend(self.graph.nodes[nid].targets())
+        return seen
+
+    @property
+    def overridden(self) -> bool:
+        return any(r.source == "override" for r in self.records)
+
+    def to_trace(self) -> Trace:
+        """The current run as a trace (SPEC §7)."""
+        if self.trace is not None:
+            return self.trace
+        assert self.session is not None and self.case is not None
+        return Trace.of(self.graph, self.case, self.judge, self.session.result())
