@@ -198,3 +198,19 @@ def test_filter_operators() -> None:
     assert holds("metadata.lang", "exists") and holds("metadata.missing", "exists", False)
     assert not holds("metadata.missing", "eq", None)  # a missing field fails comparisons
     assert holds("tags.0", "eq", "prod")
+
+
+def test_baselines_measured_and_estimated() -> None:
+    from dagtui.suite.gating import attach_baseline, estimate_baseline
+
+    suite = _suite(Rule("a", check={}), Rule("b", graph="b.toml", depends_on=["a"]))
+    table = {"a": {"c0": 1, "c1": 0, "c2": 0, "c3": 1}}
+    gated = _run(suite, _cases(4), FakeRunner(table, calls=2))
+    assert gated.calls == 8 + 4  # a: 4 cases x 2 calls, b: the 2 that passed a, x 2
+    baseline = _run(suite, _cases(4), FakeRunner(table, calls=2), gated=False)
+    attach_baseline(gated, baseline)
+    assert (gated.ungated_calls, gated.calls_saved, gated.ungated_method) == (16, 4, "measured")
+    assert gated.saved_by == {"skipped_deps": 4}
+    again = _run(suite, _cases(4), FakeRunner(table, calls=2))
+    estimate_baseline(again)
+    assert (again.ungated_calls, again.ungated_method) == (16, "estimated")
