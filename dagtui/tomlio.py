@@ -263,7 +263,7 @@ def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[st
 
     for nid in list(base_nodes):
         if nid not in new_nodes and nodes_doc is not None and nid in nodes_doc:
-            del nodes_doc[nid]
+            _delete_table(doc, nodes_doc, nid)
     for nid, raw in new_nodes.items():
         cls = NODE_CLASSES.get(str(raw.get("type")))
         order = cls.FIELDS if cls else ()
@@ -284,6 +284,46 @@ def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[st
         text = text.rstrip("\n") + "\n\n" if text.strip() else ""
         text += "\n".join(appended)
     return text
+
+
+def _last_table(table: Any) -> Any:
+    """The table whose body is rendered last inside `table` (sub-tables come after keys)."""
+    body = table.value.body
+    for _key, item in reversed(body):
+        if isinstance(item, tk.AoT) and item.body:
+            return _last_table(item.body[-1])
+        if isinstance(item, tk.Table):
+            return _last_table(item)
+        if not isinstance(item, tk.Comment | tk.Whitespace):
+            break
+    return table
+
+
+def _delete_table(doc: Any, nodes_doc: Any, nid: str) -> None:
+    """Delete a node's table; the comment lines at its end, which tomlkit files there but
+    which sit above the *next* header, move to whatever now precedes that header."""
+    orphans = [x for x in _trailing_comments(_last_table(nodes_doc[nid]))
+               if isinstance(x[1], tk.Comment)]
+    ids = list(nodes_doc.keys())
+    pos = ids.index(nid)
+    del nodes_doc[nid]
+    if not orphans:
+        return
+    if pos > 0:
+        target = _last_table(nodes_doc[ids[pos - 1]])
+        target.value.body.extend(orphans)
+        return
+    keys = list(doc.keys())
+    at = keys.index("nodes") if "nodes" in keys else -1
+    if at > 0 and isinstance(doc[keys[at - 1]], tk.Table):
+        _last_table(doc[keys[at - 1]]).value.body.extend(orphans)
+        return
+    body = doc.body
+    for i, (k, _) in enumerate(body):
+        if k is not None and k.key == "nodes":
+            body[i:i] = orphans
+            return
+    body.extend(orphans)
 
 
 def _replace_node(nodes_doc: Any, nid: str, raw: dict[str, Any]) -> None:
