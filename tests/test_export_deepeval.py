@@ -33,9 +33,9 @@ from deepeval.metrics import DAGMetric  # noqa: E402
 from deepeval.metrics.dag.serialization import dag_from_json, dag_to_json  # noqa: E402
 from test_export_support import load_module, normalise  # noqa: E402
 
-from dagtui.export import export_graph, import_deepeval_json  # noqa: E402
+from dagtui.export import ExportRefused, export_graph, import_deepeval_json  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
+from dagtui.loader import load_file, load_text  # noqa: E402
 
 GRAPHS = sorted(Path(__file__).resolve().parent.parent.joinpath("graphs").glob("*.toml"))
 
@@ -46,6 +46,19 @@ def _graph(path: Path):
     return result.graph
 
 
+def _assert_refused_for_check_nodes(graph, fmt: str) -> bool:
+    """Examples with check nodes cannot go to DeepEval: assert that this is the only reason
+    and that the exporter refuses naming exactly those nodes. True when refused."""
+    refusals = deepeval_refusals(graph)
+    if not refusals:
+        return False
+    checks = tuple(nid for nid, n in graph.nodes.items() if n.type == "check")
+    assert [r.nodes for r in refusals] == [checks], [r.format() for r in refusals]
+    with pytest.raises(ExportRefused):
+        export_graph(graph, fmt)
+    return True
+
+
 def _exportable(path: Path) -> bool:
     return not deepeval_refusals(_graph(path))
 
@@ -53,8 +66,8 @@ def _exportable(path: Path) -> bool:
 @pytest.mark.parametrize("path", GRAPHS, ids=lambda p: p.stem)
 def test_example_round_trips_through_deepeval(path: Path) -> None:
     graph = _graph(path)
-    if deepeval_refusals(graph):
-        pytest.skip(f"{path.name} uses what DeepEval cannot express (refusal tested elsewhere)")
+    if _assert_refused_for_check_nodes(graph, "deepeval-json"):
+        return
     text = export_graph(graph, "deepeval-json")
     dag = dag_from_json(text, multiturn=graph.metric.multi_turn)
     assert dag.multiturn == graph.metric.multi_turn
@@ -75,8 +88,8 @@ def test_at_least_one_example_exports() -> None:
 @pytest.mark.parametrize("path", GRAPHS, ids=lambda p: p.stem)
 def test_example_python_module_builds_a_dag_metric(path: Path, tmp_path: Path) -> None:
     graph = _graph(path)
-    if deepeval_refusals(graph):
-        pytest.skip(f"{path.name} uses what DeepEval cannot express (refusal tested elsewhere)")
+    if _assert_refused_for_check_nodes(graph, "deepeval-python"):
+        return
     source = export_graph(graph, "deepeval-python", source=str(path))
     module = load_module(source, tmp_path)
     metric = module.build_metric()
@@ -101,3 +114,55 @@ def test_deepeval_json_is_deterministic_and_named_after_nodes() -> None:
     ids = list(json.loads(first)["nodes"])
     assert ids[:3] == ["extract", "present", "present.false"]
     assert "order.Correct_order" in ids
+
+
+MULTI_TURN = """
+[metric]
+name = "Greeting"
+multi_turn = true
+model = "gpt-4.1-mini"
+
+[nodes.opening]
+type = "task"
+instructions = "Quote the assistant's first message."
+output_label = "Opening"
+params = ["role", "content"]
+turn_window = [0, 1]
+children = ["greets"]
+
+[nodes.greets]
+type = "binary"
+criteria = "Does the opening greet the user?"
+params = ["scenario"]
+verdicts = [{ verdict = false, score = 0 }, { verdict = true, then = "warmth" }]
+
+[nodes.warmth]
+type = "geval"
+name = "Warmth"
+params = ["role", "content"]
+evaluation_steps = ["Judge how warm the assistant is."]
+"""
+
+
+def test_multi_turn_graph_exports_to_conversational_classes(tmp_path: Path) -> None:
+    from deepeval.metrics import ConversationalDAGMetric
+    from deepeval.metrics.conversational_dag import ConversationalTaskNode
+
+    graph = load_text(MULTI_TURN).graph
+    assert graph is not None and not deepeval_refusals(graph)
+    dag = dag_from_json(export_graph(graph, "deepeval-json"), multiturn=True)
+    assert isinstance(dag.root_nodes[0], ConversationalTaskNode)
+    assert dag.root_nodes[0].turn_window == (0, 1)
+    back = import_deepeval_json(dag_to_json(dag))  # multi-turn detected from the document
+    assert normalise(back) == normalise(graph)
+    metric = load_module(export_graph(graph, "deepeval-python"), tmp_path).build_metric()
+    assert isinstance(metric, ConversationalDAGMetric)
+    assert normalise(import_deepeval_json(dag_to_json(metric.dag))) == normalise(graph)
+
+
+def test_conversational_geval_without_role_and_content_is_refused() -> None:
+    graph = load_text(MULTI_TURN.replace('params = ["role", "content"]\nevaluation_steps',
+                                         'params = ["scenario"]\nevaluation_steps')).graph
+    assert graph is not None
+    [refusal] = deepeval_refusals(graph)
+    assert refusal.nodes == ("warmth",) and "'content', 'role'" in refusal.message

@@ -163,6 +163,12 @@ def _gevals(graph: Graph) -> list[Refusal]:
         elif not has_criteria and not has_steps:
             out.append(Refusal((nid,), "a G-Eval leaf needs non-empty criteria or "
                                "evaluation_steps"))
+        missing = [p for p in ("content", "role") if p not in node.params]
+        if graph.metric.multi_turn and node.params and missing:
+            out.append(Refusal((nid,), f"DeepEval's conversational G-Eval always adds "
+                               f"{' and '.join(missing)} to its params, so it would judge "
+                               f"more than this leaf does; add {', '.join(map(repr, missing))} "
+                               "to params"))
         if node.model is not None and node.model != graph.metric.model:
             out.append(Refusal((nid,), f"pins model {node.model!r}, but DeepEval's DAG runs "
                                "every G-Eval leaf with the DAGMetric's own model; remove it or "
