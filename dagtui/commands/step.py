@@ -1,17 +1,116 @@
-"""`dagtui step`: not built yet (its issue is open)."""
+"""`dagtui step GRAPH`: the step-through debugger for one test case (SPEC §8, §9).
+
+Everything that can be checked before the terminal UI opens is checked here, so a typo in a
+flag or a case name is a one-line error with exit code 2, not a broken screen: the graph
+loads and validates, the cases file loads, `--case` names a case, the judge can be built.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+JUDGES = ("labels", "human", "replay", "litellm")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("step", help="(not yet available)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "step",
+        help="step through one test case in the terminal UI (prompts, verdicts, what-if)",
+        description="Open the step debugger on GRAPH.toml with one case: each node's exact "
+        "prompt, evidence, verdict and reason, usage; breakpoints, verdict overrides, edit a "
+        "node and re-run from it.",
+    )
+    p.add_argument("graph", metavar="GRAPH.toml", help="graph file")
+    p.add_argument("--case", metavar="NAME|INDEX",
+                   help="case to step (name or 0-based index; default: the first)")
+    p.add_argument("--cases", metavar="FILE",
+                   help="cases file (JSONL, JSON or TOML); default: [metric].cases")
+    p.add_argument("--judge", choices=JUDGES, default=None,
+                   help="who answers each node (default: labels when the cases carry labels, "
+                   "else human); litellm uses --model")
+    p.add_argument("--model", help="litellm model (implies --judge litellm)")
+    p.add_argument("--api-base", help="API base URL for the litellm judge")
+    p.add_argument("--no-cache", action="store_true", help="litellm judge: no response cache")
+    p.add_argument("--trace", metavar="FILE",
+                   help="open a saved trace read-only (with --judge replay: replay it live)")
     p.set_defaults(func=run)
 
 
+def err(msg: str) -> None:
+    print(f"dagtui step: {msg}", file=sys.stderr)
+
+
+def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
+    """Everything the app needs, or (None, exit code) after printing why not."""
+    from ..api import load_checked
+    from ..cases import CaseError, select_case
+    from ..loader import GraphError
+    from ..trace import Trace
+    from ..tui.debugger.app import graph_cases
+    from ..tui.debugger.judge_choice import default_judge_name, make_debug_judge
+
+    try:
+        graph, _warnings = load_checked(args.graph)
+    except GraphError as exc:
+        for d in exc.diagnostics:
+            if d.is_error:
+                print(d.format(), file=sys.stderr)
+        unreadable = any(d.code == "DAG022" for d in exc.diagnostics)
+        return None, EXIT_USAGE if unreadable else EXIT_FAIL
+    cases, source, problem = graph_cases(graph, args.graph, args.cases)
+    if problem:
+        err(problem)
+        return None, EXIT_USAGE
+    case = None
+    if args.case is not None:
+        if not cases:
+            err("--case given but there is no cases file (--cases or [metric].cases)")
+            return None, EXIT_USAGE
+        try:
+            case = select_case(cases, args.case)
+        except CaseError as exc:
+            err(str(exc))
+            return None, EXIT_USAGE
+    trace = None
+    if args.trace:
+        try:
+            trace = Trace.load(args.trace)
+        except (OSError, ValueError) as exc:
+            err(f"cannot read trace {args.trace}: {exc}")
+            return None, EXIT_USAGE
+    name = args.judge or ("litellm" if args.model else default_judge_name(cases))
+    try:
+        judge = make_debug_judge(name, graph, model=args.model, api_base=args.api_base,
+                                 trace=trace, cache=not args.no_cache)
+    except ValueError as exc:
+        err(str(exc))
+        return None, EXIT_USAGE
+
+    def factory(which: str) -> Any:
+        return make_debug_judge(which, graph, model=args.model, api_base=args.api_base,
+                                trace=trace, cache=not args.no_cache)
+
+    return {
+        "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,
+        "cases_source": source, "judge": judge, "judge_factory": factory,
+        "trace": trace if name != "replay" else None,
+    }, EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
-    print("dagtui step: not yet available in this version", file=sys.stderr)
-    return 2
+    ready, code = prepare(args)
+    if ready is None:
+        return code
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        err("needs an interactive terminal")
+        return EXIT_USAGE
+    from ..tui.debugger.app import DebuggerApp
+
+    graph = ready.pop("graph")
+    path = ready.pop("graph_path")
+    app = DebuggerApp(graph, path, **ready)
+    app.run()
+    return EXIT_OK

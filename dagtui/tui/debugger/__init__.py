@@ -1,0 +1,21 @@
+"""The step debugger (SPEC §9): one case through one graph, node by node.
+
+`DebuggerScreen` is pushed over the editor by F5 (`open_debugger(editor_app)`);
+`DebuggerApp` runs it alone for `dagtui step`.
+"""
+
+from __future__ import annotations
+
+from .app import DebuggerApp, graph_cases, open_debugger
+from .human import TuiHumanJudge
+from .screen import DEBUGGER_HELP, DEBUGGER_KEYS, DebuggerScreen
+
+__all__ = [
+    "DEBUGGER_HELP",
+    "DEBUGGER_KEYS",
+    "DebuggerApp",
+    "DebuggerScreen",
+    "TuiHumanJudge",
+    "graph_cases",
+    "open_debugger",
+]

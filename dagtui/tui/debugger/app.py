@@ -1,0 +1,98 @@
+"""The debugger as its own app (`dagtui step`) and as a screen over the editor (F5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+from ...cases import Case, CaseError, load_cases
+from ...model import Graph
+from ...trace import Trace
+from .judge_choice import default_judge_name, make_debug_judge
+from .screen import DebuggerScreen
+
+
+def graph_cases(graph: Graph, graph_path: str | Path | None,
+                cases_file: str | Path | None = None) -> tuple[list[Case], str | None, str | None]:
+    """(cases, where they came from, problem): `--cases`, else `[metric].cases`."""
+    source: str | None = None
+    if cases_file is not None:
+        source = str(cases_file)
+    elif graph.metric.cases:
+        base = Path(graph_path).parent if graph_path else Path.cwd()
+        source = str(base / graph.metric.cases)
+    if source is None:
+        return [], None, None
+    try:
+        return load_cases(source), source, None
+    except CaseError as exc:
+        return [], source, str(exc)
+
+
+class DebuggerApp(App[int]):
+    """`dagtui step`: the debugger screen alone; esc quits. The exit code is the app's
+    return value (0, or 3 when the last run ended in a judge error)."""
+
+    TITLE = "dagtui step"
+
+    def __init__(self, graph: Graph, graph_path: str | Path | None = None, **screen_args: Any
+                 ) -> None:
+        super().__init__()
+        self.graph = graph
+        self.graph_path = graph_path
+        self.screen_args = screen_args
+
+    def on_mount(self) -> None:
+        self.push_screen(DebuggerScreen(self.graph, self.graph_path, standalone=True,
+                                        **self.screen_args))
+
+    @property
+    def debugger(self) -> DebuggerScreen:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, DebuggerScreen):
+                return screen
+        raise LookupError("the debugger screen is not open")
+
+
+def open_debugger(editor: Any) -> None:
+    """F5 in the editor: step the graph being edited with its cases file.
+
+    The judge is offline by default (the case labels, or a person when there are none);
+    `j` switches to the graph's model. "Edit & re-run" edits go back into the editor as
+    ordinary undoable edits.
+    """
+    state = editor.state
+    if state.read_only:
+        editor.notify("the file does not parse: fix it before debugging", severity="error")
+        return
+    if state.errors:
+        editor.notify(f"fix the {state.errors} error(s) first: an invalid graph cannot run",
+                      severity="error")
+        return
+    graph = state.graph
+    path = str(state.path)
+    cases, source, problem = graph_cases(graph, path)
+    if problem:
+        editor.notify(problem, severity="warning", title="cases")
+
+    def factory(name: str) -> Any:
+        return make_debug_judge(name, graph, app=editor)
+
+    def edited(nid: str, name: str, value: Any) -> None:
+        state.set_field(nid, name, value)
+
+    def closed(_: Any) -> None:
+        sync = getattr(editor, "sync", None)
+        if sync is not None:
+            editor.call_later(sync, rebuild_form=True)
+
+    judge = factory(default_judge_name(cases))
+    editor.push_screen(DebuggerScreen(graph, path, cases=cases, judge=judge,
+                                      cases_source=source, judge_factory=factory,
+                                      on_edit=edited), closed)
+
+
+def load_trace(path: str | Path) -> Trace:
+    return Trace.load(path)

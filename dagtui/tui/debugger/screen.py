@@ -1,0 +1,786 @@
+"""The step debugger: one case through one graph, one node at a time.
+
+Left, the path tree (each node pending / next / running / done with its verdict / skipped /
+failed; under each judgement its verdicts, the one taken ticked and the leaf reached marked)
+and the result. Right, the selected step in tabs: the exact prompt, the raw response, the
+evidence, the verdict and reason, and the usage. Judge work runs in an exclusive Textual
+worker, so the screen keeps drawing while a model (or a person) answers; `x` cancels it and
+a failing call becomes a failed step, never a crash.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static, Tree
+from textual.worker import Worker, WorkerState
+
+from ...cases import Case, select_case
+from ...judges.base import Judge
+from ...loader import GraphError
+from ...model import GEvalNode, Graph, TaskNode
+from ...trace import Trace
+from .panes_text import (
+    evidence_text,
+    prompt_text,
+    response_text,
+    result_lines,
+    usage_text,
+    verdict_text,
+)
+from .run_model import (
+    DebugRun,
+    allowed_answers,
+    answer_summary,
+    editable_field,
+    show_value,
+    with_field,
+)
+from .widgets import PANES, PathTree, StepPanes
+
+WORKER_GROUP = "debugger-judge"
+
+#: (binding id, key, action, footer text, shown in footer)
+DEBUGGER_KEYS: list[tuple[str, str, str, str, bool]] = [
+    ("debugger.step", "n", "step", "step", True),
+    ("debugger.continue", "c", "continue_run", "continue", True),
+    ("debugger.restart", "r", "restart", "restart", True),
+    ("debugger.breakpoint", "b", "breakpoint", "breakpoint", True),
+    ("debugger.override", "o", "override", "override", True),
+    ("debugger.edit", "e", "edit_node", "edit & rerun", True),
+    ("debugger.case", "p", "pick_case", "case", True),
+    ("debugger.edit_case", "i", "edit_case", "edit case", False),
+    ("debugger.judge", "j", "pick_judge", "judge", False),
+    ("debugger.stop", "x", "stop", "stop", True),
+    ("debugger.save_trace", "ctrl+s,w", "save_trace", "save trace", True),
+    ("debugger.open_trace", "t", "open_trace", "open trace", False),
+    ("debugger.back", "escape", "back", "back", True),
+]
+
+#: what each action does (help text, README)
+DEBUGGER_HELP: dict[str, str] = {
+    "step": "run the next node (one judge call at most)",
+    "continue_run": "run to the end, or until a node with a breakpoint is next",
+    "restart": "start the case again from the first node",
+    "breakpoint": "toggle a breakpoint on the selected node",
+    "override": "what-if: set the selected node's verdict yourself and follow that branch",
+    "edit_node": "edit the selected node's criteria/instructions and re-run from it "
+                 "(upstream steps reused)",
+    "pick_case": "pick the case from the cases file (or edit it inline)",
+    "edit_case": "edit every field of the current case inline",
+    "pick_judge": "switch judge: labels, human, or the graph's model",
+    "stop": "cancel the judge call in flight",
+    "save_trace": "save the run as a trace (JSON)",
+    "open_trace": "open a saved trace read-only",
+    "back": "close a trace view / back to the editor / quit",
+}
+
+SCREEN_CSS = """
+DebuggerScreen {
+    layout: vertical;
+}
+DebuggerScreen #dbg-header {
+    height: 1;
+    background: $panel;
+    padding: 0 1;
+}
+DebuggerScreen #dbg-header-left {
+    width: 1fr;
+}
+DebuggerScreen #dbg-header-right {
+    width: auto;
+}
+DebuggerScreen #dbg-banner {
+    height: auto;
+    padding: 0 1;
+    background: $warning 20%;
+    display: none;
+}
+DebuggerScreen #dbg-banner.shown {
+    display: block;
+}
+DebuggerScreen #dbg-main {
+    height: 1fr;
+}
+DebuggerScreen #dbg-left {
+    width: 40;
+}
+DebuggerScreen #dbg-tree {
+    height: 1fr;
+    border: round $primary-darken-1;
+    scrollbar-size-vertical: 1;
+}
+DebuggerScreen #dbg-tree:focus {
+    border: round $accent;
+}
+DebuggerScreen #dbg-result {
+    height: auto;
+    max-height: 10;
+    border: round $primary-darken-1;
+    padding: 0 1;
+}
+DebuggerScreen #dbg-result.pass {
+    border: round $success;
+}
+DebuggerScreen #dbg-result.fail, DebuggerScreen #dbg-result.error {
+    border: round $error;
+}
+DebuggerScreen #dbg-right {
+    width: 1fr;
+    border: round $primary-darken-1;
+}
+DebuggerScreen #dbg-right:focus-within {
+    border: round $accent;
+}
+DebuggerScreen StepPanes {
+    height: 1fr;
+}
+DebuggerScreen #dbg-tabs {
+    height: 1fr;
+}
+DebuggerScreen #dbg-tabs TabPane {
+    padding: 0;
+    height: 1fr;
+}
+DebuggerScreen .step-text {
+    height: 1fr;
+    border: none;
+    padding: 0 1;
+}
+"""
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "case"
+
+
+class DebuggerScreen(Screen[None]):
+    """Step one case through `graph` with `judge`.
+
+    `cases`: the cases to pick from (`case` picks the first shown: name, index or a Case);
+    `judge`: a Judge instance (a `TuiHumanJudge` is attached to this app on mount);
+    `trace`: open this saved trace read-only instead of running;
+    `standalone`: esc quits the app (dagtui step) instead of returning to the editor;
+    `on_edit(node_id, field, value)`: told about "edit & re-run" edits (the editor applies
+    them to its own graph so they can be saved).
+    """
+
+    DEFAULT_CSS = SCREEN_CSS
+    BINDINGS = [
+        Binding(key, action, desc, show=show, id=bid)
+        for bid, key, action, desc, show in DEBUGGER_KEYS
+    ] + [
+        Binding(str(i), f"pane('{pid}')", title, show=False, id=f"debugger.pane.{pid}")
+        for i, (pid, title) in enumerate(PANES, start=1)
+    ]
+
+    def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
+                 cases: list[Case] | None = None, case: Case | str | int | None = None,
+                 judge: Judge | None = None, trace: Trace | None = None,
+                 cases_source: str | None = None, standalone: bool = False,
+                 judge_factory: Callable[[str], Judge] | None = None,
+                 on_edit: Callable[[str, str, Any], None] | None = None) -> None:
+        super().__init__()
+        self.graph = graph
+        self.graph_path = str(graph_path or graph.path or "graph.toml")
+        self.cases = list(cases or [])
+        self.cases_source = cases_source
+        self.standalone = standalone
+        self.judge_factory = judge_factory
+        self.on_edit = on_edit
+        self.fatal: str | None = None
+        chosen: Case | None = None
+        if isinstance(case, Case):
+            chosen = case
+        elif self.cases:
+            try:
+                chosen = select_case(self.cases, case if case is not None else 0)
+            except Exception as exc:  # noqa: BLE001 - shown in the banner
+                self.fatal = str(exc)
+                chosen = self.cases[0]
+        self.live: DebugRun | None = None
+        try:
+            self.live = DebugRun(graph, judge, chosen)
+        except GraphError as exc:
+            errors = [d.format() for d in exc.diagnostics if d.is_error][:4]
+            self.fatal = "the graph cannot run:\n" + "\n".join(errors)
+        self.viewing: DebugRun | None = None
+        if trace is not None:
+            self.viewing = DebugRun(graph, None, trace=trace)
+        self._busy = False
+        self._follow: str | None = None
+
+    # ------------------------------------------------------------------ layout
+
+    @property
+    def run(self) -> DebugRun | None:
+        """What is shown: a saved trace being viewed, else the live run."""
+        return self.viewing or self.live
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="dbg-header"):
+            yield Static("", id="dbg-header-left")
+            yield Static("", id="dbg-header-right")
+        yield Static("", id="dbg-banner")
+        with Horizontal(id="dbg-main"):
+            with Vertical(id="dbg-left"):
+                yield PathTree(id="dbg-tree")
+                yield Static("", id="dbg-result")
+            with Vertical(id="dbg-right"):
+                yield StepPanes(id="dbg-panes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        tree = self.query_one(PathTree)
+        tree.border_title = "Path"
+        self.query_one("#dbg-result", Static).border_title = "Result"
+        self._attach_judge()
+        run = self.run
+        if run is not None:
+            tree.build(run.graph, run.order)
+            if self.live is not None and self.live.case is not None:
+                self.live.restart()
+        tree.focus()
+        self.refresh_view()
+        if run is not None and run.order:
+            tree.select_node(run.order[0])
+
+    def _attach_judge(self) -> None:
+        judge = self.live.judge if self.live else None
+        if judge is not None and getattr(judge, "name", "") == "human" and hasattr(judge, "app"):
+            judge.app = self.app  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ drawing
+
+    def refresh_view(self) -> None:
+        run = self.run
+        left = self.query_one("#dbg-header-left", Static)
+        right = self.query_one("#dbg-header-right", Static)
+        name = Path(self.graph_path).name
+        if run is None:
+            left.update(f"dagtui step — {name}")
+            right.update("")
+            self._banner(self.fatal or "nothing to run")
+            return
+        case = run.trace.case.get("name") if run.trace else (run.case.name if run.case else "—")
+        judge = self._judge_text(run)
+        left.update(Text.assemble(("dagtui step", "bold"), f" — {name} · case “{case}” · "
+                                  f"judge {judge}", (" · read-only trace" if run.read_only
+                                                     else "", "bold magenta")))
+        done, most = run.progress()
+        records = run.records
+        calls = sum(r.calls_made for r in records)
+        tokens = sum(r.prompt_tokens + r.completion_tokens for r in records)
+        costs = [r.cost for r in records if r.cost is not None]
+        cost = f" · ${sum(costs):.4f}" if costs else ""
+        right.update(f"step {done}/{most} · {calls} calls · {tokens} tok{cost}")
+        notes = []
+        if self.fatal:
+            notes.append(self.fatal)
+        if run.read_only and run.trace is not None and not run.trace.matches(run.graph):
+            notes.append("⚠ this trace was recorded on a different version of the graph")
+        if run.problem:
+            notes.append(f"⚠ {run.problem}")
+        self._banner("\n".join(notes))
+        tree = self.query_one(PathTree)
+        tree.refresh_from(run)
+        self._show_result(run)
+        self._show_step(tree.selected_node)
+
+    def _judge_text(self, run: DebugRun) -> str:
+        if run.trace is not None:
+            info = run.trace.judge
+            return str(info.get("model") or info.get("name") or "?")
+        judge = run.judge
+        if judge is None:
+            return "—"
+        model = getattr(judge, "model", None)
+        return f"{judge.name} {model}" if model else judge.name
+
+    def _banner(self, text: str) -> None:
+        banner = self.query_one("#dbg-banner", Static)
+        banner.update(text)
+        banner.set_class(bool(text), "shown")
+
+    def _show_result(self, run: DebugRun) -> None:
+        box = self.query_one("#dbg-result", Static)
+        result = run.result()
+        box.remove_class("pass", "fail", "error")
+        if result is None:
+            nxt = run.next_node()
+            if run.running:
+                box.update(f"asking the judge about {run.running}…  (x stops)")
+            elif nxt and not run.started:
+                box.update(f"ready: n steps into {nxt}, c runs to the end")
+            elif nxt:
+                bp = " (breakpoint)" if nxt in run.breakpoints else ""
+                box.update(f"paused before {nxt}{bp}")
+            else:
+                box.update("no run yet")
+            return
+        head, details = result_lines(result, run.overridden)
+        box.add_class(result.status)
+        style = "bold green" if result.status == "pass" else "bold red"
+        box.update(Text.assemble((head, style), "\n", details))
+
+    def _show_step(self, nid: str | None) -> None:
+        run = self.run
+        panes = self.query_one(StepPanes)
+        right = self.query_one("#dbg-right")
+        if run is None or nid is None or nid not in run.graph.nodes:
+            panes.show({pid: "" for pid, _ in PANES})
+            right.border_title = ""
+            return
+        node = run.graph.nodes[nid]
+        rec = run.record(nid)
+        received: dict[str, Any] = {}
+        for parent in run.topo.parents.get(nid, []):
+            if isinstance(run.graph.nodes.get(parent), TaskNode):
+                prec = run.record(parent)
+                if prec is not None and prec.error is None:
+                    received[parent] = prec.answer
+        title = f"{nid} · {node.type}"
+        if rec is not None:
+            what = "verdict" if node.type not in ("task", "geval") else "result"
+            title += f" ── {what}: {answer_summary(rec)}"
+        elif run.running == nid:
+            title += " ── asking…"
+        right.border_title = title
+        panes.show({
+            "prompt": prompt_text(rec),
+            "response": response_text(rec),
+            "evidence": evidence_text(rec, received),
+            "verdict": verdict_text(rec, node.type),
+            "usage": usage_text(rec),
+        })
+
+    @on(Tree.NodeHighlighted, "#dbg-tree")
+    def _highlighted(self, event: Tree.NodeHighlighted) -> None:
+        data = event.node.data
+        if data is not None:
+            self._show_step(data[0])
+
+    # ------------------------------------------------------------------ state of keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        run = self.live
+        viewing = self.viewing is not None
+        if action == "stop":
+            return self._busy
+        if action in ("step", "continue_run"):
+            if viewing or run is None or self._busy:
+                return None
+            return True if not run.finished and run.case is not None else None
+        if action in ("restart", "pick_case", "edit_case", "pick_judge", "override",
+                      "edit_node", "breakpoint"):
+            if viewing or run is None or self._busy:
+                return None
+            if action == "pick_judge" and self.judge_factory is None:
+                return None
+            if action == "pick_case" and not self.cases:
+                return None
+            return True
+        if action == "save_trace":
+            return True if self.run is not None and self.run.started else None
+        return True
+
+    def _refresh_keys(self) -> None:
+        self.refresh_bindings()
+
+    # ------------------------------------------------------------------ running
+
+    def _set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self._refresh_keys()
+
+    def action_step(self) -> None:
+        self._start("step")
+
+    def action_continue_run(self) -> None:
+        self._start("continue")
+
+    def _start(self, mode: str, follow: str | None = None) -> None:
+        run = self.live
+        if run is None or self._busy or self.viewing is not None:
+            return
+        if run.session is None and run.restart() is None:
+            self.refresh_view()
+            self.notify(run.problem or "cannot start", severity="error", title="cannot run")
+            return
+        self._set_busy(True)
+        self._advance(mode)
+
+    @work(exclusive=True, exit_on_error=False, group=WORKER_GROUP)
+    async def _advance(self, mode: str) -> None:
+        """Run one node (`step`) or on to the end / the next breakpoint (`continue`)."""
+        run = self.live
+        assert run is not None and run.session is not None
+        session = run.session
+        tree = self.query_one(PathTree)
+        first = True
+        try:
+            while not session.done:
+                nid = session.peek()
+                if nid is None:
+                    break
+                if mode == "continue" and not first and nid in run.breakpoints:
+                    self.notify(f"breakpoint: stopped before {nid}", title="paused")
+                    tree.select_node(nid)
+                    break
+                run.running = nid
+                tree.select_node(nid)
+                self.refresh_view()
+                try:
+                    record = await session.step()
+                finally:
+                    run.running = None
+                first = False
+                if record is None:
+                    break
+                tree.select_node(record.node)
+                self.refresh_view()
+                if record.error is not None:
+                    self.notify(f"{record.node}: {record.error}", severity="error",
+                                title="step failed", timeout=8)
+                    break
+                if mode == "step":
+                    break
+            if session.done:
+                run.keep_records()
+                result = run.result()
+                if result is not None and result.error is None:
+                    self.notify(result_lines(result, run.overridden)[0], title="finished")
+        finally:
+            self._set_busy(False)
+            self.refresh_view()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != WORKER_GROUP:
+            return
+        if event.state == WorkerState.CANCELLED:
+            if self.live is not None:
+                self.live.running = None
+            self._set_busy(False)
+            self.refresh_view()
+            self.notify("stopped: the node can be stepped again", title="cancelled")
+        elif event.state == WorkerState.ERROR:
+            if self.live is not None:
+                self.live.running = None
+            self._set_busy(False)
+            self.refresh_view()
+            self.notify(f"{type(event.worker.error).__name__}: {event.worker.error}",
+                        severity="error", title="the run stopped", timeout=10)
+
+    def action_stop(self) -> None:
+        self.workers.cancel_group(self, WORKER_GROUP)
+
+    def action_restart(self) -> None:
+        run = self.live
+        if run is None:
+            return
+        run.keep_records()
+        run.restart()
+        self.refresh_view()
+        if run.order:
+            self.query_one(PathTree).select_node(run.order[0])
+
+    def action_breakpoint(self) -> None:
+        run = self.live
+        nid = self.query_one(PathTree).selected_node
+        if run is None or nid is None:
+            return
+        on_now = run.toggle_breakpoint(nid)
+        self.notify(f"breakpoint {'set on' if on_now else 'cleared from'} {nid}")
+        self.refresh_view()
+
+    def action_pane(self, pid: str) -> None:
+        self.query_one(StepPanes).switch(pid)
+
+    # ------------------------------------------------------------------ what-if
+
+    def action_override(self) -> None:
+        from .dialogs import PickScreen, TextScreen
+
+        run = self.live
+        nid = self.query_one(PathTree).selected_node
+        if run is None or nid is None:
+            return
+        node = run.graph.nodes[nid]
+        allowed = allowed_answers(node)
+        has = nid in run.overrides
+        if allowed:
+            options = [show_value(v) for v in allowed]
+            if has:
+                options.append("(clear the what-if: ask the judge again)")
+
+            def picked(index: int | None) -> None:
+                if index is None:
+                    return
+                if index >= len(allowed):
+                    self._apply_override(nid, None, clear=True)
+                else:
+                    self._apply_override(nid, allowed[index])
+
+            self.app.push_screen(PickScreen(f"What if {nid} answered…",
+                                            "The run follows the branch you pick; the result "
+                                            "is marked as overridden.", options), picked)
+            return
+        if isinstance(node, GEvalNode):
+            def scored(text: str | None) -> None:
+                if text is None:
+                    return
+                if not text.strip():
+                    self._apply_override(nid, None, clear=True)
+                else:
+                    value = float(text)
+                    self._apply_override(nid, int(value) if value.is_integer() else value)
+
+            self.app.push_screen(TextScreen(f"What if {nid} scored…", "A score from 0 to 10 "
+                                            "(empty clears the what-if).",
+                                            show_value(run.overrides.get(nid, "")),
+                                            check=_score_problem), scored)
+            return
+
+        def evidence(text: str | None) -> None:
+            if text is None:
+                return
+            if not text.strip():
+                self._apply_override(nid, None, clear=True)
+            else:
+                self._apply_override(nid, text)
+
+        self.app.push_screen(TextScreen(f"What if {nid} extracted…", "Evidence handed to the "
+                                        "children (F2 applies; empty clears the what-if).",
+                                        str(run.overrides.get(nid, "")), multiline=True),
+                             evidence)
+
+    def _apply_override(self, nid: str, value: Any, *, clear: bool = False) -> None:
+        run = self.live
+        if run is None:
+            return
+        if clear:
+            run.clear_override(nid)
+            self.notify(f"what-if cleared on {nid}")
+        else:
+            run.set_override(nid, value)
+            self.notify(f"what-if: {nid} = {show_value(value)}")
+        session = run.session
+        if session is not None and run.record(nid) is None and not session.done and not clear:
+            session.override(nid, value)  # not reached yet: it will answer this way
+            self.refresh_view()
+            return
+        # already decided: re-run, reusing every unchanged step, and follow the new branch
+        run.keep_records()
+        run.restart(reuse=run.previous, fresh=[nid] if clear else [])
+        self.refresh_view()
+        self._start("continue")
+
+    # ------------------------------------------------------------------ edit & re-run
+
+    def action_edit_node(self) -> None:
+        from .dialogs import TextScreen
+
+        run = self.live
+        nid = self.query_one(PathTree).selected_node
+        if run is None or nid is None:
+            return
+        node = run.graph.nodes[nid]
+        name = editable_field(node)
+        if name is None:
+            self.notify(f"{nid} is a {node.type} node: it has no prompt text to edit here",
+                        severity="warning")
+            return
+        current = getattr(node, name, None) or ""
+
+        def edited(text: str | None) -> None:
+            if text is None or text == current:
+                return
+            self._apply_edit(nid, name, text)
+
+        self.app.push_screen(TextScreen(f"Edit {nid}.{name}", "F2 applies and re-runs from "
+                                        f"{nid}; steps above it are reused (no new calls).",
+                                        current, multiline=True), edited)
+
+    def _apply_edit(self, nid: str, name: str, text: str) -> None:
+        run = self.live
+        if run is None:
+            return
+        try:
+            run.set_graph(with_field(run.graph, nid, name, text))
+        except GraphError as exc:
+            first = next((d.format() for d in exc.diagnostics if d.is_error), str(exc))
+            self.notify(first, severity="error", title="edit refused")
+            return
+        self.graph = run.graph
+        if self.on_edit is not None:
+            try:
+                self.on_edit(nid, name, text)
+            except Exception as exc:  # noqa: BLE001 - the editor refusing must not stop us
+                self.notify(f"the editor did not take the edit: {exc}", severity="warning")
+        run.keep_records()
+        run.restart(reuse=run.previous, fresh=[nid])
+        self.refresh_view()
+        self._start("continue")
+
+    # ------------------------------------------------------------------ the case & judge
+
+    def action_pick_case(self) -> None:
+        from .dialogs import CasePickerScreen
+
+        run = self.live
+        if run is None:
+            return
+
+        def chosen(index: int | None) -> None:
+            if index is None:
+                return
+            if index < 0:
+                self.action_edit_case()
+                return
+            self._use_case(self.cases[index])
+
+        current = run.case.name if run.case else None
+        self.app.push_screen(CasePickerScreen(self.cases, current, self.cases_source), chosen)
+
+    def action_edit_case(self) -> None:
+        from .dialogs import CaseEditScreen
+
+        run = self.live
+        if run is None:
+            return
+        needed = sorted({p for n in run.graph.nodes.values() for p in n.params})
+
+        def edited(case: Case | None) -> None:
+            if case is not None:
+                self._use_case(case)
+
+        self.app.push_screen(CaseEditScreen(run.case, run.graph.metric.multi_turn, needed),
+                             edited)
+
+    def _use_case(self, case: Case) -> None:
+        run = self.live
+        if run is None:
+            return
+        run.set_case(case)
+        run.restart()
+        self.refresh_view()
+        if run.order:
+            self.query_one(PathTree).select_node(run.order[0])
+
+    def action_pick_judge(self) -> None:
+        from .dialogs import PickScreen
+
+        if self.judge_factory is None or self.live is None:
+            return
+        model = self.live.graph.metric.model or "the default model"
+        names = ["labels", "human", "litellm"]
+        options = ["labels — the case's own labels, no calls",
+                   "human — you answer each node",
+                   f"litellm — {model}"]
+
+        def picked(index: int | None) -> None:
+            if index is None or self.live is None or self.judge_factory is None:
+                return
+            try:
+                judge = self.judge_factory(names[index])
+            except Exception as exc:  # noqa: BLE001
+                self.notify(str(exc), severity="error")
+                return
+            case = self.live.case
+            self.live = DebugRun(self.live.graph, judge, case)
+            self.live.breakpoints = set()
+            self._attach_judge()
+            self.live.restart()
+            self.refresh_view()
+
+        self.app.push_screen(PickScreen("Judge", "Who answers each node?", options), picked)
+
+    # ------------------------------------------------------------------ traces
+
+    def action_save_trace(self) -> None:
+        from .dialogs import TextScreen
+
+        run = self.run
+        if run is None or not run.started:
+            self.notify("nothing to save yet: step first", severity="warning")
+            return
+        case = run.trace.case.get("name", "case") if run.trace else (
+            run.case.name if run.case else "case")
+        default = f"{Path(self.graph_path).stem}.{slug(str(case))}.trace.json"
+
+        def named(path: str | None) -> None:
+            if path:
+                self.save_trace(path)
+
+        self.app.push_screen(TextScreen("Save the trace", "JSON file (graph hash, case, "
+                                        "judge, every step, the result).", default), named)
+
+    def save_trace(self, path: str | Path) -> Path | None:
+        run = self.run
+        if run is None:
+            return None
+        try:
+            saved = run.to_trace().save(path)
+        except (OSError, AssertionError) as exc:
+            self.notify(f"could not save: {exc}", severity="error")
+            return None
+        self.notify(f"trace saved to {saved}")
+        return saved
+
+    def action_open_trace(self) -> None:
+        from .dialogs import TextScreen
+
+        def named(path: str | None) -> None:
+            if path:
+                self.open_trace(path)
+
+        self.app.push_screen(TextScreen("Open a saved trace", "Shown read-only; esc returns "
+                                        "to the live run.", ""), named)
+
+    def open_trace(self, path: str | Path) -> bool:
+        try:
+            trace = Trace.load(path)
+        except (OSError, ValueError) as exc:
+            self.notify(f"cannot open {path}: {exc}", severity="error")
+            return False
+        self.viewing = DebugRun(self.graph if self.live is None else self.live.graph, None,
+                                trace=trace)
+        tree = self.query_one(PathTree)
+        tree.build(self.viewing.graph, self.viewing.order)
+        self._refresh_keys()
+        self.refresh_view()
+        return True
+
+    # ------------------------------------------------------------------ leaving
+
+    def action_back(self) -> None:
+        if self.viewing is not None and self.live is not None:
+            self.viewing = None
+            self._refresh_keys()
+            self.refresh_view()
+            self.notify("back to the live run")
+            return
+        self.workers.cancel_group(self, WORKER_GROUP)
+        if self.standalone:
+            self.app.exit()
+        else:
+            self.dismiss(None)
+
+
+def _score_problem(text: str) -> str | None:
+    if not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return f"not a number: {text!r}"
+    return None if 0 <= value <= 10 else "the score must be from 0 to 10"
