@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from dagtui.cases import load_cases
 from dagtui.suite import load_suite_file
-from dagtui.suite.cli import execute, run_suite_command
+from dagtui.suite.cli import run_suite_command
 from dagtui.suite.runner import EngineRuleRunner, run_inline_check
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -42,32 +41,39 @@ def _args(stub: StubServer, tmp_path: Path, **extra: Any) -> argparse.Namespace:
 
 
 @pytest.mark.slow
-def test_example_suite_saves_calls_counted_at_the_stub(tmp_path: Path, capsys) -> None:
-    script = Script([(w, _no_for_wrong) for w in WRONG])
-    with StubServer(script) as stub:
-        load = load_suite_file(EXAMPLE)
-        cases = load_cases(CASES)
-        gated = asyncio.run(execute(load, cases, _args(stub, tmp_path)))
-        assert stub.calls == gated.calls  # the gated run, counted at the stub
-        assert gated.rules["correctness"].evaluated == 29
-        assert gated.rules["correctness"].passed == 29 - 4  # the four wrong answers fail
+def test_example_suite_saves_calls_counted_at_the_stub(tmp_path: Path, capsys,
+                                                       monkeypatch) -> None:
+    from dagtui.suite import gating
 
-        stub.reset()
+    script = Script([(w, _no_for_wrong) for w in WRONG])
+    counted: list[int] = []  # the stub's counter after each of the two runs
+    real_run_suite = gating.run_suite
+
+    async def counting_run_suite(*args: Any, **kwargs: Any) -> Any:
+        result = await real_run_suite(*args, **kwargs)
+        counted.append(stub.calls)
+        return result
+
+    monkeypatch.setattr(gating, "run_suite", counting_run_suite)
+    with StubServer(script) as stub:
         rc = run_suite_command(_args(stub, tmp_path, measure_ungated=True))
         out = capsys.readouterr().out
-        data = json.loads((tmp_path / "suite.json").read_text())
-        totals = data["totals"]
-        assert totals["calls"] == gated.calls  # same dataset, same stub: same calls
-        # both runs together are exactly what the stub received
-        assert stub.calls == totals["calls"] + totals["ungated_calls"]
-        assert totals["ungated_method"] == "measured"
-        saved = totals["ungated_calls"] - totals["calls"]
-        assert totals["calls_saved"] == saved and saved > 0
-        assert sum(totals["saved_by"].values()) == saved
-        assert f"saved {saved} calls" in out
-        assert "measured by an ungated run" in out
+        total_at_stub = stub.calls
+    data = json.loads((tmp_path / "suite.json").read_text())
+    totals = data["totals"]
+    # the gated run, then the ungated one, each exactly what the stub received
+    assert counted == [totals["calls"], totals["calls"] + totals["ungated_calls"]]
+    assert total_at_stub == counted[-1]
+    assert totals["ungated_method"] == "measured"
+    saved = totals["ungated_calls"] - totals["calls"]
+    assert totals["calls_saved"] == saved and saved > 0
+    assert sum(totals["saved_by"].values()) == saved
+    assert f"saved {saved} calls" in out and "measured by an ungated run" in out
     assert rc == 1  # some spans fail their rules, as in a graph run
     rules = {r["rule"]: r for r in data["rules"]}
+    correctness = rules["correctness"]
+    assert correctness["evaluated"] == 29
+    assert correctness["passed"] == 29 - 4  # the four wrong answers fail
     deep = rules["deep_analysis"]
     assert deep["calls"] <= 60  # its max_calls
     assert (deep["skipped_deps"] + deep["filtered"] + deep["sampled_out"] + deep["over_budget"]
