@@ -206,3 +206,18 @@ verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]
 
     facts = graph_facts(load_text(graph).graph)
     assert facts.can_pass is False and facts.worst_calls == 1 and facts.kind == "LLM"
+
+
+def test_a_self_dependency_does_not_hide_a_longer_cycle(tmp_path: Path) -> None:
+    p = _write(tmp_path, '''[rules.a]
+check = { check = "json", param = "actual_output" }
+depends_on = ["a"]
+[rules.b]
+check = { check = "json", param = "actual_output" }
+depends_on = ["c"]
+[rules.c]
+check = { check = "json", param = "actual_output" }
+depends_on = ["b"]
+''')
+    codes = _codes(validate_suite_file(p))
+    assert "SUI006" in codes and "SUI007" in codes

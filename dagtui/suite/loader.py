@@ -388,15 +388,15 @@ def _check_references(suite: Suite, ctx: _Ctx) -> None:
                 ctx.add("SUI005", f"rule '{rid}' depends on unknown rule '{dep}'"
                         f"{suggest(dep, list(suite.rules))}", path, rule=rid, fld="depends_on",
                         at_value=True)
-    cycle = suite.find_cycle()
-    if cycle and len(cycle) > 2:  # a self-loop is SUI006 already
+    cycle = suite.find_cycle(skip_self=True)  # a self-loop is SUI006 already
+    if cycle:
         first = cycle[0]
         idx = suite.rules[first].depends_on.index(cycle[1])
         ctx.add("SUI007", "dependency cycle: " + " -> ".join(cycle) + " (each rule depends on "
                 "the next; no rule in a cycle can ever run)",
                 ("rules", first, "depends_on", idx), rule=first, fld="depends_on",
                 at_value=True)
-    elif not cycle:
+    elif suite.find_cycle() is None:
         levels = suite.levels()
         if len(levels) > MAX_LEVELS:
             deep = levels[-1][0]

@@ -170,9 +170,10 @@ class Suite:
             todo.extend(step(rid))
         return [rid for rid in self.rules if rid in seen]
 
-    def find_cycle(self) -> list[str] | None:
+    def find_cycle(self, *, skip_self: bool = False) -> list[str] | None:
         """One dependency cycle as `[a, b, ..., a]`, or None. Unknown names are ignored
-        (they are reported on their own), self-dependencies are cycles of length one."""
+        (they are reported on their own); a self-dependency is the cycle `[a, a]` unless
+        `skip_self` (the validator reports those apart and looks for longer loops)."""
         state: dict[str, int] = {}  # 1 = on the stack, 2 = done
         stack: list[str] = []
 
@@ -180,6 +181,8 @@ class Suite:
             state[rid] = 1
             stack.append(rid)
             for dep in self._known_deps(rid):
+                if skip_self and dep == rid:
+                    continue
                 if state.get(dep) == 1:
                     return stack[stack.index(dep):] + [dep]
                 if dep not in state:
