@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
@@ -796,10 +797,15 @@ class EditorApp(App[None]):
 
     # -- the file on disk -----------------------------------------------------------------
     async def _poll_disk(self) -> None:
-        if self._asking_disk or not self.state.changed_on_disk():
+        if self._asking_disk or self._exit or not self.state.changed_on_disk():
             return
+        if len(self.screen_stack) > 1 or not self.query("#header-file"):
+            return  # a dialog is open (ask when it is closed), or the app is shutting down
         if not self.state.dirty:
-            await self._reload()
+            try:
+                await self._reload()
+            except NoMatches:  # the app closed while reloading
+                return
             self.notify("the file changed on disk: reloaded")
             return
         self._asking_disk = True

@@ -302,6 +302,7 @@ class EditorState:
 
     def set_field(self, node_id: str, name: str, value: Any) -> None:
         """Set one field of a node (typing coalesces into one undo step per field)."""
+        self._check_writable()
         node = self.graph.nodes[node_id]
         attr = "schema_" if name == "schema" else name
         if getattr(node, attr, None) == value:
@@ -310,6 +311,7 @@ class EditorState:
                   key=("field", node_id, name))
 
     def set_metric(self, name: str, value: Any) -> None:
+        self._check_writable()
         if getattr(self.graph.metric, name) == value:
             return
 
@@ -320,6 +322,7 @@ class EditorState:
 
     def change_type(self, node_id: str, new_type: str) -> None:
         """Turn a node into another type, keeping the fields both types share."""
+        self._check_writable()
         old = self.graph.nodes[node_id]
         if old.type == new_type:
             return
@@ -393,6 +396,7 @@ class EditorState:
                  verdict_index: int | None = None) -> None:
         """Add a node: a child of task `parent`, or the `then` of one of `parent`'s
         verdicts (the verdict's score is dropped), or unattached (a new root)."""
+        self._check_writable()
         problem = self.check_new_id(node_id)
         if problem:
             raise EditRefused(problem)
@@ -420,6 +424,7 @@ class EditorState:
 
     def add_verdict(self, node_id: str) -> int:
         """Append a verdict with a value that does not clash; returns its index."""
+        self._check_writable()
         node = self.graph.nodes[node_id]
         if not hasattr(node, "verdicts"):
             raise EditRefused(f"a {node.type} node has no verdicts")
@@ -439,6 +444,7 @@ class EditorState:
         return len(vs) - 1
 
     def remove_verdict(self, node_id: str, index: int) -> None:
+        self._check_writable()
         vs = self.verdicts(node_id)
         if not 0 <= index < len(vs):
             raise EditRefused("no such verdict")
@@ -448,6 +454,7 @@ class EditorState:
     def set_verdict(self, node_id: str, index: int, *, verdict: Any = ..., score: Any = ...,
                     then: Any = ...) -> None:
         """Change one verdict. Setting `score` clears `then` and vice versa (exactly one)."""
+        self._check_writable()
         vs = self.verdicts(node_id)
         old = vs[index]
         new_verdict = old.verdict if verdict is ... else verdict
@@ -467,6 +474,7 @@ class EditorState:
                   key=("verdict", node_id, index, verdict is ..., score is ..., then is ...))
 
     def move_verdict(self, node_id: str, index: int, delta: int) -> int:
+        self._check_writable()
         vs = self.verdicts(node_id)
         j = index + delta
         if not (0 <= index < len(vs) and 0 <= j < len(vs)):
@@ -478,6 +486,7 @@ class EditorState:
     # -- structure ------------------------------------------------------------------------
     def move_node(self, node_id: str, delta: int) -> None:
         """Move a node up/down in file order (the order roots and ready nodes run in)."""
+        self._check_writable()
         ids = list(self.graph.nodes)
         i = ids.index(node_id)
         j = i + delta
@@ -494,6 +503,7 @@ class EditorState:
         """Delete a node. Refused while anything points at it unless `detach`, which
         removes it from every `children` list and empties every verdict `then` naming it
         (those verdicts then show a problem until given a score or a new target)."""
+        self._check_writable()
         dependents = self.dependents(node_id)
         if dependents and not detach:
             raise EditRefused(
@@ -532,6 +542,7 @@ class EditorState:
 
     def rename(self, old: str, new: str) -> None:
         """Rename a node and every reference to it (children, then, evidence, roots)."""
+        self._check_writable()
         if old == new:
             return
         problem = self.check_new_id(new)

@@ -155,12 +155,23 @@ def result_lines(result: RunResult | None, overridden: bool) -> tuple[str, str]:
     cost = "" if result.cost is None else f" · ${result.cost:.4f}"
     totals = (f"{result.calls} calls · {result.tokens} tokens{cost}"
               f" · {result.cache_hits} cached")
-    path = result.describe_path()
+    path = path_text(result)
     if result.error is not None:
-        return "✘ error", f"{result.error}\npath: {path}\n{totals}"
+        return "✘ error", f"{result.error}\n{path}\n{totals}"
     mark = "✔ passes" if result.success else "✘ fails"
     cmp = ">=" if result.success else "<"
     head = f"Result {result.score:.2f}  {mark} ({cmp} {result.threshold:g})"
     if overridden:
         head += "  · overridden (what-if)"
-    return head, f"path: {path}\n{totals}"
+    return head, f"{path}\n{totals}"
+
+
+def path_text(result: RunResult) -> str:
+    """The path as a chain a person reads left to right: node: verdict ▸ ... ▸ score."""
+    parts = []
+    for step in result.path:
+        shown = show_value(step.verdict)
+        parts.append(f"{step.node}: {shown}" if shown else step.node)
+        if step.score is not None:
+            parts.append(f"score {step.score:g}")
+    return " ▸ ".join(parts) or "(no steps)"

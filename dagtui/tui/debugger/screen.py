@@ -112,7 +112,7 @@ DebuggerScreen #dbg-main {
     height: 1fr;
 }
 DebuggerScreen #dbg-left {
-    width: 40;
+    width: 44;
 }
 DebuggerScreen #dbg-tree {
     height: 1fr;

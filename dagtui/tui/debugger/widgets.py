@@ -83,7 +83,7 @@ def verdict_label(verdict: Any, then: str | None, score: int | None, chosen: boo
     text.append("✔ " if chosen else "  ", style=style)
     text.append(f"{show_value(verdict)} {where}", style=style)
     if reached:
-        text.append("  ← reached", style="bold green")
+        text.append(" ◀ leaf", style="bold green")
     return text
 
 
@@ -150,6 +150,15 @@ class PathTree(Tree[RowRef]):
         return row.data[0]
 
 
+class PaneText(TextArea):
+    """A read-only, selectable, copyable text pane (no bracket or line highlighting)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False,
+                         highlight_cursor_line=False, **kwargs)
+        self.match_cursor_bracket = False
+
+
 class StepPanes(Vertical):
     """Prompt · Response · Evidence · Verdict · Usage of the selected step."""
 
@@ -157,8 +166,7 @@ class StepPanes(Vertical):
         with TabbedContent(initial="pane-prompt", id="dbg-tabs"):
             for pid, title in PANES:
                 with TabPane(title, id=f"pane-{pid}"):
-                    yield TextArea("", read_only=True, id=f"text-{pid}",
-                                   show_line_numbers=False, soft_wrap=True, classes="step-text")
+                    yield PaneText(id=f"text-{pid}", classes="step-text")
 
     def switch(self, pid: str) -> None:
         self.query_one(TabbedContent).active = f"pane-{pid}"
