@@ -140,3 +140,30 @@ def test_snapshot_whole_dag(snap_compare, suite_path: Path) -> None:
 def test_snapshot_focused_rule(snap_compare) -> None:
     assert snap_compare(SuiteApp(EXAMPLE_DIR / "spans.toml", select="is_english"),
                         press=["f"], terminal_size=SIZE)
+
+
+def test_run_suite_editor_opens_the_graph_then_returns_to_the_suite(monkeypatch,
+                                                                      suite_path: Path) -> None:
+    import dagtui.tui.app as editor_app
+    from dagtui.tui import suite_view
+
+    results = [OpenGraph(str(suite_path.parent / "correctness.toml"), "correctness"), None]
+    seen: list[tuple[str, str | None]] = []
+    opened: list[str] = []
+
+    def fake_suite_run(self: SuiteApp) -> OpenGraph | None:
+        seen.append((self.path, self.selected))
+        return results.pop(0)
+
+    class FakeEditor:
+        def __init__(self, path: str) -> None:
+            opened.append(path)
+
+        def run(self) -> None:
+            return None
+
+    monkeypatch.setattr(suite_view.SuiteApp, "run", fake_suite_run)
+    monkeypatch.setattr(editor_app, "EditorApp", FakeEditor)
+    assert suite_view.run_suite_editor(suite_path) == 0
+    assert opened == [str(suite_path.parent / "correctness.toml")]
+    assert seen == [(str(suite_path), None), (str(suite_path), "correctness")]
