@@ -31,7 +31,8 @@ pytest.importorskip(
 
 from deepeval.metrics import DAGMetric  # noqa: E402
 from deepeval.metrics.dag.serialization import dag_from_json, dag_to_json  # noqa: E402
-from test_export_support import load_module, normalise  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from test_export_support import dag_graphs, load_module, normalise  # noqa: E402
 
 from dagtui.export import ExportRefused, export_graph, import_deepeval_json  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
@@ -166,3 +167,18 @@ def test_conversational_geval_without_role_and_content_is_refused() -> None:
     assert graph is not None
     [refusal] = deepeval_refusals(graph)
     assert refusal.nodes == ("warmth",) and "'content', 'role'" in refusal.message
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=dag_graphs())
+def test_deepeval_accepts_every_graph_dagtui_does_not_refuse(graph) -> None:
+    """The refusal list is complete: whatever is not refused, DeepEval builds, and it is the
+    same graph (JSON through `dag_from_json`, Python through `build_metric`)."""
+    if deepeval_refusals(graph):
+        return
+    dag = dag_from_json(export_graph(graph, "deepeval-json"))
+    assert normalise(import_deepeval_json(dag_to_json(dag))) == normalise(graph)
+    with tempfile.TemporaryDirectory() as tmp:
+        module = load_module(export_graph(graph, "deepeval-python"), Path(tmp))
+    metric = module.build_metric()
+    assert normalise(import_deepeval_json(dag_to_json(metric.dag))) == normalise(graph)

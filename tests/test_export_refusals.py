@@ -6,14 +6,27 @@ These run without DeepEval installed: the rules are checked on dagtui graphs and
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dagtui.cli import main
 from dagtui.export import ExportRefused, deepeval_refusals, export_graph
 from dagtui.loader import load_text
+from dagtui.model import (
+    BinaryNode,
+    CheckNode,
+    GEvalNode,
+    Graph,
+    Metric,
+    NonBinaryNode,
+    TaskNode,
+    Verdict,
+)
 
 HEAD = '[metric]\nname = "t"\nmodel = "gpt-4.1-mini"\n'
 GATE = """
@@ -321,3 +334,62 @@ def test_cli_unwritable_output_exits_2(tmp_path: Path, capsys) -> None:
     path = _write(tmp_path, GATE)
     assert main(["export", str(path), "--to", "dot", "-o", str(tmp_path / "no" / "x.dot")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+# -- any graph the model can hold: an export or a refusal, nothing else -------------------
+
+_ids = st.sampled_from(["a", "b", "c", "d", "e"])
+_verdict = st.builds(
+    Verdict,
+    verdict=st.booleans() | st.sampled_from(["x", "y", "z"]),
+    score=st.none() | st.integers(-1, 11) | st.sampled_from([2.5, 10.0]),
+    then=st.none() | _ids | st.just("missing"),
+)
+_params = st.lists(st.sampled_from(["input", "actual_output", "role", "content", "bogus"]),
+                   max_size=2)
+_node = st.one_of(
+    st.builds(TaskNode, instructions=st.text(max_size=5), output_label=st.text(max_size=5),
+              params=_params, children=st.lists(_ids | st.just("missing"), max_size=3)),
+    st.builds(BinaryNode, criteria=st.text(max_size=5), params=_params,
+              verdicts=st.lists(_verdict, max_size=3)),
+    st.builds(NonBinaryNode, criteria=st.text(max_size=5), params=_params,
+              verdicts=st.lists(_verdict, max_size=3)),
+    st.builds(GEvalNode, name=st.text(max_size=5), params=_params,
+              criteria=st.none() | st.text(max_size=5),
+              evaluation_steps=st.none() | st.lists(st.text(max_size=5), max_size=2),
+              model=st.none() | st.sampled_from(["m", "other"]),
+              turn_window=st.none() | st.just((0, 1))),
+    st.builds(CheckNode, check=st.just("json"), param=st.just("actual_output"),
+              verdicts=st.lists(_verdict, max_size=2)),
+)
+
+
+@st.composite
+def any_graph(draw: st.DrawFn) -> Graph:
+    nodes = draw(st.dictionaries(_ids, _node, max_size=5))
+    for nid, node in nodes.items():
+        node.id = nid
+    roots = draw(st.none() | st.lists(_ids, max_size=2))
+    metric = Metric(model=draw(st.none() | st.just("m")), multi_turn=draw(st.booleans()),
+                    roots=roots)
+    return Graph(metric=metric, nodes=nodes)
+
+
+@settings(max_examples=400, deadline=None)
+@given(graph=any_graph())
+def test_every_graph_exports_or_is_refused(graph: Graph) -> None:
+    for fmt in ("deepeval-json", "deepeval-python", "mermaid", "dot"):
+        try:
+            text = export_graph(graph, fmt)
+        except ExportRefused as exc:
+            assert fmt.startswith("deepeval") and exc.refusals
+            continue
+        assert text.endswith("\n")
+        if fmt == "deepeval-python":
+            compile(text, "<export>", "exec")
+        if fmt == "deepeval-json":
+            doc = json.loads(text)
+            refs = {c for spec in doc["nodes"].values() for c in spec.get("children", [])}
+            refs |= {spec["child"]["ref"] for spec in doc["nodes"].values()
+                     if spec.get("child", {}).get("type") == "node"}
+            assert refs <= set(doc["nodes"])  # every reference resolves

@@ -63,3 +63,60 @@ def load_module(source: str, directory: Path) -> ModuleType:
     finally:
         sys.modules.pop(name, None)
     return module
+
+
+# -- a hypothesis strategy for plausible graphs (acyclic by construction) -----------------
+
+def dag_graphs():
+    """Graphs built front to back (edges only point forward, so no cycles) that are mostly
+    valid for DeepEval, with the mistakes DeepEval cannot take mixed in at a low rate:
+    several roots, nodes behind two judgements, G-Eval behind a data edge, empty params."""
+    from hypothesis import strategies as st
+
+    from dagtui.model import BinaryNode, GEvalNode, Metric, NonBinaryNode, TaskNode, Verdict
+
+    params = st.lists(st.sampled_from(["input", "actual_output", "expected_output", "context"]),
+                      min_size=1, max_size=3, unique=True)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Graph:
+        count = draw(st.integers(1, 6))
+        kinds = [draw(st.sampled_from(["task", "binary", "non_binary"]))]
+        kinds += [draw(st.sampled_from(["task", "binary", "non_binary", "geval"]))
+                  for _ in range(count - 1)]
+        ids = [f"n{i}" for i in range(count)]
+        nodes: dict[str, Any] = {}
+
+        def outcome(i: int) -> dict[str, Any]:
+            later = ids[i + 1:]
+            if later and draw(st.booleans()):
+                return {"then": draw(st.sampled_from(later))}
+            return {"score": draw(st.integers(0, 10))}
+
+        for i, (nid, kind) in enumerate(zip(ids, kinds, strict=True)):
+            if kind == "task":
+                later = ids[i + 1:]
+                children = draw(st.lists(st.sampled_from(later), unique=True, max_size=2)) \
+                    if later else []
+                node: Any = TaskNode(instructions=f"do {nid}", output_label=f"out {nid}",
+                                     params=draw(params), children=children)
+            elif kind == "binary":
+                node = BinaryNode(criteria=f"is {nid}?", params=draw(params | st.just([])),
+                                  verdicts=[Verdict(verdict=True, **outcome(i)),
+                                            Verdict(verdict=False, **outcome(i))])
+            elif kind == "non_binary":
+                labels = draw(st.lists(st.sampled_from(["A", "B", "C"]), min_size=1,
+                                       max_size=3, unique=True))
+                node = NonBinaryNode(criteria=f"which {nid}?", params=draw(params | st.just([])),
+                                     verdicts=[Verdict(verdict=lab, **outcome(i))
+                                               for lab in labels])
+            else:
+                steps = draw(st.booleans())
+                node = GEvalNode(name=f"G {nid}", params=draw(params),
+                                 criteria=None if steps else f"rate {nid}",
+                                 evaluation_steps=[f"step {nid}"] if steps else None)
+            node.id = nid
+            nodes[nid] = node
+        return Graph(metric=Metric(name="generated", model="gpt-4.1-mini"), nodes=nodes)
+
+    return build()
