@@ -11,9 +11,14 @@ does not replay `RunState` for every path, which would copy state at every branc
 the same rules depth first over integer arrays and undoes each step on the way back, so a
 1,000-node graph is analysed in milliseconds. `tests/test_paths.py` checks that both agree.
 
-Enumeration can explode (independent judgements multiply), so it runs under a budget of
-paths and steps. When the budget runs out the report says so (`complete=False`) and the
-validator falls back to structural checks.
+Enumeration can explode (verdicts multiply along a path), so it runs under a budget of paths
+and steps. When the budget runs out, the path *list* stops (`complete=False`) and a second
+search takes over that visits each distinct run *state* once instead of each path: many
+verdicts lead to the same state (five labels that all continue at one node), so it proves the
+same facts (every combination ends at exactly one leaf, min/max/expected calls, reachable
+scores, dead nodes) in far fewer steps, and keeps one example combination per problem. Only
+when that search also runs out of budget (`proven=False`) does the validator fall back to
+structural checks and say so.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ if TYPE_CHECKING:  # rich is only needed to draw the table
 VerdictValue = bool | str
 
 #: default budgets: generous for hand-written rubrics, small enough to stay interactive
-MAX_PATHS = 20_000
-MAX_STEPS = 400_000
+MAX_PATHS = 5_000
+MAX_STEPS = 40_000
+#: distinct run states the second (memoised) search may visit
+MAX_STATES = 5_000
 
 
 def judge_calls(node: object) -> int:
@@ -109,8 +116,12 @@ class PathReport:
     """Everything path analysis found. Aggregates are None when enumeration was cut short."""
 
     paths: list[PathInfo] = field(default_factory=list)
+    #: True when `paths` lists every verdict combination
     complete: bool = True
-    #: why enumeration stopped early (empty when complete)
+    #: True when the aggregates and `bad_paths` cover every combination (always when
+    #: `complete`; also when the state search finished after the listing stopped)
+    proven: bool = True
+    #: why the listing (and, if not proven, the state search) stopped; empty when complete
     reason: str = ""
     min_calls: int | None = None
     max_calls: int | None = None
@@ -119,9 +130,10 @@ class PathReport:
     reachable_scores: list[float] = field(default_factory=list)
     #: G-Eval nodes some run ends at (their score is only known at run time)
     geval_leaves: list[str] = field(default_factory=list)
-    #: nodes that no run executes (structural estimate when incomplete)
+    #: nodes that no run executes (structural estimate when not proven)
     dead_nodes: list[str] = field(default_factory=list)
-    #: runs that reach no leaf or more than one
+    #: runs that reach no leaf or more than one (every one when complete; one example per
+    #: kind of problem when only proven)
     bad_paths: list[PathInfo] = field(default_factory=list)
     steps: int = 0
 
@@ -147,6 +159,7 @@ def analyze(
     *,
     max_paths: int = MAX_PATHS,
     max_steps: int = MAX_STEPS,
+    max_states: int = MAX_STATES,
 ) -> PathReport:
     """Enumerate every verdict combination of `graph` (within budget) and summarise them."""
     topo = topo or Topology.of(graph)
@@ -156,14 +169,23 @@ def analyze(
         walker.walk()
     except _Budget as exc:
         report.complete = False
-        report.reason = str(exc)
+        report.reason = f"listing stopped: {exc}"
     report.paths = walker.paths
     report.steps = walker.steps
-    report.bad_paths = [p for p in walker.paths if not p.ok]
     if report.complete:
+        report.bad_paths = [p for p in walker.paths if not p.ok]
         _aggregate(report, graph, walker.ran)
-    else:
+        return report
+    search = _StateSearch(graph, topo, max_states)
+    try:
+        summary = search.run()
+    except _Budget as exc:
+        report.proven = False
+        report.reason += f"; state search stopped: {exc}"
         report.dead_nodes = structural_dead_nodes(graph, topo)
+        return report
+    report.steps += search.states
+    search.fill(report, summary)
     return report
 
 
@@ -218,6 +240,7 @@ class _Walker:
 
     def __init__(self, graph: Graph, topo: Topology, max_paths: int, max_steps: int) -> None:
         self.graph = graph
+        self._topo = topo
         ids = list(topo.order)
         self.ids = ids
         index = {nid: i for i, nid in enumerate(ids)}
@@ -310,6 +333,19 @@ class _Walker:
                 continue
             self._apply(frame)
 
+    def follow(self, forced: dict[int, int]) -> PathInfo:
+        """Execute one run, taking verdict `forced[node]` at each judgement (first verdict
+        where none is given), and return it as a PathInfo."""
+        while self.ready:
+            i = min(self.ready)
+            self._run(i)
+            frame = [i, forced.get(i, 0), [], [], False]
+            if self.kind[i] == 1 and not self.verdicts[i]:
+                continue
+            self._apply(frame)
+        self._record()
+        return self.paths[-1]
+
     def _run(self, i: int) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
@@ -391,6 +427,226 @@ class _Walker:
         )
 
 
+_NONE = "none"  # outcome class: the run reaches no leaf
+_MANY = "many"  # outcome class: the run reaches two or more leaves
+
+
+_MASK = (1 << 64) - 1
+
+
+def _term(kind: int, node: int, value: int = 0) -> int:
+    """A fixed pseudo-random 64-bit number for one fact about a run state (splitmix64)."""
+    z = (kind * 0x9E3779B97F4A7C15 + node * 0xBF58476D1CE4E5B9 + (value + 1) * 0x94D049BB133111EB
+         ) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _leaf_class(leaf: Leaf) -> object:
+    """Outcome class of a run ending at exactly `leaf`: what the report tells apart (its
+    score, or which G-Eval node), so states differing only in which verdict scored merge."""
+    return ("geval", leaf.node) if leaf.is_geval else ("score", leaf.score)
+
+
+@dataclass(slots=True)
+class _Summary:
+    """What can still happen from one run state on (the future only, not the past).
+
+    `outcomes` maps an outcome class (no leaf, one leaf with a given score or G-Eval node,
+    several leaves) to one example: the verdict choices (node index, verdict index) that
+    lead to it, and the leaves it reaches.
+    """
+
+    min_calls: int
+    max_calls: int
+    exp_calls: float
+    outcomes: dict[object, tuple[tuple[tuple[int, int], ...], tuple[Leaf, ...]]]
+    ran: int  # bitmask of node indices some continuation executes
+
+
+class _StateSearch(_Walker):
+    """Depth-first search over run states with memoisation (same rules as `_Walker`).
+
+    The future of a run depends only on which nodes ran, how many parents of each waiting
+    node arrived and what is ready, not on the verdicts that got there, so each distinct
+    state is solved once and its summary reused for every path that reaches it.
+    """
+
+    def __init__(self, graph: Graph, topo: Topology, max_states: int) -> None:
+        super().__init__(graph, topo, max_paths=0, max_steps=0)
+        self.max_states = max_states
+        self.states = 0
+        self.memo: dict[tuple[int, int], _Summary] = {}
+        self.initial = list(self.remaining)
+        # The state key is an incremental (Zobrist-style) 64-bit hash: a sum of one
+        # pseudo-random term per fact (node i ran, node i is ready, node t has r parents
+        # left), updated on every change, so keying a state costs O(1) however big the graph.
+        n = len(self.ids)
+        self.t_ready = [_term(1, i) for i in range(n)]
+        #: ran-instead-of-ready: the change when node i runs
+        self.t_run = [(_term(2, i) - self.t_ready[i]) & _MASK for i in range(n)]
+        self.t_left: dict[tuple[int, int], int] = {}
+        self.key_hash = 0
+        for i in self.ready:
+            self.key_hash = (self.key_hash + self.t_ready[i]) & _MASK
+
+    def _left(self, target: int, value: int) -> int:
+        key = (target, value)
+        term = self.t_left.get(key)
+        if term is None:
+            term = self.t_left[key] = _term(3, target, value)
+        return term
+
+    def _bump(self, term: int, sign: int) -> None:
+        self.key_hash = (self.key_hash + sign * term) & _MASK
+
+    def run(self) -> _Summary:
+        import sys
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * len(self.ids) + 1000))
+        try:
+            return self.solve()
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _arrive(self, target: int, log: list[int]) -> None:
+        old = self.remaining[target]
+        added = len(log)
+        super()._arrive(target, log)
+        self._bump(self._left(target, self.remaining[target]) - self._left(target, old), 1)
+        if len(log) > added:
+            self._bump(self.t_ready[target], 1)
+
+    def _unarrive(self, target: int) -> None:
+        old = self.remaining[target]
+        super()._unarrive(target)
+        self._bump(self._left(target, self.remaining[target]) - self._left(target, old), 1)
+
+    def _undo(self, frame: list) -> None:
+        for t in frame[3]:
+            self._bump(self.t_ready[t], -1)
+        super()._undo(frame)
+
+    def _run(self, i: int) -> None:
+        self.ready.remove(i)
+        self.done[i] = True
+        self.run_order.append(i)
+        self._bump(self.t_run[i], 1)
+
+    def _unrun_state(self, i: int) -> None:
+        self.ready.append(i)
+        self.done[i] = False
+        self.run_order.pop()
+        self._bump(self.t_run[i], -1)
+
+    def solve(self) -> _Summary:
+        if not self.ready:
+            return _Summary(0, 0, 0.0, {_NONE: ((), ())}, 0)
+        key = (self.key_hash, len(self.run_order))
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        self.states += 1
+        if self.states > self.max_states:
+            raise _Budget(f"more than {self.max_states:,} distinct run states")
+        i = min(self.ready)
+        self._run(i)
+        frame: list = [i, 0, [], [], False]
+        options = self.verdicts[i] if self.kind[i] == 1 else ()
+        parts: list[_Summary] = []
+        if not options:
+            if self.kind[i] != 1:
+                self._apply(frame)
+            child = self.solve()
+            leaf = self.geval_leaf[i] if self.kind[i] == 2 else None
+            parts.append(self._shift(child, i, None, leaf))
+            if self.kind[i] != 1:
+                self._undo(frame)
+        else:
+            for k, (_, _, leaf, _) in enumerate(options):
+                frame[1] = k
+                self._apply(frame)
+                child = self.solve()
+                self._undo(frame)
+                parts.append(self._shift(child, i, k, leaf))
+        self._unrun_state(i)
+        summary = self._merge(parts, i)
+        self.memo[key] = summary
+        return summary
+
+    def _shift(self, child: _Summary, i: int, k: int | None, leaf: Leaf | None) -> _Summary:
+        """The child's future seen from one step earlier: node i ran (verdict k), maybe
+        reaching `leaf` first."""
+        cost = self.cost[i]
+        outcomes: dict[object, tuple[tuple[tuple[int, int], ...], tuple[Leaf, ...]]] = {}
+        step = ((i, k),) if k is not None else ()
+        for cls, (choices, leaves) in child.outcomes.items():
+            if leaf is None:
+                new_cls, new_leaves = cls, leaves
+            elif cls == _NONE:
+                new_cls, new_leaves = _leaf_class(leaf), (leaf,)
+            else:
+                new_cls, new_leaves = _MANY, (leaf, *leaves)
+            if new_cls not in outcomes:
+                outcomes[new_cls] = (step + choices, new_leaves)
+        return _Summary(child.min_calls + cost, child.max_calls + cost,
+                        child.exp_calls + cost, outcomes, child.ran | (1 << i))
+
+    @staticmethod
+    def _merge(parts: list[_Summary], i: int) -> _Summary:
+        if len(parts) == 1:
+            return parts[0]
+        outcomes: dict[object, tuple[tuple[tuple[int, int], ...], tuple[Leaf, ...]]] = {}
+        ran = 0
+        for p in parts:
+            ran |= p.ran
+            for cls, example in p.outcomes.items():
+                outcomes.setdefault(cls, example)
+        return _Summary(
+            min(p.min_calls for p in parts),
+            max(p.max_calls for p in parts),
+            sum(p.exp_calls for p in parts) / len(parts),
+            outcomes,
+            ran,
+        )
+
+    def fill(self, report: PathReport, summary: _Summary) -> None:
+        """Copy the proven facts into `report`; examples become replayed PathInfos."""
+        report.min_calls = summary.min_calls
+        report.max_calls = summary.max_calls
+        report.expected_calls = summary.exp_calls
+        scores: set[float] = set()
+        gevals: list[str] = []
+        for cls, (_, leaves) in summary.outcomes.items():
+            if cls in (_NONE, _MANY):
+                continue
+            (leaf,) = leaves
+            if leaf.is_geval:
+                if leaf.node not in gevals:
+                    gevals.append(leaf.node)
+            elif leaf.score is not None:
+                scores.add(float(leaf.score) / 10.0)
+        report.reachable_scores = sorted(scores)
+        report.geval_leaves = gevals
+        report.dead_nodes = [nid for n, nid in enumerate(self.ids)
+                             if not summary.ran >> n & 1]
+        for cls in (_NONE, _MANY):
+            if cls in summary.outcomes:
+                choices, _ = summary.outcomes[cls]
+                report.bad_paths.append(self.replay(choices))
+
+    def replay(self, choices: tuple[tuple[int, int], ...]) -> PathInfo:
+        """The full run for an example list of (node, verdict index) choices."""
+        walker = _Walker(self.graph, self.topo_for_replay, max_paths=1, max_steps=10**9)
+        forced = dict(choices)
+        return walker.follow(forced)
+
+    @property
+    def topo_for_replay(self) -> Topology:
+        return self._topo
+
 def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table:
     """The path table for the CLI (`dagtui validate --paths`), as a rich Table."""
     from rich.table import Table
@@ -398,7 +654,9 @@ def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table
     threshold = graph.metric.effective_threshold
     title = f"{len(report.paths)} path(s) · {report.calls_text()} · threshold {threshold:g}"
     if not report.complete:
-        title += f" · incomplete: {report.reason}"
+        title += f" · first {len(report.paths)} shown"
+    if not report.proven:
+        title += " · not proven"
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("#", justify="right", style="dim")
     table.add_column("verdicts taken")

@@ -920,10 +920,10 @@ class _Checker:
 
     # -- path analysis ----------------------------------------------------------------------
     def check_paths(self, report: PathReport) -> None:
-        if not report.complete:
-            self.add("DAG201", f"path analysis stopped early ({report.reason}); only the "
-                     "structural checks ran: dead nodes are estimated and leaf combinations "
-                     "were not proven", ("nodes",))
+        if not report.proven:
+            self.add("DAG201", f"path analysis gave up ({report.reason}); only the "
+                     "structural checks ran: dead nodes are estimated and the verdict "
+                     "combinations were not proven to end at exactly one leaf", ("nodes",))
         else:
             self.dead = set(report.dead_nodes)
             self.report_bad_paths(report)
@@ -1056,7 +1056,7 @@ class _Checker:
             if not parents:
                 why = ("nothing points at it and [metric] roots does not list it"
                        if self.graph.metric.roots is not None else "nothing points at it")
-            elif report.complete:
+            elif report.proven:
                 why = (f"it waits for all of {', '.join(parents)}, and no combination of "
                        "verdicts brings them all")
                 if len(parents) == 1:
@@ -1083,7 +1083,7 @@ class _Checker:
         threshold = m.effective_threshold
         if not 0.0 <= m.threshold <= 1.0:
             return
-        if report.complete:
+        if report.proven:
             if report.geval_leaves or not report.reachable_scores:
                 return
             scores = report.reachable_scores

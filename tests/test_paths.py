@@ -106,16 +106,17 @@ def test_budget_announces_fallback() -> None:
         target = {"then": f"n{k + 1}"} if k < 5 else {"score": 5}
         graph.nodes[f"n{k}"] = NonBinaryNode(criteria="?", params=["input"], verdicts=[
             Verdict(verdict=f"L{i}", **target) for i in range(4)])
-    full = analyze(graph)
+    full = analyze(graph, max_paths=10_000)
     assert full.complete and len(full.paths) == 4**6
-    cut = analyze(graph, max_paths=100)
-    assert not cut.complete
+    cut = analyze(graph, max_paths=100, max_states=0)
+    assert not cut.complete and not cut.proven
     assert "100" in cut.reason
     assert cut.min_calls is None and cut.max_calls is None and cut.expected_calls is None
     assert "unknown" in cut.calls_text()
     assert cut.dead_nodes == []
     steps = analyze(graph, max_steps=50)
     assert not steps.complete and "steps" in steps.reason
+    assert steps.proven and steps.min_calls == 6  # the state search finished the job
 
 
 def test_structural_dead_nodes_fallback() -> None:
@@ -255,3 +256,47 @@ def test_validator_topology_matches_schedule(graph: Graph) -> None:
     from dagtui.validate import _Checker
 
     assert _Checker(graph, Positions(), None, ".", None).topology() == Topology.of(graph)
+
+
+def aggregates(report) -> tuple:
+    kinds = {("none" if not p.leaves else "many") for p in report.bad_paths}
+    return (report.min_calls, report.max_calls, round(report.expected_calls or 0, 9),
+            report.reachable_scores, sorted(report.geval_leaves), report.dead_nodes, kinds)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_graphs())
+def test_state_search_proves_what_enumeration_finds(graph: Graph) -> None:
+    full = analyze(graph)
+    assert full.complete
+    searched = analyze(graph, max_paths=0)  # the listing stops at once; states take over
+    assert not searched.complete and searched.proven
+    assert aggregates(searched) == aggregates(full)
+    for p in searched.bad_paths:  # the examples are real bad runs, replayed in full
+        assert not p.ok
+        assert p in full.paths
+
+
+def test_state_search_handles_label_fan_in_without_fallback() -> None:
+    graph = Graph(metric=Metric(model="m"))
+    for k in range(8):
+        target = {"then": f"n{k + 1}"} if k < 7 else {"score": 5}
+        graph.nodes[f"n{k}"] = NonBinaryNode(criteria="?", params=["input"], verdicts=[
+            Verdict(verdict=f"L{i}", **target) for i in range(10)])
+    report = analyze(graph)  # 10**8 combinations, 8 distinct states
+    assert not report.complete and report.proven
+    assert report.steps < 10_000
+    assert (report.min_calls, report.max_calls) == (8, 8)
+    assert report.reachable_scores == [0.5] and report.bad_paths == []
+
+
+def test_state_search_budget_falls_back() -> None:
+    graph = Graph(metric=Metric(model="m"))
+    for k in range(6):
+        target = {"then": f"n{k + 1}"} if k < 5 else {"score": 5}
+        graph.nodes[f"n{k}"] = NonBinaryNode(criteria="?", params=["input"], verdicts=[
+            Verdict(verdict=f"L{i}", **target) for i in range(4)])
+    report = analyze(graph, max_paths=10, max_states=2)
+    assert not report.complete and not report.proven
+    assert "state search stopped" in report.reason
+    assert report.min_calls is None

@@ -54,6 +54,15 @@ WIDE_CHAIN = "".join(
     for k in range(1, 5)
 )
 
+# a task feeding 16 gates whose false verdicts each continue at their own node: 2**16 run
+# states, beyond both the path listing and the state search budgets
+FAN_OUT = (
+    '\n[nodes.t]\ntype = "task"\ninstructions = "List the claims."\noutput_label = "Claims"\n'
+    'params = ["actual_output"]\nchildren = [' + ", ".join(f'"c{i}"' for i in range(16)) + "]\n"
+    + "".join(binary(f"c{i}", "score = 10", f'then = "d{i}"', params=False)
+              + binary(f"d{i}", "score = 10", "score = 0") for i in range(16))
+)
+
 # code -> (TOML text, node the diagnostic names, marker text on the diagnostic's line)
 CASES: dict[str, tuple[str, str | None, str]] = {
     "DAG001": ('[metric\nname = "t"\n', None, "[metric"),
@@ -129,7 +138,7 @@ CASES: dict[str, tuple[str, str | None, str]] = {
     "DAG110": (HEAD + GATE_CHAIN, "g5", "[nodes.g5]"),
     "DAG111": (HEAD + JUDGE.replace('type = "binary"', 'type = "binary"\nturn_window = [0, 2]'),
                "j", "turn_window"),
-    "DAG201": (HEAD + WIDE_CHAIN, None, "[metric]"),
+    "DAG201": (HEAD + FAN_OUT, None, "[metric]"),
 }
 
 
@@ -383,3 +392,11 @@ def test_duplicate_child_is_reported() -> None:
                    'children = ["j", "j"]\n'
                    + binary("j", "score = 10", "score = 0", params=False))
     assert codes_of(text) == ["DAG019"]
+
+
+def test_many_combinations_with_few_states_are_still_proven() -> None:
+    report = check_text(HEAD + WIDE_CHAIN, "x.toml")  # 20**4 combinations, 4 states
+    assert report.diagnostics == []
+    assert report.paths is not None
+    assert not report.paths.complete and report.paths.proven
+    assert (report.paths.min_calls, report.paths.max_calls) == (4, 4)

@@ -181,8 +181,11 @@ def _print_paths(path: Path, report: Any) -> None:
     ]
     if pr.bad_paths:
         lines.append(f"  invalid paths: {len(pr.bad_paths)}")
-    if not pr.complete:
-        lines.append(f"  incomplete: {pr.reason}")
+    if not pr.complete and pr.proven:
+        lines.append(f"  the table lists the first {len(pr.paths)} paths; every combination "
+                     "was still checked (run states searched instead)")
+    elif not pr.proven:
+        lines.append(f"  not proven: {pr.reason}")
     for line in lines:
         console.print(line, markup=False)
 
@@ -194,6 +197,7 @@ def _paths_json(report: Any) -> dict[str, Any] | None:
 
     return {
         "complete": pr.complete,
+        "proven": pr.proven,
         "reason": pr.reason or None,
         "min_calls": pr.min_calls,
         "max_calls": pr.max_calls,
