@@ -112,7 +112,7 @@ def test_paths_table(capsys) -> None:
     code, out, _ = run_cli(capsys, str(ROOT / "graphs" / "meeting_summary.toml"), "--paths")
     assert code == 0
     assert "present=false" in out
-    assert "2–3 calls/case (expected 2.50)" in out
+    assert "judge calls: 2–3 calls/case (expected 2.50)" in out
     assert "reachable scores: 0, 0.2, 0.4, 1" in out
     assert "dead nodes: none" in out
 

@@ -170,12 +170,13 @@ def _print_paths(path: Path, report: Any) -> None:
 
     console = Console(file=sys.stdout, highlight=False, soft_wrap=False)
     pr = report.paths
+    console.print(f"{path}: verdict paths", markup=False)
     console.print(render_table(pr, report.graph))
     scores = ", ".join(f"{s:g}" for s in pr.reachable_scores) or "none"
     if pr.geval_leaves:
         scores += f"; G-Eval: {', '.join(pr.geval_leaves)}"
     lines = [
-        f"{path}: {pr.calls_text()}",
+        f"  judge calls: {pr.calls_text()}",
         f"  reachable scores: {scores}",
         f"  dead nodes: {', '.join(pr.dead_nodes) or 'none'}",
     ]
