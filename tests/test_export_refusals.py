@@ -7,6 +7,9 @@ These run without DeepEval installed: the rules are checked on dagtui graphs and
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -393,3 +396,23 @@ def test_every_graph_exports_or_is_refused(graph: Graph) -> None:
             refs |= {spec["child"]["ref"] for spec in doc["nodes"].values()
                      if spec.get("child", {}).get("type") == "node"}
             assert refs <= set(doc["nodes"])  # every reference resolves
+
+
+def test_exporting_imports_neither_deepeval_nor_textual() -> None:
+    """The generated Python imports deepeval; the exporter itself must not (nor Textual, nor
+    litellm). Meaningful in the interop environment, where deepeval is installed."""
+    probe = textwrap.dedent("""
+        import json, sys
+        from dagtui.cli import main
+        for fmt in ("deepeval-json", "deepeval-python", "mermaid", "dot"):
+            assert main(["export", sys.argv[1], "--to", fmt, "-o", sys.argv[2] + fmt]) == 0
+        assert main(["import", sys.argv[2] + "deepeval-json"]) == 0
+        print(json.dumps(sorted(m for m in sys.modules
+                                if m.split(".")[0] in ("deepeval", "textual", "litellm"))))
+    """)
+    graph = Path(__file__).resolve().parent.parent / "graphs" / "meeting_summary.toml"
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", probe, str(graph), f"{tmp}/out."],
+                              capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -71,24 +71,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check_graph(path: str) -> tuple[Graph | None, list[Diagnostic]]:
-    """Load and validate: `dagtui.validate.check_file` when it exists, else the loader's
-    shape diagnostics (the validator adds meaning checks on top)."""
-    try:
-        from ..validate import check_file  # type: ignore[attr-defined]
-    except ImportError:
-        check_file = None
-    if check_file is not None:
-        result = check_file(path)
-        graph = getattr(result, "graph", None)
-        diags = getattr(result, "diagnostics", None)
-        if diags is None and isinstance(result, tuple) and len(result) == 2:
-            graph, diags = result
-        if diags is not None:
-            return graph, list(diags)
-    from ..loader import load_file
+    """Load and validate exactly as `dagtui validate` does (shape and meaning)."""
+    from ..validate import check_file
 
-    loaded = load_file(path)
-    return loaded.graph, list(loaded.diagnostics)
+    report = check_file(path)
+    return report.graph, list(report.diagnostics)
 
 
 def write_atomic(path: Path, text: str) -> None:
