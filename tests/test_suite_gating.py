@@ -214,3 +214,16 @@ def test_baselines_measured_and_estimated() -> None:
     again = _run(suite, _cases(4), FakeRunner(table, calls=2))
     estimate_baseline(again)
     assert (again.ungated_calls, again.ungated_method) == (16, "estimated")
+
+
+def test_a_low_score_opens_the_gate_but_counts_below_threshold() -> None:
+    class Scored(FakeRunner):
+        async def run(self, rule: Rule, case: Any) -> RuleOutcome:
+            return RuleOutcome(score=0.3, success=False, calls=1)
+
+    suite = _suite(Rule("a", graph="a.toml"), Rule("b", graph="b.toml", depends_on=["a"]))
+    result = _run(suite, _cases(2), Scored({}))
+    a = result.rules["a"]
+    assert (a.passed, a.failed, a.below_threshold) == (2, 0, 2)
+    assert result.rules["b"].evaluated == 2  # 0.3 > 0: the gate is open
+    assert result.failures == 4

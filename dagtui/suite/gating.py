@@ -58,6 +58,13 @@ class RuleOutcome:
     detail: Any = None
 
     @property
+    def succeeded(self) -> bool:
+        """Met its graph's threshold (a check: held). Without a threshold, the gate decides."""
+        if self.error is not None:
+            return False
+        return self.success if self.success is not None else self.passed
+
+    @property
     def passed(self) -> bool:
         """The gate: a numeric score above 0. Booleans and labels are not scores."""
         return (
@@ -108,7 +115,9 @@ class RuleStats:
     over_budget: int = 0
     evaluated: int = 0
     passed: int = 0
-    failed: int = 0
+    failed: int = 0  # evaluated, no error, did not pass the gate (score 0 or a label)
+    #: evaluated, no error, below its graph's threshold (what fails a CI run, as for graphs)
+    below_threshold: int = 0
     errors: int = 0
     categorical: int = 0
     calls: int = 0
@@ -127,6 +136,7 @@ class RuleStats:
         keys = (
             "rule", "level", "status", "kind", "candidates", "paused", "skipped_deps",
             "filtered", "sampled_out", "over_budget", "evaluated", "passed", "failed",
+            "below_threshold",
             "errors", "categorical", "calls",
         )
         d: dict[str, Any] = {k: getattr(self, k) for k in keys}
@@ -169,7 +179,7 @@ class SuiteResult:
 
     @property
     def failures(self) -> int:
-        return sum(s.failed for s in self.rules.values())
+        return sum(s.below_threshold for s in self.rules.values())
 
     def passes(self, rule: str) -> set[str]:
         return {r.case for r in self.rules[rule].records if r.passed}
@@ -431,12 +441,15 @@ async def _run_rule(
         rec = CaseRecord(names[i], EVALUATED, outcome=outcome)
         if outcome.error is not None:
             st.errors += 1
-        elif outcome.passed:
-            st.passed += 1
         else:
-            st.failed += 1
-            if outcome.score is None and outcome.categorical is not None:
-                st.categorical += 1
+            if outcome.passed:
+                st.passed += 1
+            else:
+                st.failed += 1
+                if outcome.score is None and outcome.categorical is not None:
+                    st.categorical += 1
+            if not outcome.succeeded:
+                st.below_threshold += 1
         settle(i, rec)
 
     for i, case in enumerate(cases):

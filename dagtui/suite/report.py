@@ -48,7 +48,7 @@ def summary_table(result: SuiteResult) -> Table:
                   pad_edge=False, collapse_padding=True, padding=(0, 1))
     cols = [
         ("lvl", "right"), ("rule", "left"), ("kind", "left"), ("cases", "right"), ("deps✗", "right"), ("filter✗", "right"), ("sample✗", "right"),
-        ("budget✗", "right"), ("eval", "right"), ("pass", "right"), ("err", "right"),
+        ("budget✗", "right"), ("eval", "right"), ("pass", "right"), ("<thr", "right"), ("err", "right"),
         ("calls", "right"), ("cost", "right"),
     ]
     for name, justify in cols:
@@ -58,12 +58,13 @@ def summary_table(result: SuiteResult) -> Table:
             str(st.level), st.rule, st.kind + (" (paused)" if st.status != "active" else ""),
             str(st.candidates),
             str(st.skipped_deps), str(st.filtered), str(st.sampled_out), str(st.over_budget),
-            str(st.evaluated), str(st.passed), str(st.errors) if st.errors else "",
+            str(st.evaluated), str(st.passed), str(st.below_threshold),
+            str(st.errors) if st.errors else "",
             str(st.calls), _cost(st.cost if st.cost_known else None),
         )
     table.caption = (
         "deps✗ no pass from a dependency · filter✗ filtered out · sample✗ sampled out · "
-        "budget✗ over max_calls"
+        "budget✗ over max_calls · pass: score > 0 (opens the gate) · <thr: below threshold"
     )
     table.caption_justify = "left"
     return table
@@ -73,7 +74,8 @@ def savings_lines(result: SuiteResult) -> list[str]:
     """Totals and the calls saved, saying whether the ungated figure was measured."""
     lines = [
         f"{len(result.cases)} cases, {len(result.rules)} rules in {len(result.levels)} levels: "
-        f"{result.calls} judge calls, cost {_cost(result.cost)}, {result.wall_time:.1f}s"
+        f"{result.calls} judge calls, cost {_cost(result.cost)}, {result.wall_time:.1f}s; "
+        f"{result.failures} judged case(s) below threshold, {result.errors} error(s)"
     ]
     if result.ungated_calls is None:
         return lines
@@ -169,7 +171,7 @@ def to_junit(result: SuiteResult) -> ET.Element:
             if o.error is not None:
                 counts["errors"] += 1
                 ET.SubElement(case_el, "error", message=o.error)
-            elif not (o.success if o.success is not None else o.passed):
+            elif not o.succeeded:
                 counts["failures"] += 1
                 shown = o.categorical if o.score is None else f"{o.score:g}"
                 ET.SubElement(case_el, "failure", message=f"score {shown}")
