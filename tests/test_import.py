@@ -19,7 +19,7 @@ from dagtui.export import export_graph, import_deepeval_json
 from dagtui.export.importer import ImportFailed
 from dagtui.export.refusals import deepeval_refusals
 from dagtui.export.toml_text import render_graph
-from dagtui.loader import load_file
+from dagtui.loader import load_file, load_text
 from dagtui.model import BinaryNode, GEvalNode, NonBinaryNode, TaskNode
 from dagtui.validate import check_text
 
@@ -278,3 +278,30 @@ def test_cli_inexpressible_exits_1(tmp_path: Path, capsys) -> None:
         {"type": "VerdictNode", "verdict": True, "score": 7.5})), encoding="utf-8")
     assert main(["import", str(src)]) == 1
     assert "7.5" in capsys.readouterr().err
+
+
+_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30) | st.sampled_from(
+    ['"""', "'''", "\\", "\n", "\r\n", "\x00", "\x7f", "\u2028", "{{ x }}", "# c", "[nodes.x]"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(criteria=_text, label=_text, instructions=_text, name=_text, step=_text,
+       labels=st.lists(_text, min_size=1, max_size=3, unique=True))
+def test_imported_text_survives_the_toml_file(criteria, label, instructions, name, step,
+                                              labels) -> None:
+    doc = {"nodes": {
+        "t": {"type": "TaskNode", "instructions": instructions, "output_label": label,
+              "label": label, "evaluation_params": ["input"], "children": ["j"]},
+        "j": {"type": "NonBinaryJudgementNode", "criteria": criteria, "label": None,
+              "evaluation_params": None, "children": [f"v{i}" for i in range(len(labels))]},
+        **{f"v{i}": {"type": "VerdictNode", "verdict": lab, "score": i} for i, lab in
+           enumerate(labels[1:], start=1)},
+        "v0": {"type": "VerdictNode", "verdict": labels[0],
+               "child": {"type": "geval", "name": name, "evaluation_params": ["input"],
+                         "criteria": None, "evaluation_steps": [step]}},
+    }}
+    graph = import_deepeval_json(json.dumps(doc), name=name)
+    text = render_graph(graph, [f"from {name}"])
+    again = load_text(text)
+    assert again.graph is not None and not again.diagnostics, again.diagnostics
+    assert again.graph.to_raw() == graph.to_raw()
