@@ -20,6 +20,7 @@ import difflib
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -128,6 +129,16 @@ def check_text(text: str, file: str | None = None, *, base_dir: str | None = Non
 
 def check_file(path: str | os.PathLike[str]) -> Report:
     """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error."""
+    file = os.fspath(path)
+    try:
+        mode = os.stat(file).st_mode
+    except (OSError, ValueError):
+        mode = None  # missing or unreadable: the loader words the message
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a device, pipe or socket: reading it could block forever or never end
+        diag = Diagnostic("DAG022", severity_of("DAG022"),
+                          "not a regular file (a device, pipe or socket)", file)
+        return Report(LoadResult(None, [diag], file=file), [diag], None)
     return _check(load_file(path), None)
 
 

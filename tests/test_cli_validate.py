@@ -202,3 +202,10 @@ def test_subprocess_run_has_no_traceback(tmp_path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "3 files checked" in proc.stdout
+
+
+def test_device_and_empty_path_are_refused(capsys) -> None:
+    code, out, err = run_cli(capsys, "/dev/zero")
+    assert code == 2 and "not a regular file" in out
+    code, out, err = run_cli(capsys, "")
+    assert code == 2 and "empty path" in err

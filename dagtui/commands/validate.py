@@ -68,6 +68,9 @@ def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
     files: list[Path] = []
     problems: list[str] = []
     for raw in paths:
+        if not raw.strip():
+            problems.append("'': error DAG022 an empty path names no file")
+            continue
         p = Path(raw)
         try:
             is_dir = p.is_dir()
