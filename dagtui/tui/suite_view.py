@@ -25,9 +25,9 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..suite.drawing import draw_suite
-from ..suite.loader import SuiteLoad, load_suite_file, resolve_graph_path
+from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text, resolve_graph_path
 from ..suite.model import Rule, SuiteEditError
-from ..suite.save import SuiteSaveError, save_suite
+from ..suite.save import SuiteSaveError, render_suite, save_suite
 
 UPSTREAM_STYLE = "cyan"
 DOWNSTREAM_STYLE = "yellow"
@@ -110,6 +110,9 @@ class SuiteApp(App[OpenGraph | None]):
         self.status_text = ""
         self._quit_armed = False
         self.drawing_text = ""
+        self.drawing: Any = None
+        #: problems of the suite as edited (re-checked after every edit, before saving)
+        self.diagnostics = list(self.load.diagnostics)
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -188,6 +191,7 @@ class SuiteApp(App[OpenGraph | None]):
             text.append_text(line)
             text.append("\n")
         self.drawing_text = drawing.text()
+        self.drawing = drawing
         self.query_one("#dag-canvas", Static).update(text)
         dag = self.query_one("#dag", ScrollableContainer)
         dag.border_title = (
@@ -221,7 +225,7 @@ class SuiteApp(App[OpenGraph | None]):
             extras.append(f"max_calls: {rule.max_calls}")
         if extras:
             out.append(" · ".join(extras) + "\n")
-        problems = [d for d in self.load.diagnostics if d.node == rid]
+        problems = [d for d in self.diagnostics if d.node == rid]
         for d in problems:
             out.append(f"{d.severity.value} {d.code}: {d.message}\n",
                        style="red" if d.is_error else "yellow")
@@ -264,8 +268,33 @@ class SuiteApp(App[OpenGraph | None]):
     def _edited(self, message: str) -> None:
         self.modified = True
         self._quit_armed = False
+        self._recheck()
         self.refresh_all()
         self.say(message)
+
+    def _recheck(self) -> None:
+        """Validate the suite as edited (e.g. a rule now depending on a paused one)."""
+        suite = self.load.suite
+        if suite is None or self.load.text is None:
+            return
+        try:
+            text = render_suite(suite, self.load.text)
+        except SuiteSaveError:
+            return
+        self.diagnostics = load_suite_text(text, self.path).diagnostics
+
+    def on_click(self, event: Any) -> None:
+        """A click on a rule's box in the picture selects that rule."""
+        canvas = self.query_one("#dag-canvas", Static)
+        if self.drawing is None or event.widget is not canvas:
+            return
+        offset = event.get_content_offset(canvas)
+        if offset is None:
+            return
+        rid = self.drawing.rule_at(offset.x, offset.y)
+        if rid is not None and rid != self.selected:
+            self.selected = rid
+            self.refresh_all()
 
     def action_delete_rule(self) -> None:
         rule = self._rule()
@@ -360,6 +389,7 @@ class SuiteApp(App[OpenGraph | None]):
             return
         selected = self.selected
         self.load = load_suite_file(self.path)  # fresh diagnostics for the saved file
+        self.diagnostics = list(self.load.diagnostics)
         self.selected = selected
         self.modified = False
         self.refresh_all()

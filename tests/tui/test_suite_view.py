@@ -167,3 +167,16 @@ def test_run_suite_editor_opens_the_graph_then_returns_to_the_suite(monkeypatch,
     assert suite_view.run_suite_editor(suite_path) == 0
     assert opened == [str(suite_path.parent / "correctness.toml")]
     assert seen == [(str(suite_path), None), (str(suite_path), "correctness")]
+
+
+async def test_edits_are_rechecked_and_clicks_select_rules(suite_path: Path) -> None:
+    app = SuiteApp(suite_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _select(pilot, app, "is_english")
+        await pilot.press("p")  # pause a rule that correctness depends on
+        await pilot.pause()
+        assert any(d.code == "SUI101" and d.node == "correctness" for d in app.diagnostics)
+        x, y, _w, _h = app.drawing.boxes["deep_analysis"]
+        await pilot.click("#dag-canvas", offset=(x + 2, y + 1))
+        await pilot.pause()
+        assert app.selected == "deep_analysis"
