@@ -221,3 +221,22 @@ depends_on = ["b"]
 ''')
     codes = _codes(validate_suite_file(p))
     assert "SUI006" in codes and "SUI007" in codes
+
+
+def test_validate_command_prints_a_suite_report(monkeypatch, capsys, tmp_path: Path) -> None:
+    """With the one-line hook (suite files go to check_suite_file), `dagtui validate`
+    prints, counts and exits on suite diagnostics like graph ones."""
+    import dagtui.validate as graph_validate
+    from dagtui.cli import main
+    from dagtui.suite import check_suite_file, is_suite_file
+
+    real = graph_validate.check_file
+    monkeypatch.setattr(graph_validate, "check_file",
+                        lambda p: check_suite_file(p) if is_suite_file(p) else real(p))
+    p = _write(tmp_path, '[rules.a]\ncheck = { check = "json", param = "actual_output" }\n'
+               'depends_on = ["b"]\n[rules.b]\ncheck = { check = "json", param = "actual_output" }\n'
+               'depends_on = ["a"]\n')
+    assert main(["validate", str(p)]) == 1
+    out = capsys.readouterr().out
+    assert f"{p}:3:15: error SUI007 [a.depends_on] dependency cycle: a -> b -> a" in out
+    assert main(["validate", str(EXAMPLE), "--format", "json"]) == 0
