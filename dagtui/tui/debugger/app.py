@@ -37,9 +37,10 @@ class DebuggerApp(App[int]):
 
     TITLE = "dagtui step"
 
-    def __init__(self, graph: Graph, graph_path: str | Path | None = None, **screen_args: Any
-                 ) -> None:
+    def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
+                 cursor_blink: bool = True, **screen_args: Any) -> None:
         super().__init__()
+        self.cursor_blink = cursor_blink
         self.graph = graph
         self.graph_path = graph_path
         self.screen_args = screen_args

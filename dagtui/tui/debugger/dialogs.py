@@ -89,8 +89,19 @@ class DebuggerDialog(ModalScreen[Any]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "cancel", "cancel", id="debugger.dialog.cancel")]
 
+    def on_mount(self) -> None:
+        settle_blink(self)
+
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def settle_blink(screen: Any) -> None:
+    """No blinking cursors when the app asks for none (tests, snapshots, screenshots)."""
+    if getattr(screen.app, "cursor_blink", True):
+        return
+    for widget in screen.query("TextArea, Input"):
+        widget.cursor_blink = False
 
 
 # --------------------------------------------------------------------------- human judge

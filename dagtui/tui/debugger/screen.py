@@ -29,6 +29,7 @@ from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import GEvalNode, Graph, TaskNode
 from ...trace import Trace
+from .dialogs import settle_blink
 from .panes_text import (
     evidence_text,
     prompt_text,
@@ -250,6 +251,7 @@ class DebuggerScreen(Screen[None]):
             if self.live is not None and self.live.case is not None:
                 self.live.restart()
         tree.focus()
+        settle_blink(self)
         self.refresh_view()
         if run is not None and run.order:
             tree.select_node(run.order[0])

@@ -1,0 +1,48 @@
+"""Shared helpers for the debugger's Pilot tests: build the app, wait for the judge worker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dagtui.api import load_checked
+from dagtui.cases import load_cases
+from dagtui.tui.debugger import DebuggerApp, DebuggerScreen
+from dagtui.tui.debugger.widgets import PathTree
+
+ROOT = Path(__file__).resolve().parents[2]
+GRAPH = ROOT / "graphs" / "meeting_summary.toml"
+CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
+SIZE = (120, 36)
+
+
+def meeting_app(judge: Any, case: Any = 0, **kwargs: Any) -> DebuggerApp:
+    graph, _ = load_checked(GRAPH)
+    cases = load_cases(CASES)
+    kwargs.setdefault("cases_source", "graphs/meeting_summary.cases.jsonl")
+    return DebuggerApp(graph, "graphs/meeting_summary.toml", cases=cases, case=case,
+                       judge=judge, cursor_blink=False, **kwargs)
+
+
+async def settle(app: DebuggerApp, pilot: Any) -> DebuggerScreen:
+    """Let the judge worker finish and the screen redraw; return the debugger screen."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    return app.debugger
+
+
+async def select(app: DebuggerApp, pilot: Any, node: str) -> None:
+    app.debugger.query_one(PathTree).select_node(node)
+    await pilot.pause()
+
+
+def tree_label(screen: DebuggerScreen, node: str) -> str:
+    tree = screen.query_one(PathTree)
+    return str(tree._rows[(node, None)].label)
+
+
+def result_text(screen: DebuggerScreen) -> str:
+    from textual.widgets import Static
+
+    return str(screen.query_one("#dbg-result", Static).render())
