@@ -104,6 +104,8 @@ def _walk_toml(root: Path) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
+    except BrokenPipeError:
+        raise  # `dagtui validate ... | head`: the dispatcher ends quietly
     except Exception as exc:  # the last line of defence: never a traceback
         print(f"dagtui validate: internal error: {type(exc).__name__}: {exc} "
               "(please report this with the input file)", file=sys.stderr)
