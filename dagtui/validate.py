@@ -404,7 +404,7 @@ class _Checker:
                     self.add("DAG019", f"'{r}' is declared a root but {who} points at it; a "
                              "root runs first and must have no parents", ("metric", "roots", k),
                              node=r, fld="roots", at_value=True)
-        elif not self.graph.roots():
+        elif all(self.parents[nid] for nid in self.graph.nodes):
             self.add("DAG018", "every node has a parent, so no node can start the run; one "
                      "node must be a root (nothing points at it), or list them in [metric] "
                      "roots", ("nodes",))
@@ -889,8 +889,9 @@ class _Checker:
         nodes = self.graph.nodes
         depth: dict[str, int] = {}
         best_parent: dict[str, str | None] = {}
-        # topological order by repeated relaxation over file order (the graph is acyclic)
-        pending = dict(self.parents)
+        # Kahn's topological order (the graph is acyclic), then the longest chain of gates
+        # into each node: a node runs only after every parent, so the deepest parent counts
+        pending = self.parents
         order: list[str] = []
         indeg = {n: len(p) for n, p in pending.items()}
         children: dict[str, list[str]] = {n: [] for n in nodes}
@@ -917,7 +918,8 @@ class _Checker:
                     and nodes[n].is_judgement]
         if not too_deep:
             return
-        first = min(too_deep, key=lambda n: (depth[n], list(nodes).index(n)))
+        position = {n: k for k, n in enumerate(nodes)}
+        first = min(too_deep, key=lambda n: (depth[n], position[n]))
         chain = [first]
         while best_parent.get(chain[-1]):
             chain.append(best_parent[chain[-1]])  # type: ignore[arg-type]
