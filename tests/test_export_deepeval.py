@@ -32,7 +32,7 @@ pytest.importorskip(
 from deepeval.metrics import DAGMetric  # noqa: E402
 from deepeval.metrics.dag.serialization import dag_from_json, dag_to_json  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
-from test_export_support import dag_graphs, load_module, normalise  # noqa: E402
+from test_export_support import MULTI_TURN, dag_graphs, load_module, normalise  # noqa: E402
 
 from dagtui.export import ExportRefused, export_graph, import_deepeval_json  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
@@ -117,34 +117,6 @@ def test_deepeval_json_is_deterministic_and_named_after_nodes() -> None:
     assert "order.Correct_order" in ids
 
 
-MULTI_TURN = """
-[metric]
-name = "Greeting"
-multi_turn = true
-model = "gpt-4.1-mini"
-
-[nodes.opening]
-type = "task"
-instructions = "Quote the assistant's first message."
-output_label = "Opening"
-params = ["role", "content"]
-turn_window = [0, 1]
-children = ["greets"]
-
-[nodes.greets]
-type = "binary"
-criteria = "Does the opening greet the user?"
-params = ["scenario"]
-verdicts = [{ verdict = false, score = 0 }, { verdict = true, then = "warmth" }]
-
-[nodes.warmth]
-type = "geval"
-name = "Warmth"
-params = ["role", "content"]
-evaluation_steps = ["Judge how warm the assistant is."]
-"""
-
-
 def test_multi_turn_graph_exports_to_conversational_classes(tmp_path: Path) -> None:
     from deepeval.metrics import ConversationalDAGMetric
     from deepeval.metrics.conversational_dag import ConversationalTaskNode
@@ -159,14 +131,6 @@ def test_multi_turn_graph_exports_to_conversational_classes(tmp_path: Path) -> N
     metric = load_module(export_graph(graph, "deepeval-python"), tmp_path).build_metric()
     assert isinstance(metric, ConversationalDAGMetric)
     assert normalise(import_deepeval_json(dag_to_json(metric.dag))) == normalise(graph)
-
-
-def test_conversational_geval_without_role_and_content_is_refused() -> None:
-    graph = load_text(MULTI_TURN.replace('params = ["role", "content"]\nevaluation_steps',
-                                         'params = ["scenario"]\nevaluation_steps')).graph
-    assert graph is not None
-    [refusal] = deepeval_refusals(graph)
-    assert refusal.nodes == ("warmth",) and "'content', 'role'" in refusal.message
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_export_support import MULTI_TURN
 
 from dagtui.cli import main
 from dagtui.export import ExportRefused, deepeval_refusals, export_graph
@@ -416,3 +417,18 @@ def test_exporting_imports_neither_deepeval_nor_textual() -> None:
                               capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_conversational_geval_without_role_and_content_is_refused() -> None:
+    graph = load_text(MULTI_TURN.replace('params = ["role", "content"]\nevaluation_steps',
+                                         'params = ["scenario"]\nevaluation_steps')).graph
+    assert graph is not None
+    [refusal] = deepeval_refusals(graph)
+    assert refusal.nodes == ("warmth",) and "'content', 'role'" in refusal.message
+
+
+def test_conversational_geval_with_turn_window_is_refused() -> None:
+    graph = load_text(MULTI_TURN.replace('name = "Warmth"', 'name = "Warmth"\nturn_window = [0, 1]')).graph
+    assert graph is not None
+    [refusal] = deepeval_refusals(graph)
+    assert refusal.nodes == ("warmth",) and "whole conversation" in refusal.message

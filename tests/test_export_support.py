@@ -12,6 +12,34 @@ from typing import Any
 
 from dagtui.model import Graph, node_to_raw
 
+#: a small conversational graph DeepEval can express (role and content on the G-Eval leaf)
+MULTI_TURN = """
+[metric]
+name = "Greeting"
+multi_turn = true
+model = "gpt-4.1-mini"
+
+[nodes.opening]
+type = "task"
+instructions = "Quote the assistant's first message."
+output_label = "Opening"
+params = ["role", "content"]
+turn_window = [0, 1]
+children = ["greets"]
+
+[nodes.greets]
+type = "binary"
+criteria = "Does the opening greet the user?"
+params = ["scenario"]
+verdicts = [{ verdict = false, score = 0 }, { verdict = true, then = "warmth" }]
+
+[nodes.warmth]
+type = "geval"
+name = "Warmth"
+params = ["role", "content"]
+evaluation_steps = ["Judge how warm the assistant is."]
+"""
+
 
 def canonical_ids(graph: Graph) -> dict[str, str]:
     """Rename nodes by where they sit (breadth first from the roots, children and verdicts in

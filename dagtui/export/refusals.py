@@ -69,6 +69,12 @@ def deepeval_notes(graph: Graph, fmt: str) -> list[str]:
             "DeepEval's JSON stores structure only: metric name, threshold, model, "
             "include_reason and strict are not in the file (the Python export keeps them)"
         )
+    if any(isinstance(n, NonBinaryNode) for n in graph.nodes.values()):
+        notes.append(
+            "DeepEval lists non-binary labels to the judge in set order, which changes from "
+            "process to process; dagtui keeps the declared order (same scores, different "
+            "prompts)"
+        )
     labelled = [nid for nid, n in graph.nodes.items() if isinstance(n, GEvalNode) and n.label]
     if labelled:
         notes.append(
@@ -163,6 +169,9 @@ def _gevals(graph: Graph) -> list[Refusal]:
         elif not has_criteria and not has_steps:
             out.append(Refusal((nid,), "a G-Eval leaf needs non-empty criteria or "
                                "evaluation_steps"))
+        if graph.metric.multi_turn and node.turn_window is not None:
+            out.append(Refusal((nid,), "turn_window on a G-Eval leaf: DeepEval's "
+                               "conversational G-Eval always reads the whole conversation"))
         missing = [p for p in ("content", "role") if p not in node.params]
         if graph.metric.multi_turn and node.params and missing:
             out.append(Refusal((nid,), f"DeepEval's conversational G-Eval always adds "
