@@ -260,6 +260,7 @@ def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[st
             continue
         _rename_key(nodes_doc, old, new_id)
         base_nodes[new_id] = base_nodes.pop(old)
+        nodes_doc = doc.get("nodes")  # a table split across the file is a fresh view
 
     for nid in list(base_nodes):
         if nid not in new_nodes and nodes_doc is not None and nid in nodes_doc:
@@ -334,6 +335,10 @@ def _replace_node(nodes_doc: Any, nid: str, raw: dict[str, Any]) -> None:
 def _rename_key(container: Any, old: str, new: str) -> None:
     """Rename a table key in place, keeping its position, body and comments."""
     item = container[old]
+    for fragment in getattr(container, "_tables", ()):  # a table split across the file
+        if old in fragment:
+            container = fragment
+            break
     inner = container.value if isinstance(container, tk.Table) else container
     body = item.value.body if isinstance(item, tk.Table) else None
     size = len(body) if body is not None else 0

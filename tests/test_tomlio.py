@@ -527,3 +527,26 @@ def test_required_starters_exist() -> None:
     assert sorted(n.type for n in blank.nodes.values()) == ["binary", "task"]
     with pytest.raises(KeyError, match="known starters"):
         starter_text("nope")
+
+
+_HAND_WRITTEN = [COMMENTED] + [
+    p.read_text(encoding="utf-8")
+    for p in sorted((Path(__file__).resolve().parent.parent / "graphs").glob("*.toml"))
+    if p.stem in ("meeting_summary", "refund_policy", "code_review", "tool_selection")
+]
+
+
+@PROPERTY
+@given(st.sampled_from(_HAND_WRITTEN), st.data())
+def test_random_edits_of_hand_written_files_merge_without_fallback(
+    text: str, data: st.DataObject
+) -> None:
+    graph = load_text(text).graph
+    changed, renames = data.draw(edited(graph))
+    with mock.patch.object(tomlio, "canonical_text", side_effect=AssertionError("fallback")):
+        out = render(changed, text, renames=renames)
+    assert load_text(out).graph.to_raw() == changed.to_raw()
+    # comments above headers and on their own lines outside deleted nodes survive
+    if all(k in changed.nodes or k in renames for k in graph.nodes):
+        kept = {line.strip() for line in out.split("\n")}
+        assert [c for c in _comment_lines(text) if c.strip() not in kept] == []
