@@ -176,7 +176,13 @@ def test_graph_triggers_exactly_its_code(code: str) -> None:
 def test_unreadable_file_is_dag022(tmp_path) -> None:
     report = check_file(tmp_path / "nope.toml")
     assert [d.code for d in report.diagnostics] == ["DAG022"]
+    assert report.diagnostics[0].node is None
     assert report.unreadable and not report.ok
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b'[metric]\nname = "ok"\n\n[nodes.caf\xe9]\n')
+    (d,) = check_file(bad).diagnostics
+    assert d.code == "DAG022" and d.node is None and d.line == 4
+    assert d.file == str(bad)
 
 
 def test_valid_seed_graph_is_clean() -> None:
