@@ -20,7 +20,9 @@ the first label of a non-binary one, 7 for a G-Eval score). `Script` builds a re
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import contextlib
 import json
 import random
 import re
@@ -28,7 +30,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set")
@@ -116,7 +117,12 @@ class Script:
 
 
 class StubServer:
-    """The stub. Thread-safe counters; one handler thread per request."""
+    """The stub: an asyncio HTTP/1.1 server on its own thread and event loop.
+
+    asyncio rather than a thread per connection: a burst of concurrent requests (a batch
+    at concurrency 20 or 100) costs no thread start-ups, and latency is an `asyncio.sleep`,
+    so the stub's own overhead stays far below the latency it simulates.
+    """
 
     def __init__(
         self,
@@ -144,17 +150,19 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.faults_sent: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._stopped = threading.Event()
         self._last = time.monotonic()
-        self._server: ThreadingHTTPServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.AbstractServer | None = None
         self._thread: threading.Thread | None = None
+        self._port = 0
 
     # ---------------------------------------------------------------- lifecycle
 
     @property
     def port(self) -> int:
-        assert self._server is not None, "stub not started"
-        return self._server.server_address[1]
+        assert self._port, "stub not started"
+        return self._port
 
     @property
     def base_url(self) -> str:
@@ -166,37 +174,40 @@ class StubServer:
             return len(self.requests)
 
     def start(self) -> StubServer:
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                return
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server API
-                stub._handle(self)
-
-            def do_GET(self) -> None:  # noqa: N802
-                stub._send(self, 200, {"object": "list", "data": []})
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._server.request_queue_size = 256
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="stub-server")
         self._thread.start()
+
+        async def open_server() -> asyncio.AbstractServer:
+            return await asyncio.start_server(self._connection, "127.0.0.1", 0, backlog=512)
+
+        self._server = asyncio.run_coroutine_threadsafe(open_server(), self._loop).result(10)
+        self._port = self._server.sockets[0].getsockname()[1]
         threading.Thread(target=self._watch_idle, daemon=True).start()
         atexit.register(self.stop)
         return self
 
     def stop(self) -> None:
-        if self._stop.is_set():
+        if self._stopped.is_set() or self._loop is None:
             return
-        self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        self._stopped.set()
+        loop = self._loop
+
+        async def shutdown() -> None:
+            if self._server is not None:
+                self._server.close()
+            current = asyncio.current_task()
+            tasks = [t for t in asyncio.all_tasks() if t is not current]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        with contextlib.suppress(Exception):  # stopping must never fail a test
+            asyncio.run_coroutine_threadsafe(shutdown(), loop).result(5)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(5)
 
     def __enter__(self) -> StubServer:
         return self.start()
@@ -205,7 +216,7 @@ class StubServer:
         self.stop()
 
     def _watch_idle(self) -> None:
-        while not self._stop.wait(0.5):
+        while not self._stopped.wait(0.5):
             if time.monotonic() - self._last > self.idle_timeout:
                 self.stop()
 
@@ -224,14 +235,49 @@ class StubServer:
                 return self.rng.choice(self.faults)
         return None
 
-    def _handle(self, h: BaseHTTPRequestHandler) -> None:
-        self._last = time.monotonic()
-        length = int(h.headers.get("Content-Length") or 0)
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        """One keep-alive connection: read requests, answer each in turn."""
         try:
-            body = json.loads(h.rfile.read(length) or b"{}")
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                parts = line.decode("latin-1").split()
+                method = parts[0] if parts else ""
+                headers: dict[str, str] = {}
+                while True:
+                    h = await reader.readline()
+                    if h in (b"\r\n", b"\n", b""):
+                        break
+                    key, _, value = h.decode("latin-1").partition(":")
+                    headers[key.strip().lower()] = value.strip()
+                length = int(headers.get("content-length") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                status, payload = await self._answer(method, raw)
+                reason = {200: "OK", 400: "Bad Request", 429: "Too Many Requests",
+                          500: "Internal Server Error", 504: "Gateway Timeout"}.get(status, "")
+                writer.write(
+                    f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(payload)}\r\n\r\n".encode("latin-1") + payload
+                )
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _answer(self, method: str, raw: bytes) -> tuple[int, bytes]:
+        self._last = time.monotonic()
+        if method != "POST":
+            return 200, b'{"object": "list", "data": []}'
+        try:
+            body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
-            self._send(h, 400, {"error": {"message": "bad request body"}})
-            return
+            return 400, b'{"error": {"message": "bad request body"}}'
         with self._lock:
             number = len(self.requests)
             entry = {"n": number, "body": body, "time": time.time(), "fault": None}
@@ -243,20 +289,16 @@ class StubServer:
             with self._lock:
                 self.faults_sent[fault] = self.faults_sent.get(fault, 0) + 1
         if self.latency:
-            self._stop.wait(self.latency)
+            await asyncio.sleep(self.latency)
         if fault == "timeout":
-            self._stop.wait(self.hang)
-            self._send(h, 504, {"error": {"message": "too late"}})
-            return
+            await asyncio.sleep(self.hang)
+            return 504, b'{"error": {"message": "too late"}}'
         if fault == "429":
-            self._send(h, 429, {"error": {"message": "rate limited", "type": "rate_limit"}})
-            return
+            return 429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
         if fault == "500":
-            self._send(h, 500, {"error": {"message": "boom", "type": "server_error"}})
-            return
+            return 500, b'{"error": {"message": "boom", "type": "server_error"}}'
         if fault == "malformed":
-            self._send_raw(h, 200, b'{"id": "x", "choices": [ {"message": ')
-            return
+            return 200, b'{"id": "x", "choices": [ {"message": '
         if fault == "bad_json":
             content = "Sure! The verdict is probably yes, I think."
         elif fault == "out_of_set":
@@ -265,7 +307,7 @@ class StubServer:
             content = json.dumps(answer)
         else:
             content = str(answer)
-        self._send(h, 200, self._completion(body, content))
+        return 200, json.dumps(self._completion(body, content)).encode()
 
     def _completion(self, body: dict[str, Any], content: str) -> dict[str, Any]:
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
@@ -302,17 +344,32 @@ class StubServer:
                         "top_logprobs": alts})
         return out
 
-    @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, data: dict[str, Any]) -> None:
-        StubServer._send_raw(h, status, json.dumps(data).encode())
 
-    @staticmethod
-    def _send_raw(h: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
-        try:
-            h.send_response(status)
-            h.send_header("Content-Type", "application/json")
-            h.send_header("Content-Length", str(len(payload)))
-            h.end_headers()
-            h.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+def main(argv: list[str] | None = None) -> None:
+    """Run the stub in its own process (benchmarks: keeps its CPU off the client's GIL).
+
+    Prints the base URL on the first line of stdout, then serves until stdin closes.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="OpenAI-compatible loopback stub")
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--faults", default="429,500,timeout,bad_json")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hang", type=float, default=30.0)
+    args = parser.parse_args(argv)
+    stub = StubServer(latency=args.latency, fault_rate=args.fault_rate,
+                      faults=tuple(args.faults.split(",")), seed=args.seed, hang=args.hang)
+    stub.start()
+    print(stub.base_url, flush=True)
+    try:
+        sys.stdin.read()
+    finally:
+        print(f"calls {stub.calls} faults {stub.faults_sent}", file=sys.stderr, flush=True)
+        stub.stop()
+
+
+if __name__ == "__main__":
+    main()

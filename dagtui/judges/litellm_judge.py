@@ -243,11 +243,7 @@ class LiteLLMJudge(Judge):
         usage = getattr(response, "usage", None)
         pt = int(getattr(usage, "prompt_tokens", 0) or 0)
         ct = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost = None
-        try:
-            cost = float(litellm.completion_cost(completion_response=response))
-        except Exception:
-            cost = None
+        cost = _cost(litellm, response)
         rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False, retries=attempt,
                          retry_kinds=retry_kinds, purpose=purpose)
         self.cache.put(key, request["model"], {
@@ -299,6 +295,25 @@ class LiteLLMJudge(Judge):
         if prompt.kind == "geval":
             _weight_geval(reply, parsed, logprobs)
         return reply
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    """The call's cost in USD when litellm knows the model's price (None otherwise).
+
+    litellm already prices every response while logging it (`_hidden_params`); pricing it
+    a second time would double the per-call CPU cost, so that figure is used when present.
+    """
+    hidden = getattr(response, "_hidden_params", None) or {}
+    value = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    if value is None:
+        try:
+            value = litellm.completion_cost(completion_response=response)
+        except Exception:
+            return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _kind_text(kind: str) -> str:

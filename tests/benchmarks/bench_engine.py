@@ -1,0 +1,162 @@
+"""Engine throughput and overhead (run by hand; prints figures, asserts nothing).
+
+    .venv/bin/python tests/benchmarks/bench_engine.py            # throughput + overhead
+    .venv/bin/python tests/benchmarks/bench_engine.py --soak     # + 100-case fault soak
+
+1. Throughput: 100 distinct cases × the meeting-summary graph through litellm against the
+   loopback stub at 200 ms per call, concurrency 20, no cache. The latency bound is
+   calls × 0.2 s / 20 (perfect packing); the target is wall time ≤ 1.25 × bound.
+   DeepEval's figure for the same setup (reference: 4 calls per passing case, ≈16.7 s for
+   100 cases at 20 concurrent) is printed beside it; measured live if deepeval is importable.
+2. Overhead: the engine's own cost per judge call, with an instant in-process judge (no
+   litellm, no HTTP): scheduling, prompt building, parsing and step records. Target < 1 ms.
+3. Soak (--soak): 100 cases, 200 ms, 20% of requests failing (429, 500, malformed body,
+   non-JSON answer, timeout); every case must end with a score or a reported judge error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from stub_server import StubServer  # noqa: E402
+
+from dagtui.batch import evaluate_cases  # noqa: E402
+from dagtui.cases import Case  # noqa: E402
+from dagtui.engine import Engine  # noqa: E402
+from dagtui.judges import CallbackJudge, LiteLLMJudge  # noqa: E402
+from dagtui.loader import load_file  # noqa: E402
+
+GRAPH = ROOT / "graphs" / "meeting_summary.toml"
+LATENCY = 0.2
+CONCURRENCY = 20
+CASES = 100
+DEEPEVAL_REFERENCE_S = 16.7  # shared/reference/deepeval-dag.md, same setup
+
+
+def cases(n: int, tag: str = "") -> list[Case]:
+    return [Case(f"case {tag}{i}", {"actual_output": f"Intro\nBody {tag}{i}\nConclusion"})
+            for i in range(n)]
+
+
+class StubProcess:
+    """The stub in its own process, so its CPU does not share the client's GIL."""
+
+    def __init__(self, *args: str) -> None:
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "stub_server.py"), *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.base_url = self.proc.stdout.readline().strip()
+
+    def close(self) -> str:
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        tail = self.proc.stderr.read().strip()
+        self.proc.wait(10)
+        return tail
+
+
+def throughput() -> None:
+    graph = load_file(GRAPH).graph
+    stub = StubProcess("--latency", str(LATENCY))
+    try:
+        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
+                             concurrency=CONCURRENCY, cache=None)
+        engine = Engine(graph, judge)
+        # warm up: litellm import and its first-call setup are not the engine's throughput
+        asyncio.run(evaluate_cases(engine, cases(2, "warm"), concurrency=CONCURRENCY))
+        sent_before = judge.calls_sent
+        start, cpu0 = time.perf_counter(), time.process_time()
+        report = asyncio.run(evaluate_cases(engine, cases(CASES), concurrency=CONCURRENCY))
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+        calls = judge.calls_sent - sent_before
+    finally:
+        stub.close()
+    bound = calls * LATENCY / CONCURRENCY
+    lat = sorted(c.latency for r in report.results for s in r.steps for c in s.calls)
+    print(f"throughput: {CASES} cases, {calls} calls ({calls / CASES:.1f}/case), "
+          f"{LATENCY * 1000:.0f} ms per call, concurrency {CONCURRENCY}, "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  wall {wall:.2f} s   latency bound {bound:.2f} s   ratio {wall / bound:.2f}x "
+          f"(target <= 1.25x)   errors {len(report.errored)}")
+    print(f"  client CPU {cpu / calls * 1000:.1f} ms per call (litellm + HTTP + engine); "
+          f"call latency p50 {lat[len(lat) // 2] * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms")
+    if importlib.util.find_spec("deepeval") is not None:
+        print("  deepeval is importable: run its DAGMetric against this stub for a live "
+              "figure (not automated here)")
+    else:
+        print("  deepeval is not installed here; its figure below is from the reference notes")
+    print(f"  DeepEval, same setup: {DEEPEVAL_REFERENCE_S:.1f} s for 100 cases "
+          f"(4 calls per passing case; bound 4.0 s, ratio {DEEPEVAL_REFERENCE_S / 4.0:.1f}x)")
+
+
+def overhead() -> None:
+    graph = load_file(GRAPH).graph
+
+    def instant(ask):
+        if ask.kind == "task":
+            return "Intro\nBody\nConclusion", "found"
+        if ask.kind == "binary":
+            return True, "yes"
+        return "Correct order", "in order"
+
+    engine = Engine(graph, CallbackJudge(instant))
+    batch = cases(2000, "o")
+    asyncio.run(evaluate_cases(engine, batch[:50], concurrency=20))  # warm
+    start = time.perf_counter()
+    report = asyncio.run(evaluate_cases(engine, batch, concurrency=20))
+    wall = time.perf_counter() - start
+    answers = sum(len(r.steps) for r in report.results)
+    print(f"overhead: {answers} judge answers in {wall:.2f} s with an instant judge: "
+          f"{wall / answers * 1000:.3f} ms per call (target < 1 ms)")
+    start = time.perf_counter()
+    for case in batch[:500]:
+        engine.run_sync(case)
+    single = time.perf_counter() - start
+    print(f"  one case at a time (asyncio.run each): {single / 1500 * 1000:.3f} ms per call")
+
+
+def soak() -> None:
+    graph = load_file(GRAPH).graph
+    faults = ("429", "500", "malformed", "bad_json", "timeout")
+    with StubServer(latency=LATENCY, fault_rate=0.2, faults=faults, seed=5, hang=10) as stub:
+        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
+                             concurrency=CONCURRENCY, cache=None, retries=3, timeout=2.0,
+                             backoff=0.2, max_backoff=2.0)
+        engine = Engine(graph, judge)
+        start = time.perf_counter()
+        report = asyncio.run(evaluate_cases(engine, cases(CASES, "s"), concurrency=CONCURRENCY))
+        wall = time.perf_counter() - start
+        injected = dict(stub.faults_sent)
+        calls = stub.calls
+    ended = sum(1 for r in report.results if (r.score is None) != (r.error is None))
+    max_retries = max((c.retries for r in report.results for s in r.steps for c in s.calls),
+                      default=0)
+    print(f"soak: {CASES} cases, {calls} requests, {wall:.1f} s; injected {injected}")
+    print(f"  ended with a score or a judge error: {ended}/{CASES}; passed "
+          f"{len(report.passed)}, failed {len(report.failed)}, judge errors "
+          f"{dict(report.error_kinds())}")
+    print(f"  retried by kind {dict(report.retried_kinds())}; corrective turns "
+          f"{report.corrections()}; max retries on one call {max_retries} (bound 3)")
+
+
+def main() -> None:
+    throughput()
+    overhead()
+    if "--soak" in sys.argv:
+        soak()
+
+
+if __name__ == "__main__":
+    main()
