@@ -178,7 +178,7 @@ def test_graphviz_shows_label_text_exactly() -> None:
 
 
 @needs_dot
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(graph=hostile_graphs())
 def test_graphviz_accepts_hostile_text(graph: Graph) -> None:
     result = _render(export_graph(graph, "dot"))

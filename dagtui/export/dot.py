@@ -1,6 +1,7 @@
 """Export to Graphviz DOT (`dot -Tsvg graph.dot > graph.svg`).
 
-Every id and label is a double-quoted DOT string built by `quote`, which escapes
+Node ids are derived (`n_<slug>`, letters, digits and `_` only); every label is a
+double-quoted DOT string built by `quote`, which escapes
 backslashes first (so user text can never form DOT escapes like `\\N` or `\\l`), then
 quotes; newlines become DOT's centred line break.
 """
@@ -8,7 +9,7 @@ quotes; newlines become DOT's centred line break.
 from __future__ import annotations
 
 from ..model import Graph
-from .picture import Box, build
+from .picture import Box, box_ids, build
 
 _STYLE = {
     "task": 'shape=box, style="rounded"',
@@ -36,6 +37,7 @@ def quote(text: str) -> str:
 
 def to_dot(graph: Graph) -> str:
     picture = build(graph)
+    ids = box_ids(picture)
     lines = [
         f"digraph {quote(graph.metric.name)} {{",
         "  rankdir=TB;",
@@ -43,12 +45,12 @@ def to_dot(graph: Graph) -> str:
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
     for box in picture.boxes:
-        lines.append(f"  {quote(box.key)} [label={quote(_text(box))}, {_STYLE[box.kind]}];")
+        lines.append(f"  {ids[box.key]} [label={quote(_text(box))}, {_STYLE[box.kind]}];")
     for edge in picture.edges:
         attrs = [f"label={quote(edge.label)}"] if edge.label else []
         if edge.kind == "data":
             attrs += ["style=dashed", 'color="#1565c0"']
-        lines.append(f"  {quote(edge.source)} -> {quote(edge.target)} [{', '.join(attrs)}];")
+        lines.append(f"  {ids[edge.source]} -> {ids[edge.target]} [{', '.join(attrs)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -9,8 +9,7 @@ meaning to into its `#...;` entity codes and newlines into `<br/>`.
 from __future__ import annotations
 
 from ..model import Graph
-from .naming import slug, unique
-from .picture import Box, build
+from .picture import Box, box_ids, build
 
 _SHAPES = {
     "task": ('["', '"]'),
@@ -43,11 +42,7 @@ def escape(text: str) -> str:
 
 def to_mermaid(graph: Graph) -> str:
     picture = build(graph)
-    taken: set[str] = set()
-    ids: dict[str, str] = {}
-    for box in picture.boxes:
-        base = slug(box.key) if box.kind == "score" else "n_" + (slug(box.key) or "node")
-        ids[box.key] = unique(base, taken)
+    ids = box_ids(picture)
     lines = ["flowchart TD"]
     for box in picture.boxes:
         lines.append(f"    {ids[box.key]}{_shape(box)}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import CheckNode, GEvalNode, Graph, NodeBase, TaskNode
+from .naming import slug, unique
 
 #: criteria/instructions longer than this are shortened in pictures
 MAX_TEXT = 60
@@ -36,6 +37,20 @@ class Edge:
 class Picture:
     boxes: list[Box]
     edges: list[Edge]
+
+
+def box_ids(picture: Picture) -> dict[str, str]:
+    """Safe, unique ids for the boxes (`n_<slug>`, score boxes `score_<judgement>_<i>`).
+
+    Never the raw node id: it may hold characters a format gives meaning to, or control
+    characters that two ids could share after cleaning. Node ids show up in labels instead.
+    """
+    taken: set[str] = set()
+    ids: dict[str, str] = {}
+    for box in picture.boxes:
+        base = slug(box.key) if box.kind == "score" else "n_" + (slug(box.key) or "node")
+        ids[box.key] = unique(base or "score", taken)
+    return ids
 
 
 def shorten(text: str, limit: int = MAX_TEXT) -> str:
