@@ -35,7 +35,7 @@ DebuggerDialog > Vertical {
     max-width: 110;
     height: auto;
     max-height: 90%;
-    border: thick $accent;
+    border: round $accent;
     background: $surface;
     padding: 0 1;
 }
@@ -61,6 +61,10 @@ DebuggerDialog .dlg-text {
 DebuggerDialog OptionList {
     height: auto;
     max-height: 12;
+    border: round $primary-darken-1;
+}
+DebuggerDialog OptionList:focus {
+    border: round $accent;
 }
 DebuggerDialog .dlg-buttons {
     height: auto;

@@ -458,9 +458,6 @@ class DebuggerScreen(Screen[None]):
                     break
             if session.done:
                 run.keep_records()
-                result = run.result()
-                if result is not None and result.error is None:
-                    self.notify(result_lines(result, run.overridden)[0], title="finished")
         finally:
             self._set_busy(False)
             self.refresh_view()
@@ -574,7 +571,7 @@ class DebuggerScreen(Screen[None]):
             self.notify(f"what-if cleared on {nid}")
         else:
             run.set_override(nid, value)
-            self.notify(f"what-if: {nid} = {show_value(value)}")
+            self.notify(f"what-if: {nid} = {_short(show_value(value))}")
         session = run.session
         if session is not None and run.record(nid) is None and not session.done and not clear:
             session.override(nid, value)  # not reached yet: it will answer this way
@@ -776,6 +773,12 @@ class DebuggerScreen(Screen[None]):
             self.app.exit()
         else:
             self.dismiss(None)
+
+
+def _short(text: str, width: int = 40) -> str:
+    """One line, cut to `width` (notifications are not the place for whole evidence)."""
+    line = " ⏎ ".join(text.splitlines())
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _score_problem(text: str) -> str | None:
