@@ -56,8 +56,8 @@ MAX_GATE_DEPTH = 4
 #: at most this many DAG015/DAG016 diagnostics each; the rest are counted in the last one
 MAX_PATH_DIAGNOSTICS = 5
 
-REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE,
-               "a": re.ASCII}
+#: the regex flag letters the check engine (`dagtui.checks`) understands, in either case
+REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
 CONTAINS_MODES = ("any", "all")
 TOOLS_MODES = ("subset", "exact", "ordered")
 LENGTH_UNITS = ("chars", "words", "sentences")
@@ -663,6 +663,8 @@ class _Checker:
         self.check_verdicts(nid, node, binary=None if kind == "python" else True)
 
     def check_check_input(self, nid: str, node: CheckNode) -> None:
+        if node.param is None and node.evidence is None and node.check == "tools":
+            return  # a tools check reads tools_called unless told otherwise
         if node.param is None and node.evidence is None:
             self.add("DAG020", "a check reads one thing: set param = \"actual_output\" (a "
                      "test-case field) or evidence = \"<task id>\" (a task parent's output)",
@@ -709,11 +711,11 @@ class _Checker:
         path = ("nodes", nid)
         if kind == "regex":
             flags = 0
-            for ch in node.flags or "":
+            for ch in (node.flags or "").lower():
                 if ch not in REGEX_FLAGS:
                     self.add("DAG020", f"unknown regex flag '{ch}'; flags are letters from "
                              f"'{''.join(REGEX_FLAGS)}' (i ignore case, m multiline, s dot "
-                             "matches newline, x verbose, a ASCII)", path + ("flags",),
+                             "matches newline, x verbose)", path + ("flags",),
                              node=nid, fld="flags", at_value=True)
                     break
                 flags |= REGEX_FLAGS[ch]
@@ -726,9 +728,7 @@ class _Checker:
         elif kind == "json_schema":
             self.check_schema(nid, node)
         elif kind == "length":
-            if node.unit is None:
-                self.add("DAG020", "a length check needs unit = \"chars\", \"words\" or "
-                         "\"sentences\"", path, node=nid, fld="unit")
+            # no unit means chars (dagtui.checks): it runs, so it is not an error
             if node.min is None and node.max is None:
                 self.add("DAG020", "a length check needs min, max or both", path, node=nid,
                          fld="max")

@@ -257,7 +257,7 @@ def test_geval_leaf_counts_as_either_for_dag104() -> None:
     "settings, fragment",
     [
         ('check = "length"\nunit = "words"\nmin = 5\nmax = 2', "larger than max"),
-        ('check = "length"\nmax = 20', "unit"),
+        ('check = "length"\nunit = "words"', "min, max"),
         ('check = "python"\nfunction = "not a ref"', "module:function"),
         ('check = "json_schema"\nschema = "missing.json"', "does not exist"),
         ('check = "regex"\npattern = "a"\nflags = "q"', "flag"),
@@ -406,3 +406,15 @@ def test_many_combinations_with_few_states_are_still_proven() -> None:
     assert report.paths is not None
     assert not report.paths.complete and report.paths.proven
     assert (report.paths.min_calls, report.paths.max_calls) == (4, 4)
+
+
+def test_check_defaults_match_the_check_engine() -> None:
+    """What `dagtui.checks` runs is not an error: length without unit counts chars, a tools
+    check reads tools_called by default, flag letters may be upper case."""
+    for settings in ('check = "length"\nmax = 280\nparam = "actual_output"',
+                     'check = "tools"\nallowed = ["search"]',
+                     'check = "regex"\npattern = "^dear"\nflags = "IM"\nparam = "actual_output"'):
+        text = HEAD + (f'\n[nodes.c]\ntype = "check"\n{settings}\n'
+                       'verdicts = [\n  { verdict = true, score = 10 },\n'
+                       '  { verdict = false, score = 0 },\n]\n')
+        assert codes_of(text) == [], settings
