@@ -220,8 +220,17 @@ def render(
         return canonical_text(new)
     check = load_text(merged)
     if check.graph is not None and _same(check.graph.to_raw(), new):
-        return merged
-    return canonical_text(new)
+        return _match_newlines(original_text, merged)
+    return _match_newlines(original_text, canonical_text(new))
+
+
+def _match_newlines(original: str, text: str) -> str:
+    """Write CRLF when the original was CRLF throughout (TOML reads both the same, including
+    inside multi-line strings, so this never changes a value)."""
+    crlf = original.count("\r\n")
+    if crlf and crlf == original.count("\n"):
+        return re.sub(r"(?<!\r)\n", "\r\n", text)
+    return text
 
 
 def _parse_or_refuse(text: str) -> tomlkit.TOMLDocument:
@@ -952,7 +961,7 @@ def format_text(text: str) -> str:
         raise FormatError("reformatting would change the data; file left as it is")
     if _comments(out) != _comments(text.lstrip("\ufeff")):
         raise FormatError("reformatting would lose a comment; file left as it is")
-    return out
+    return _match_newlines(text, out)
 
 
 def _same_data(a: Any, b: Any) -> bool:

@@ -198,3 +198,11 @@ def test_fmt_never_prints_a_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 3
+
+
+def test_crlf_file_keeps_its_line_endings(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    path.write_bytes(MESSY.replace("\n", "\r\n").encode())
+    assert main(["fmt", str(path)]) == 0
+    assert path.read_bytes() == FORMATTED.replace("\n", "\r\n").encode()
+    assert main(["fmt", "--check", str(path)]) == 0

@@ -550,3 +550,21 @@ def test_random_edits_of_hand_written_files_merge_without_fallback(
     if all(k in changed.nodes or k in renames for k in graph.nodes):
         kept = {line.strip() for line in out.split("\n")}
         assert [c for c in _comment_lines(text) if c.strip() not in kept] == []
+
+
+def test_crlf_files_stay_crlf() -> None:
+    text = COMMENTED.replace("\n", "\r\n")
+    graph = load_text(text).graph
+    graph.nodes["gate"].criteria = "Two\nlines"
+    graph.nodes["added"] = GEvalNode(name="Added", params=["input"])
+    out = render(graph, text)
+    assert out.count("\r\n") == out.count("\n") > text.count("\n")
+    assert load_text(out).graph.to_raw() == graph.to_raw()
+
+
+def test_merge_into_a_file_without_metric_or_nodes() -> None:
+    graph = _graph()
+    out = render(graph, "# just a comment\n")
+    assert out.startswith("[metric]\n") and "# just a comment" in out
+    assert load_text(out).graph.to_raw() == graph.to_raw()
+    assert load_text(render(graph, "")).graph.to_raw() == graph.to_raw()

@@ -65,7 +65,7 @@ def _read(path: Path) -> str | None:
         return None
     # the loader strips a BOM; keep the raw text so an unchanged file stays byte-identical
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # bytes: keep CRLF line endings as they are
     except (OSError, UnicodeDecodeError) as exc:  # pragma: no cover - raced with a change
         _error(path, f"cannot read file: {exc}")
         return None
