@@ -40,12 +40,12 @@ def run(args: argparse.Namespace) -> int:
     errors = [d for d in diagnostics if d.is_error]
     for d in errors:
         print(d.format(), file=sys.stderr)
-    if graph is None:
-        return 2
-    if errors:
+    if any(d.code == "DAG022" for d in errors):
+        return 2  # unreadable input, as `dagtui validate` reports it
+    if graph is None or errors:
         print(f"dagtui export: {args.graph} has {len(errors)} error(s); fix them first "
               "(dagtui validate shows them all)", file=sys.stderr)
-        return 2 if all(d.code == "DAG022" for d in errors) else 1
+        return 1
     try:
         text = export_graph(graph, args.fmt, source=_display_path(args.graph))
     except ExportRefused as exc:
