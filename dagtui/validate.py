@@ -122,6 +122,22 @@ def validate(
     return sorted(_dedupe(diags), key=sort_key)
 
 
+def check_graph(
+    graph: Graph,
+    positions: Positions | None = None,
+    *,
+    file: str | None = None,
+    base_dir: str | None = None,
+    raw: dict[str, Any] | None = None,
+) -> Report:
+    """Validate an in-memory graph (as edited) and keep the path report: `validate` plus
+    `Report.paths` in one pass, for callers that have a graph rather than text."""
+    file = file if file is not None else graph.path
+    diags, paths = _run(graph, positions, file=file, base_dir=base_dir, raw=raw)
+    load = LoadResult(graph, [], positions=positions, raw=raw, file=file)
+    return Report(load, sorted(_dedupe(diags), key=sort_key), paths)
+
+
 def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> Report:
     """Load and validate TOML text: what the editor calls on every keystroke."""
     return _check(load_text(text, file), base_dir)

@@ -418,3 +418,14 @@ def test_check_defaults_match_the_check_engine() -> None:
                        'verdicts = [\n  { verdict = true, score = 10 },\n'
                        '  { verdict = false, score = 0 },\n]\n')
         assert codes_of(text) == [], settings
+
+
+def test_check_graph_gives_diagnostics_and_paths_for_an_edited_graph() -> None:
+    from dagtui.validate import check_graph
+
+    loaded = check_text(CASES["DAG013"][0], "x.toml")
+    report = check_graph(loaded.graph, loaded.load.positions)
+    assert [d.code for d in report.diagnostics] == ["DAG013"]
+    assert report.diagnostics[0].line == loaded.diagnostics[0].line
+    assert report.paths is not None and report.paths.complete
+    assert not report.ok
