@@ -305,3 +305,24 @@ def test_imported_text_survives_the_toml_file(criteria, label, instructions, nam
     again = load_text(text)
     assert again.graph is not None and not again.diagnostics, again.diagnostics
     assert again.graph.to_raw() == graph.to_raw()
+
+
+def test_cli_reports_errors_deepeval_lets_through(tmp_path: Path, capsys) -> None:
+    """A lone task node: DeepEval loads it and scores None. The file is written so it can
+    be fixed, and the validator's errors are shown with exit 1."""
+    src = tmp_path / "dag.json"
+    src.write_text(json.dumps({"nodes": {"only": {
+        "type": "TaskNode", "instructions": "x", "output_label": "X", "label": None,
+        "evaluation_params": ["input"], "children": []}}}), encoding="utf-8")
+    out = tmp_path / "g.toml"
+    assert main(["import", str(src), "-o", str(out)]) == 1
+    assert out.exists()
+    assert "error DAG" in capsys.readouterr().err
+
+
+def test_reference_that_is_not_a_string_is_a_usage_error() -> None:
+    doc = _with_verdict({"type": "VerdictNode", "verdict": True,
+                         "child": {"type": "node", "ref": ["j"]}})
+    with pytest.raises(ImportFailed) as info:
+        import_deepeval_json(json.dumps(doc))
+    assert info.value.usage

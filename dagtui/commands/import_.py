@@ -1,7 +1,8 @@
 """`dagtui import DAG.json [-o GRAPH.toml]`: DeepEval DAG JSON to a readable graph file.
 
-Exit codes: 0 written, 1 the document holds something dagtui cannot express (named),
-2 unreadable or invalid JSON, or an existing output without `--force`.
+Exit codes: 0 written, 1 the document holds something dagtui cannot express (named, nothing
+written) or the written graph has validation errors (shown), 2 unreadable or invalid JSON,
+or an existing output without `--force`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..export.importer import ImportFailed, import_deepeval_json
     from ..export.toml_text import render_graph
-    from ..loader import load_text
+    from ..validate import check_text
     from .export import write_atomic
 
     source = Path(args.source)
@@ -67,21 +68,26 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {line}", file=sys.stderr)
         return 1
     toml = render_graph(graph, [f"Imported from {source.name} by `dagtui import`."])
-    check = load_text(toml, str(out or "<stdout>"))
-    if check.diagnostics:  # pragma: no cover - a bug in the writer, never user input
-        for d in check.diagnostics:
-            print(d.format(), file=sys.stderr)
-        return 1
     if out is None:
         sys.stdout.write(toml)
-        return 0
-    try:
-        write_atomic(out, toml)
-    except OSError as exc:
-        print(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
+    else:
+        try:
+            write_atomic(out, toml)
+        except OSError as exc:
+            print(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        print(f"dagtui import: wrote {args.output} ({len(graph.nodes)} nodes)",
               file=sys.stderr)
-        return 2
-    print(f"dagtui import: wrote {args.output} ({len(graph.nodes)} nodes)", file=sys.stderr)
+    # DeepEval lets some broken graphs through (a task as the last node, ...): the file is
+    # written so it can be fixed here, and what is wrong is said now, with exit 1.
+    report = check_text(toml, str(out or "<stdout>"))
+    for d in report.diagnostics:
+        print(d.format(), file=sys.stderr)
+    if report.errors:
+        print(f"dagtui import: the imported graph has {len(report.errors)} error(s)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -99,7 +99,8 @@ class _Importer:
         return Graph(metric=metric, nodes=nodes)
 
     # -- structure -----------------------------------------------------------------------
-    def _check_ownership(self, verdict_ids: list[str], node_ids: list[str]) -> dict[str, list[str]]:
+    def _check_ownership(self, verdict_ids: list[str], node_ids: list[str]) -> None:
+        """Each verdict belongs to exactly one judgement; children have the right kinds."""
         owners: dict[str, list[str]] = {v: [] for v in verdict_ids}
         for nid in node_ids:
             spec = self.specs[nid]
@@ -120,7 +121,7 @@ class _Importer:
             child = self.specs[vid].get("child")
             if isinstance(child, dict) and child.get("type") == "node":
                 ref = child.get("ref")
-                if ref not in self.specs:
+                if not isinstance(ref, str) or ref not in self.specs:
                     raise ImportFailed(f"verdict {vid!r} refers to unknown node {ref!r}",
                                        usage=True)
                 if self.specs[ref]["type"] == "VerdictNode":
@@ -133,7 +134,6 @@ class _Importer:
                 self.problems.append(f"verdict {vid!r} is shared by judgement nodes "
                                      f"{', '.join(map(repr, who))}; dagtui verdicts belong to "
                                      "one judgement (copy it into each)")
-        return owners
 
     def _mode(self, node_ids: list[str]) -> bool:
         if self.multi_turn is not None:
@@ -227,7 +227,7 @@ class _Importer:
         kind = child["type"]
         if kind == "node":
             ref = child.get("ref")
-            if ref not in ids:
+            if not isinstance(ref, str) or ref not in ids:
                 return None  # already reported (a verdict leading to a verdict)
             return Verdict(verdict=value, then=ids[ref])
         if kind == "geval":
