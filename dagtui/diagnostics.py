@@ -44,6 +44,7 @@ CODES: dict[str, str] = {
     "DAG020": "invalid check settings",
     "DAG021": "threshold must be between 0 and 1",
     "DAG022": "file cannot be read as a graph",
+    "DAG023": "internal error in the validator",
     # warnings: it runs, but probably not as meant
     "DAG101": "judgement node judges nothing",
     "DAG102": "node can never run",

@@ -55,6 +55,31 @@ def judge_calls(node: object) -> int:
     return 1
 
 
+def show_number(value: object) -> str:
+    """A score as written (`4`, `2.5`), safe for any number a TOML file can hold."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, int):
+        text = str(value) if abs(value) < 10**15 else f"{str(value)[:6]}…({len(str(value))} digits)"
+        return text
+    return f"{value:g}"
+
+
+def score_fraction(score: int | float) -> float:
+    """A leaf's 0..10 score as the 0..1 result (inf for absurdly big integers, not a crash)."""
+    try:
+        return float(score) / 10.0
+    except OverflowError:
+        return float("inf") if score > 0 else float("-inf")
+
+
+def describe_leaf(leaf: Leaf) -> str:
+    """`score 4` or `tone (G-Eval)` (Leaf.describe, but safe for any score value)."""
+    if leaf.is_geval:
+        return f"{leaf.node} (G-Eval)"
+    return f"score {show_number(leaf.score)}"
+
+
 def show_verdict(value: VerdictValue) -> str:
     """A verdict as a user would write it in the TOML file: `true`, `'Two swapped'`."""
     if isinstance(value, bool):
@@ -106,9 +131,9 @@ class PathInfo:
             return "no leaf"
         if len(self.leaves) > 1:
             return f"{len(self.leaves)} leaves: " + ", ".join(
-                f"{lf.describe()} via {lf.node}" for lf in self.leaves
+                f"{describe_leaf(lf)} via {lf.node}" for lf in self.leaves
             )
-        return self.leaves[0].describe()
+        return describe_leaf(self.leaves[0])
 
 
 @dataclass
@@ -412,7 +437,7 @@ class _Walker:
         score: float | None = None
         passes: bool | None = None
         if len(leaves) == 1 and leaves[0].score is not None:
-            score = float(leaves[0].score) / 10.0
+            score = score_fraction(leaves[0].score)
             passes = score >= self.threshold
         self.paths.append(
             PathInfo(
@@ -627,7 +652,7 @@ class _StateSearch(_Walker):
                 if leaf.node not in gevals:
                     gevals.append(leaf.node)
             elif leaf.score is not None:
-                scores.add(float(leaf.score) / 10.0)
+                scores.add(score_fraction(leaf.score))
         report.reachable_scores = sorted(scores)
         report.geval_leaves = gevals
         report.dead_nodes = [nid for n, nid in enumerate(self.ids)

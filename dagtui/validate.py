@@ -21,6 +21,7 @@ import json
 import os
 import re
 import stat
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -40,7 +41,15 @@ from .model import (
     TaskNode,
     Verdict,
 )
-from .paths import PathInfo, PathReport, analyze, describe_choices, show_verdict
+from .paths import (
+    PathInfo,
+    PathReport,
+    analyze,
+    describe_choices,
+    describe_leaf,
+    show_number,
+    show_verdict,
+)
 from .positions import Path, Positions
 from .schedule import Topology
 
@@ -197,7 +206,18 @@ def _run(
     if base_dir is None:
         base_dir = os.path.dirname(file) if file else os.getcwd()
     checker = _Checker(graph, positions or Positions(), file, base_dir, raw)
-    return checker.run(prior)
+    try:
+        return checker.run(prior)
+    except Exception as exc:  # a validator bug must not take the editor or CI down with it
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        diag = Diagnostic(
+            "DAG023", severity_of("DAG023"),
+            f"the validator itself failed ({type(exc).__name__}: {exc} at "
+            f"{os.path.basename(where.filename)}:{where.lineno}); this is a dagtui bug, please "
+            "report it with the graph file. The checks before the failure are shown.",
+            file, 1, 1,
+        )
+        return [*checker.diags, diag], None
 
 
 # --------------------------------------------------------------------------------------------
@@ -646,7 +666,7 @@ class _Checker:
         if has_score:
             s = v.score
             if isinstance(s, float) and not s.is_integer() or not 0 <= s <= 10:  # type: ignore[operator]
-                self.add("DAG013", f"verdict {name}: score {s:g} must be a whole number from 0 "
+                self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a whole number from 0 "
                          "to 10 (the final score is score/10)", self.vpath(nid, i, "score"),
                          node=nid, fld="verdicts", at_value=True)
         if has_then and v.then not in self.graph.nodes and v.then not in self.raw_nodes:
@@ -987,7 +1007,7 @@ class _Checker:
                 break
             p = group[0]
             ends = " and ".join(
-                f"{lf.describe()} from {lf.node}" + ("" if lf.is_geval else
+                f"{describe_leaf(lf)} from {lf.node}" + ("" if lf.is_geval else
                                                      f"={show_verdict(lf.verdict)}")  # type: ignore[arg-type]
                 for lf in p.leaves
             )

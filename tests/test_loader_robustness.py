@@ -39,8 +39,11 @@ def _example_texts() -> list[str]:
 
 
 EXAMPLES = _example_texts()
-TOML_CHARS = list('[]{}=",\'\n#.-_ 0123456789truefalsxyz\\"') + ["\u00e9", "\u2192", "\t",
-                                                                    '"""', "'''", "[[", "]]"]
+TOML_CHARS = list('[]{}=",\'\n#.-_ 0123456789truefalsxyz\\"') + [
+    "\u00e9", "\u2192", "\t", '"""', "\'\'\'", "[[", "]]",
+    # numbers at the edges: huge integers, exponents, inf and nan
+    "9" * 40, "-" + "9" * 400, "1e400", "inf", "-inf", "nan", "0x7f", "1_000",
+]
 
 
 def _check_report(report: Report) -> None:

@@ -153,7 +153,8 @@ def line_of(text: str, marker: str) -> int:
 
 
 def test_every_code_has_a_case() -> None:
-    missing = set(CODES) - set(CASES) - {"DAG022"}  # DAG022 needs a file: tested below
+    # DAG022 needs a file and DAG023 a validator bug: both are tested below
+    missing = set(CODES) - set(CASES) - {"DAG022", "DAG023"}
     assert not missing, f"codes without a triggering graph: {sorted(missing)}"
 
 
@@ -429,3 +430,28 @@ def test_check_graph_gives_diagnostics_and_paths_for_an_edited_graph() -> None:
     assert report.diagnostics[0].line == loaded.diagnostics[0].line
     assert report.paths is not None and report.paths.complete
     assert not report.ok
+
+
+def test_a_validator_bug_is_a_diagnostic_not_a_crash(monkeypatch) -> None:
+    from dagtui import validate as validate_module
+
+    def boom(self, nid, node):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(validate_module._Checker, "check_task", boom)
+    text = HEAD + ('\n[nodes.t]\ntype = "task"\ninstructions = "List the claims."\n'
+                   'output_label = "Claims"\nparams = ["actual_output"]\nchildren = ["j"]\n'
+                   + binary("j", "score = 10", "score = 0", params=False))
+    report = check_text(text, "x.toml")
+    (d,) = report.diagnostics
+    assert d.code == "DAG023" and d.line == 1 and "simulated bug" in d.message
+    assert not report.ok
+
+
+def test_absurd_numbers_are_reported_not_raised() -> None:
+    huge = "9" * 400
+    text = HEAD + JUDGE.replace("score = 10", f"score = {huge}").replace(
+        "score = 0", f"score = -{huge}")
+    report = check_text(text, "x.toml")
+    assert {d.code for d in report.diagnostics} == {"DAG013"}
+    assert "400 digits" in report.diagnostics[0].message
