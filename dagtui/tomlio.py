@@ -210,18 +210,44 @@ def render(
     new = graph.to_raw()
     if original_text is None:
         return canonical_text(new)
+    data = _strict_parse(original_text)
     doc = _parse_or_refuse(original_text)
-    base_result = load_text(original_text)
-    base = base_result.graph.to_raw() if base_result.graph is not None else {
-        "metric": {}, "nodes": {}}
+    base = _model_raw(original_text, data)
     try:
         merged = _merge(doc, base, new, dict(renames or {}))
+        # verify: the merged text must mean exactly the graph being saved
+        ok = _same(_model_raw(merged, tomllib.loads(merged.lstrip("\ufeff"))), new)
     except Exception:  # tomlkit corner cases: fall back to a correct canonical file
-        return canonical_text(new)
-    check = load_text(merged)
-    if check.graph is not None and _same(check.graph.to_raw(), new):
+        ok = False
+    if ok:
         return _match_newlines(original_text, merged)
     return _match_newlines(original_text, canonical_text(new))
+
+
+def _strict_parse(text: str) -> dict[str, Any]:
+    """tomllib is the strict judge of validity: never merge into what it rejects."""
+    try:
+        return tomllib.loads(text.lstrip("\ufeff"))
+    except Exception as exc:  # TOMLDecodeError, RecursionError on absurd nesting, ...
+        raise UnparsableError(f"the original text is not valid TOML ({exc}); refusing to "
+                              "overwrite what could not be parsed") from exc
+
+
+def _model_raw(text: str, data: dict[str, Any]) -> dict[str, Any]:
+    """`to_raw()` of the model the loader builds from parsed data.
+
+    Positions are not needed here, so the loader's position scan (the slow half of
+    `load_text` on big files) is skipped when the loader exposes its builder.
+    """
+    try:
+        from .loader import _Ctx, build_graph
+
+        graph: Graph | None = build_graph(data, _Ctx(None, None))
+    except ImportError:  # pragma: no cover - loader internals moved: take the long way
+        graph = load_text(text).graph
+    if graph is None:
+        return {"metric": {}, "nodes": {}}
+    return graph.to_raw()
 
 
 def _match_newlines(original: str, text: str) -> str:
@@ -238,7 +264,6 @@ def _parse_or_refuse(text: str) -> tomlkit.TOMLDocument:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        tomllib.loads(text)
         return tomlkit.parse(text)
     except Exception as exc:  # tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError, ...
         raise UnparsableError(f"the original text is not valid TOML ({exc}); refusing to "
@@ -716,11 +741,13 @@ def save_graph(
 class _Entry:
     """One `key = value` line (or lines) with the comments that belong to it."""
 
-    __slots__ = ("above", "comment", "key", "name", "value")
+    __slots__ = ("above", "comment", "inner", "key", "name", "value")
 
-    def __init__(self, key: str, name: str, value: str, comment: str, above: list[str]) -> None:
+    def __init__(self, key: str, name: str, value: str, comment: str, above: list[str],
+                 inner: list[str]) -> None:
         self.key, self.name, self.value, self.comment, self.above = (
             key, name, value, comment, above)
+        self.inner = inner  # comments inside a multi-line array value
 
 
 class _Block:
@@ -801,7 +828,7 @@ class _Flattener:
                     self.table(element, keys + (ktext,), names + (kname,), aot=True)
             else:
                 entry = _Entry(ktext, kname, _value_text(kname, item, names),
-                               _comment_of(item), self.take_above())
+                               _comment_of(item), self.take_above(), _array_comments(item))
                 if block is None:
                     if self.blocks:
                         raise FormatError("a key after a table belongs to no table")
@@ -887,7 +914,8 @@ def _entry_lines(entries: list[_Entry], order: tuple[str, ...]) -> list[str]:
     return lines
 
 
-def _format_once(text: str) -> str:
+def _format_once(text: str) -> tuple[str, _Flattener]:
+    """One formatting pass; also returns the parsed layout (for the comment audit)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     doc = _parse_or_refuse(text)
@@ -906,12 +934,12 @@ def _format_once(text: str) -> str:
         lines += _entry_lines(block.entries, block.order)
         lines += _trim_blanks(block.trailing)
         parts.append("\n".join(lines))
-    return "\n\n".join(p for p in parts if p) + "\n" if parts else ""
+    out = "\n\n".join(p for p in parts if p) + "\n" if parts else ""
+    return out, flat
 
 
-def _comments(text: str) -> list[str]:
-    """Every comment in `text` (sorted), to prove formatting dropped none."""
-    flat = _Flattener().run(tomlkit.parse(text))
+def _comments(flat: _Flattener) -> list[str]:
+    """Every comment of a parsed layout (sorted), to prove formatting dropped none."""
     found = [c for c in flat.preamble if c]
     for entry in flat.root_entries:
         found += [c for c in entry.above if c] + ([entry.comment.strip()] if entry.comment
@@ -922,21 +950,18 @@ def _comments(text: str) -> list[str]:
         for entry in block.entries:
             found += [c for c in entry.above if c]
             found += [entry.comment.strip()] if entry.comment else []
-            found += _value_comments(entry.value)
+            found += entry.inner
     return sorted(found)
 
 
-def _value_comments(value_text: str) -> list[str]:
-    """Comments inside a multi-line value (arrays), found by reparsing it."""
-    if "#" not in value_text or "\n" not in value_text:
+def _array_comments(item: Any) -> list[str]:
+    """Comments inside an array value (nested arrays included)."""
+    if not isinstance(item, tk.Array):
         return []
-    item = tomlkit.parse(f"x = {value_text}\n")["x"]
     found: list[str] = []
-    if isinstance(item, tk.Array):
-        for value, comment, above in _array_entries(item):
-            found += above + ([comment.strip()] if value is not None and comment else [])
-            if value is not None and isinstance(value, tk.Array):
-                found += _value_comments(value.as_string())
+    for value, comment, above in _array_entries(item):
+        found += above + ([comment.strip()] if value is not None and comment else [])
+        found += _array_comments(value)
     return found
 
 
@@ -948,18 +973,18 @@ def format_text(text: str) -> str:
     Idempotent. Raises `UnparsableError` for invalid TOML and `FormatError` when the layout
     cannot be normalised without changing the data or losing a comment.
     """
-    out = _format_once(text)
+    original_data = _strict_parse(text)
+    out, flat_in = _format_once(text)
     for _ in range(3):  # settle: a second pass must change nothing
-        again = _format_once(out)
+        again, flat_out = _format_once(out)
         if again == out:
             break
         out = again
     else:
         raise FormatError("formatting does not settle on one layout")
-    original_data = tomllib.loads(text.lstrip("\ufeff"))
     if not _same_data(tomllib.loads(out), original_data):
         raise FormatError("reformatting would change the data; file left as it is")
-    if _comments(out) != _comments(text.lstrip("\ufeff")):
+    if _comments(flat_out) != _comments(flat_in):
         raise FormatError("reformatting would lose a comment; file left as it is")
     return _match_newlines(text, out)
 
