@@ -16,13 +16,11 @@ from pathlib import Path
 import pytest
 
 # DeepEval reads these at import: no telemetry, no .env, no files in the repo or home, no
-# model-price download by litellm. The API key is a placeholder: building a metric creates
-# an OpenAI client object but no test here sends a request to OpenAI.
+# model-price download by litellm.
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
 os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
 os.environ.setdefault("DEEPEVAL_HOME", os.path.join(tempfile.gettempdir(), "dagtui-deepeval-home"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("OPENAI_API_KEY", "sk-placeholder-for-tests")
 
 pytest.importorskip(
     "deepeval", reason="deepeval is not installed (pip install -e '.[interop]'); "
@@ -37,6 +35,15 @@ from test_export_support import MULTI_TURN, dag_graphs, load_module, normalise  
 from dagtui.export import ExportRefused, export_graph, import_deepeval_json  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
 from dagtui.loader import load_file, load_text  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _placeholder_openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a metric creates an OpenAI client, which wants a key; no test here sends a
+    request to OpenAI. Set per test so the placeholder never leaks into other tests."""
+    if not os.environ.get("OPENAI_API_KEY"):
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-placeholder-for-tests")
+
 
 GRAPHS = sorted(Path(__file__).resolve().parent.parent.joinpath("graphs").glob("*.toml"))
 

@@ -20,7 +20,6 @@ os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
 os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
 os.environ.setdefault("DEEPEVAL_HOME", os.path.join(tempfile.gettempdir(), "dagtui-deepeval-home"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("OPENAI_API_KEY", "sk-placeholder-for-tests")
 
 pytest.importorskip(
     "deepeval", reason="deepeval is not installed (pip install -e '.[interop]'); "
@@ -48,6 +47,15 @@ from dagtui.model import (  # noqa: E402
     Verdict,
 )
 from dagtui.model import TaskNode as DTask  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _placeholder_openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a metric creates an OpenAI client, which wants a key; no test here sends a
+    request to OpenAI. Set per test so the placeholder never leaks into other tests."""
+    if not os.environ.get("OPENAI_API_KEY"):
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-placeholder-for-tests")
+
 
 SPECIALS = [
     '"', "'", '"""', "'''", "\\", "\\n", "\n", "\r\n", "\t", "{}", "{{ x }}", "{0}", "{name}",
