@@ -6,7 +6,8 @@ interop tests), so exporting needs no DeepEval install; only running the result 
 
     from dagtui.export import export_graph, ExportRefused, import_deepeval_json
     text = export_graph(graph, "deepeval-json")          # or deepeval-python, mermaid, dot
-    graph = import_deepeval_json(json_text, name="My metric")
+    graph = import_deepeval_json(json_text, name="My metric")   # raises ImportFailed
+    toml_text = render_graph(graph, ["a header comment"])
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from ..model import Graph
 from .deepeval_json import to_json as to_deepeval_json
 from .deepeval_python import to_python as to_deepeval_python
 from .dot import to_dot
-from .importer import ImportFailed, import_deepeval_json
+from .importer import ImportFailed, import_deepeval_dict, import_deepeval_json
 from .mermaid import to_mermaid
 from .refusals import ExportRefused, Refusal, deepeval_notes, deepeval_refusals
+from .toml_text import render_graph
 
 #: export formats, as `dagtui export --to` spells them
 FORMATS: tuple[str, ...] = ("deepeval-json", "deepeval-python", "mermaid", "dot")
@@ -48,7 +50,9 @@ __all__ = [
     "deepeval_notes",
     "deepeval_refusals",
     "export_graph",
+    "import_deepeval_dict",
     "import_deepeval_json",
+    "render_graph",
     "to_deepeval_json",
     "to_deepeval_python",
     "to_dot",
