@@ -119,7 +119,12 @@ def test_transient_faults_are_retried_with_a_bound():
 def test_timeout_is_reported_as_timeout():
     with StubServer(fault_plan={0: "timeout", 1: "timeout"}, hang=5) as stub:
         result = Engine(meeting(), judge_for(stub, retries=1, timeout=0.3)).run_sync(CASE)
-        assert result.error_kind == "timeout" and stub.calls == 2
+        assert result.error_kind == "timeout", result.error
+        call = result.step("extract").calls[0]
+        assert call.retries == 1 and call.error_kind == "timeout"
+        # a pooled connection left over from an earlier test's server may fail before
+        # reaching this stub (retried as "connection"), so the stub sees one or two requests
+        assert 1 <= stub.calls <= 2 and set(call.retry_kinds) <= {"timeout", "connection"}
 
 
 def test_geval_weighted_by_logprobs_and_steps_generated_once(tmp_path):
