@@ -302,6 +302,7 @@ class _Checker:
         self.explained_dead: set[str] = set()
         self.dead: set[str] = set()
         self.topology_roots: tuple[str, ...] = ()
+        self.topo_order: list[str] = []
         self.verdict_index: dict[str, list[int]] = {}
         #: nodes whose verdict list the loader had to shorten (count checks would mislead)
         self.lossy_verdicts: set[str] = set()
@@ -838,8 +839,30 @@ class _Checker:
             out[nid] = items
         return out
 
+    def topological_order(self) -> list[str]:
+        """Kahn's order over all edges; shorter than the node list when there is a cycle."""
+        nodes = self.graph.nodes
+        indeg = {n: len(p) for n, p in self.parents.items()}
+        children: dict[str, list[str]] = {n: [] for n in nodes}
+        for n, ps in self.parents.items():
+            for p in ps:
+                children[p].append(n)
+        ready = [n for n in nodes if indeg[n] == 0]
+        order: list[str] = []
+        while ready:
+            n = ready.pop()
+            order.append(n)
+            for c in children[n]:
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    ready.append(c)
+        return order
+
     def check_cycles(self) -> bool:
         """Report one cycle per strongly connected group. Returns True when acyclic."""
+        self.topo_order = self.topological_order()
+        if len(self.topo_order) == len(self.graph.nodes):
+            return True  # the common case: no need to look for the groups
         edges = self.edges()
         order = list(self.graph.nodes)
         index_of: dict[str, int] = {}
@@ -925,24 +948,9 @@ class _Checker:
         nodes = self.graph.nodes
         depth: dict[str, int] = {}
         best_parent: dict[str, str | None] = {}
-        # Kahn's topological order (the graph is acyclic), then the longest chain of gates
-        # into each node: a node runs only after every parent, so the deepest parent counts
-        pending = self.parents
-        order: list[str] = []
-        indeg = {n: len(p) for n, p in pending.items()}
-        children: dict[str, list[str]] = {n: [] for n in nodes}
-        for n, ps in pending.items():
-            for p in ps:
-                children[p].append(n)
-        ready = [n for n in nodes if indeg[n] == 0]
-        while ready:
-            n = ready.pop()
-            order.append(n)
-            for c in children[n]:
-                indeg[c] -= 1
-                if indeg[c] == 0:
-                    ready.append(c)
-        for n in order:
+        # the longest chain of gates into each node, in topological order: a node runs only
+        # after every parent, so the deepest parent counts
+        for n in self.topo_order:
             own = 1 if nodes[n].is_judgement else 0
             best, arg = 0, None
             for p in self.parents[n]:
