@@ -446,7 +446,7 @@ class _Walker:
                 score=score,
                 passes=passes,
                 calls=self.calls,
-                nodes_run=tuple([ids[i] for i in self.run_order]),
+                nodes_run=tuple(map(ids.__getitem__, self.run_order)),
                 weight=self.weight,
             )
         )
