@@ -67,6 +67,26 @@ class StubProcess:
         return tail
 
 
+async def litellm_alone(base_url: str, report: object) -> float:
+    """The same requests straight through litellm (20 in flight, 3 in a row per case):
+    the floor the engine's figure should be compared with."""
+    import litellm
+
+    sem = asyncio.Semaphore(CONCURRENCY)
+
+    async def one_case(requests: list[dict]) -> None:
+        async with sem:
+            for req in requests:
+                await litellm.acompletion(**req, api_base=base_url, api_key="test",
+                                          num_retries=0, max_retries=0)
+
+    per_case = [[c.request for s in r.steps for c in s.calls]
+                for r in report.results]  # type: ignore[attr-defined]
+    start = time.perf_counter()
+    await asyncio.gather(*(one_case(reqs) for reqs in per_case))
+    return time.perf_counter() - start
+
+
 def throughput() -> None:
     graph = load_file(GRAPH).graph
     stub = StubProcess("--latency", str(LATENCY))
@@ -81,6 +101,7 @@ def throughput() -> None:
         report = asyncio.run(evaluate_cases(engine, cases(CASES), concurrency=CONCURRENCY))
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
         calls = judge.calls_sent - sent_before
+        raw_wall = asyncio.run(litellm_alone(stub.base_url, report))
     finally:
         stub.close()
     bound = calls * LATENCY / CONCURRENCY
@@ -92,6 +113,8 @@ def throughput() -> None:
           f"(target <= 1.25x)   errors {len(report.errored)}")
     print(f"  client CPU {cpu / calls * 1000:.1f} ms per call (litellm + HTTP + engine); "
           f"call latency p50 {lat[len(lat) // 2] * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms")
+    print(f"  litellm alone (same {calls} requests, no engine, same concurrency): "
+          f"{raw_wall:.2f} s, ratio {raw_wall / bound:.2f}x")
     if importlib.util.find_spec("deepeval") is not None:
         print("  deepeval is importable: run its DAGMetric against this stub for a live "
               "figure (not automated here)")
