@@ -98,6 +98,10 @@ def run(args: argparse.Namespace) -> int:
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries)
     engine = Engine(graph, judge)
+    from ..judges.litellm_judge import LiteLLMJudge, import_litellm
+
+    if isinstance(judge, LiteLLMJudge):
+        import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
     progress = Progress(len(cases), out, quiet=args.quiet)
     try:
