@@ -212,3 +212,33 @@ def test_geval_leaf_with_labels_and_callback():
                   ).run_sync(case)
     assert res2.score == 0.65 and res2.steps[-1].method == "callback"
     assert "1. Check whether the response directly addresses" in res2.steps[-1].prompt[1]["content"]
+
+
+MULTI = """
+[metric]
+multi_turn = true
+[nodes.polite]
+type = "binary"
+criteria = "Did the assistant stay polite in the last exchange?"
+params = ["role", "content", "scenario"]
+turn_window = [2, 3]
+verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]
+"""
+
+
+def test_multi_turn_case_runs_and_missing_turns_are_named():
+    graph = load_text(MULTI).graph
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+             {"role": "user", "content": "refund?"}, {"role": "assistant", "content": "sure"}]
+    shown: list[str] = []
+
+    def fn(ask):
+        shown.append(ask.prompt.messages[1]["content"])
+        return True
+
+    engine = Engine(graph, CallbackJudge(fn))
+    result = engine.run_sync(Case("chat", {"turns": turns, "scenario": "refund"}))
+    assert result.score == 1.0
+    assert "[2] user: refund?\n[3] assistant: sure" in shown[0] and "[0]" not in shown[0]
+    with pytest.raises(CaseError, match="has no 'turns'"):
+        engine.run_sync(Case("no turns", {"scenario": "refund"}))
