@@ -410,3 +410,23 @@ class CaseEditScreen(DebuggerDialog):
             self.query_one("#case-error", Static).update(str(exc))
             return
         self.dismiss(case)
+
+
+# --------------------------------------------------------------------------- help
+
+
+class KeysScreen(DebuggerDialog):
+    """Every debugger key and what it does (F1 / ?)."""
+
+    BINDINGS = [Binding("q,f1,question_mark", "cancel", "close", id="debugger.keys.close")]
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        width = max((len(k) for k, _ in self.rows), default=4) + 2
+        text = "\n".join(f"{k:<{width}}{what}" for k, what in self.rows)
+        with Vertical():
+            yield Label("Debugger keys (esc closes)", classes="dlg-title")
+            yield Static(text, id="keys-text")

@@ -135,8 +135,8 @@ def usage_text(record: StepRecord | None) -> str:
     for i, call in enumerate(record.calls, start=1):
         lines.append("")
         lines.append(f"call {i} · {call.purpose}")
-        params = {k: v for k, v in (call.request or {}).items() if k != "messages"}
-        lines.append(f"  request   {json.dumps(params, ensure_ascii=False, sort_keys=True)}")
+        request = call.request or {}
+        lines.append(f"  model     {request.get('model', '?')}")
         lines.append(f"  tokens    {call.prompt_tokens} + {call.completion_tokens}")
         lines.append(f"  cost      {_money(call.cost)}")
         lines.append(f"  latency   {call.latency * 1000:.0f} ms")
@@ -145,6 +145,11 @@ def usage_text(record: StepRecord | None) -> str:
         lines.append(f"  retries   {retry}")
         if call.error:
             lines.append(f"  error     {call.error_kind}: {call.error}")
+        params = {k: v for k, v in request.items() if k not in ("messages", "model")}
+        if params:
+            lines.append("  parameters (as sent; messages are in the Prompt tab)")
+            dumped = json.dumps(params, ensure_ascii=False, sort_keys=True, indent=2)
+            lines.extend("    " + ln for ln in dumped.splitlines())
     return "\n".join(lines)
 
 
@@ -153,8 +158,8 @@ def result_lines(result: RunResult | None, overridden: bool) -> tuple[str, str]:
     if result is None:
         return "", ""
     cost = "" if result.cost is None else f" · ${result.cost:.4f}"
-    totals = (f"{result.calls} calls · {result.tokens} tokens{cost}"
-              f" · {result.cache_hits} cached")
+    cached = f" · {result.cache_hits} cached" if result.cache_hits else ""
+    totals = f"{result.calls} calls · {result.tokens} tokens{cost}{cached}"
     path = path_text(result)
     if result.error is not None:
         return "✘ error", f"{result.error}\n{path}\n{totals}"

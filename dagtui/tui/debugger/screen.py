@@ -62,8 +62,11 @@ DEBUGGER_KEYS: list[tuple[str, str, str, str, bool]] = [
     ("debugger.edit_case", "i", "edit_case", "edit case", False),
     ("debugger.judge", "j", "pick_judge", "judge", False),
     ("debugger.stop", "x", "stop", "stop", True),
-    ("debugger.save_trace", "ctrl+s,w", "save_trace", "save trace", True),
+    ("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True),
+    # over the editor, ctrl+s is the editor's own (priority) save: w saves the trace there
+    ("debugger.write_trace", "w", "write_trace", "save trace", True),
     ("debugger.open_trace", "t", "open_trace", "open trace", False),
+    ("debugger.help", "f1,question_mark", "keys", "help", False),
     ("debugger.back", "escape", "back", "back", True),
 ]
 
@@ -81,7 +84,9 @@ DEBUGGER_HELP: dict[str, str] = {
     "pick_judge": "switch judge: labels, human, or the graph's model",
     "stop": "cancel the judge call in flight",
     "save_trace": "save the run as a trace (JSON)",
+    "write_trace": "save the run as a trace (JSON) when opened from the editor",
     "open_trace": "open a saved trace read-only",
+    "keys": "this list of keys",
     "back": "close a trace view / back to the editor / quit",
 }
 
@@ -96,6 +101,8 @@ DebuggerScreen #dbg-header {
 }
 DebuggerScreen #dbg-header-left {
     width: 1fr;
+    text-wrap: nowrap;
+    text-overflow: ellipsis;
 }
 DebuggerScreen #dbg-header-right {
     width: auto;
@@ -275,16 +282,17 @@ class DebuggerScreen(Screen[None]):
             return
         case = run.trace.case.get("name") if run.trace else (run.case.name if run.case else "—")
         judge = self._judge_text(run)
-        left.update(Text.assemble(("dagtui step", "bold"), f" — {name} · case “{case}” · "
-                                  f"judge {judge}", (" · read-only trace" if run.read_only
-                                                     else "", "bold magenta")))
+        head = Text.assemble(("dagtui step", "bold"), f" · {name} · case “{case}” · "
+                             f"judge {judge}", (" · read-only trace" if run.read_only
+                                                else "", "bold magenta"))
+        head.no_wrap, head.overflow = True, "ellipsis"
+        left.update(head)
         done, most = run.progress()
         records = run.records
         calls = sum(r.calls_made for r in records)
-        tokens = sum(r.prompt_tokens + r.completion_tokens for r in records)
-        costs = [r.cost for r in records if r.cost is not None]
-        cost = f" · ${sum(costs):.4f}" if costs else ""
-        right.update(f"step {done}/{most} · {calls} calls · {tokens} tok{cost}")
+        # tokens and cost are in the Result box and the Usage tab: the header keeps room
+        # for the graph, the case and the judge
+        right.update(f"  step {done}/{most} · {calls} calls")
         notes = []
         if self.fatal:
             notes.append(self.fatal)
@@ -306,7 +314,7 @@ class DebuggerScreen(Screen[None]):
         if judge is None:
             return "—"
         model = getattr(judge, "model", None)
-        return f"{judge.name} {model}" if model else judge.name
+        return str(model) if model else judge.name
 
     def _banner(self, text: str) -> None:
         banner = self.query_one("#dbg-banner", Static)
@@ -320,14 +328,18 @@ class DebuggerScreen(Screen[None]):
         if result is None:
             nxt = run.next_node()
             if run.running:
-                box.update(f"asking the judge about {run.running}…  (x stops)")
+                msg = f"asking the judge about {run.running}…  (x stops)"
             elif nxt and not run.started:
-                box.update(f"ready: n steps into {nxt}, c runs to the end")
+                msg = f"ready: n steps into {nxt}, c runs to the end"
             elif nxt:
                 bp = " (breakpoint)" if nxt in run.breakpoints else ""
-                box.update(f"paused before {nxt}{bp}")
+                msg = f"paused before {nxt}{bp}"
             else:
-                box.update("no run yet")
+                msg = "no run yet"
+            if run.started:
+                box.update(Text.assemble(msg, "\n", (running_totals(run), "dim")))
+            else:
+                box.update(msg)
             return
         head, details = result_lines(result, run.overridden)
         box.add_class(result.status)
@@ -391,7 +403,9 @@ class DebuggerScreen(Screen[None]):
             if action == "pick_case" and not self.cases:
                 return None
             return True
-        if action == "save_trace":
+        if action in ("save_trace", "write_trace"):
+            if (action == "write_trace") == self.standalone:
+                return False  # one save key per context: ctrl+s alone, w over the editor
             return True if self.run is not None and self.run.started else None
         return True
 
@@ -500,6 +514,16 @@ class DebuggerScreen(Screen[None]):
         on_now = run.toggle_breakpoint(nid)
         self.notify(f"breakpoint {'set on' if on_now else 'cleared from'} {nid}")
         self.refresh_view()
+
+    def action_keys(self) -> None:
+        from .dialogs import KeysScreen
+
+        rows = [(key.replace("ctrl+", "^").replace("question_mark", "?").replace(",", " / "),
+                 DEBUGGER_HELP.get(action, action))
+                for _bid, key, action, _desc, _show in DEBUGGER_KEYS]
+        rows.append(("1 … 5", "Prompt · Response · Evidence · Verdict · Usage pane"))
+        rows.append(("j / k", "move in the path tree"))
+        self.app.push_screen(KeysScreen(rows))
 
     def action_pane(self, pid: str) -> None:
         self.query_one(StepPanes).switch(pid)
@@ -705,6 +729,9 @@ class DebuggerScreen(Screen[None]):
 
     # ------------------------------------------------------------------ traces
 
+    def action_write_trace(self) -> None:
+        self.action_save_trace()
+
     def action_save_trace(self) -> None:
         from .dialogs import TextScreen
 
@@ -773,6 +800,16 @@ class DebuggerScreen(Screen[None]):
             self.app.exit()
         else:
             self.dismiss(None)
+
+
+def running_totals(run: DebugRun) -> str:
+    """Calls, tokens and cost of the steps so far (the header has no room for them)."""
+    records = run.records
+    calls = sum(r.calls_made for r in records)
+    tokens = sum(r.prompt_tokens + r.completion_tokens for r in records)
+    costs = [r.cost for r in records if r.cost is not None]
+    cost = f" · ${sum(costs):.4f}" if costs else ""
+    return f"so far: {calls} calls · {tokens} tokens{cost}"
 
 
 def _short(text: str, width: int = 40) -> str:

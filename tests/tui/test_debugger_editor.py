@@ -1,0 +1,97 @@
+"""F5 in the editor opens the debugger on the graph being edited; esc comes back; an
+"edit & re-run" lands in the editor as an ordinary (undoable, unsaved) edit."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dagtui.tui.debugger import DebuggerScreen
+from dagtui.tui.debugger.widgets import PathTree
+
+from .debugger_helpers import ROOT, SIZE
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("meeting_summary.toml", "meeting_summary.cases.jsonl"):
+        shutil.copy(ROOT / "graphs" / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def editor():  # type: ignore[no-untyped-def]
+    from dagtui.tui.app import EditorApp
+
+    return EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+
+
+async def test_f5_opens_the_debugger_and_esc_returns(workdir: Path) -> None:
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DebuggerScreen)
+        assert screen.live.judge.name == "labels"  # the cases carry labels
+        assert len(screen.cases) == 6
+        await pilot.press("c")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.live.result().score == 1.0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, DebuggerScreen)
+
+
+async def test_edit_and_rerun_goes_back_into_the_editor(workdir: Path) -> None:
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("c")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        screen.query_one(PathTree).select_node("present")
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#text-value").load_text("Are Intro, Body and Conclusion all there?")
+        await pilot.press("f2")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # order gets the same evidence and criteria: its earlier answer is reused
+        assert [r.source for r in screen.live.records] == ["reused", "judge", "reused"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.state.graph.nodes["present"].criteria == \
+            "Are Intro, Body and Conclusion all there?"
+        assert app.state.dirty
+
+
+async def test_w_saves_a_trace_over_the_editor(workdir: Path) -> None:
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.check_action("save_trace", ()) is False  # ctrl+s is the editor's
+        await pilot.press("c")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+    assert len(list(workdir.glob("meeting_summary.*.trace.json"))) == 1
