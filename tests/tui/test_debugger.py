@@ -363,3 +363,58 @@ async def test_number_keys_switch_panes() -> None:
             await pilot.press(key)
             await pilot.pause()
             assert tabs.active == f"pane-{pane}"
+
+
+async def test_geval_leaf_shows_its_scoring_method_and_takes_a_what_if_score() -> None:
+    from dagtui.api import load_checked
+    from dagtui.cases import load_cases
+    from dagtui.tui.debugger import DebuggerApp
+
+    from .debugger_helpers import ROOT
+
+    graph, _ = load_checked(ROOT / "graphs" / "refund_policy.toml")
+    cases = load_cases(ROOT / "graphs" / "refund_policy.cases.jsonl")
+    app = DebuggerApp(graph, "graphs/refund_policy.toml", cases=cases, case=0,
+                      judge=LabelsJudge(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        screen = await settle(app, pilot)
+        result = screen.live.result()
+        assert result.leaf == "tone" and result.score == 0.9
+        assert "◀ leaf" in tree_label(screen, "tone")
+        await select(app, pilot, "tone")
+        assert "scoring method    label" in screen.query_one(StepPanes).text_of("usage")
+        assert "tone ▸ score 9" in result_text(screen)
+        await pilot.press("o")
+        await pilot.pause()
+        await pilot.press("1", "1", "enter")  # 11 is out of range: refused
+        await pilot.pause()
+        assert "0 to 10" in str(app.screen.query_one("#text-error").render())
+        await pilot.press("backspace", "backspace", "3", "enter")
+        screen = await settle(app, pilot)
+        result = screen.live.result()
+        assert result.score == 0.3 and "overridden" in result_text(screen)
+
+
+async def test_a_trace_given_at_start_opens_read_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dagtui.api import load
+    from dagtui.cases import load_cases
+    from dagtui.trace import Trace
+
+    from .debugger_helpers import CASES, GRAPH
+
+    graph = load(GRAPH)
+    case = load_cases(CASES)[3]
+    result = await graph.a_measure(case, judge="labels")
+    trace = Trace.of(graph.graph, case, graph.engine("labels").judge, result)
+    app = meeting_app(LabelsJudge(), case=0, trace=trace)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settle(app, pilot)
+        assert screen.run.read_only and "every heading out of place" in str(
+            screen.query_one("#dbg-header-left").render())
+        assert "0.20" in result_text(screen)
+        assert "All headings out of order" in tree_label(screen, "order")
+        await pilot.press("c")  # disabled while viewing a trace
+        await settle(app, pilot)
+        assert screen.live.records == []

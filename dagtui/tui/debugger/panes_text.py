@@ -176,6 +176,9 @@ def path_text(result: RunResult) -> str:
     parts = []
     for step in result.path:
         shown = show_value(step.verdict)
+        if step.score is not None and isinstance(step.verdict, int | float) \
+                and not isinstance(step.verdict, bool) and float(step.verdict) == step.score:
+            shown = ""  # a geval leaf: its answer is the score shown next
         parts.append(f"{step.node}: {shown}" if shown else step.node)
         if step.score is not None:
             parts.append(f"score {step.score:g}")

@@ -54,7 +54,8 @@ PANES: list[tuple[str, str]] = [
 RowRef = tuple[str, int | None]
 
 
-def node_label(nid: str, node_type: str, st: NodeStatus, width: int = 13) -> Text:
+def node_label(nid: str, node_type: str, st: NodeStatus, width: int = 13,
+               leaf: bool = False) -> Text:
     icon, style = STATUS_LOOK[st.status]
     text = Text()
     text.append("◉ " if st.breakpoint else "  ", style="bold red")
@@ -72,6 +73,8 @@ def node_label(nid: str, node_type: str, st: NodeStatus, width: int = 13) -> Tex
         text.append(f" {node_type}", style="dim")
     if st.overridden:
         text.append(" ⚑", style="bold magenta")
+    if leaf:
+        text.append(" ◀ leaf", style="bold green")
     return text
 
 
@@ -127,7 +130,9 @@ class PathTree(Tree[RowRef]):
                 continue
             st = run.status(nid)
             if idx is None:
-                row.set_label(node_label(nid, node.type, st, width))
+                # a geval leaf has no verdict rows: the node row itself says it ended the path
+                leaf = result is not None and result.leaf == nid and node.type == "geval"
+                row.set_label(node_label(nid, node.type, st, width, leaf))
                 continue
             v = node.verdicts[idx]  # type: ignore[attr-defined]
             rec = st.record
