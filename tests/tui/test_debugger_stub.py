@@ -130,3 +130,26 @@ async def test_an_answer_that_is_not_json_gets_one_correction_then_fails() -> No
             await pilot.press("r", "c")
             screen = await settle(app, pilot)
             assert screen.live.result().score == 1.0
+
+
+async def test_stop_cancels_a_model_call_that_hangs() -> None:
+    import asyncio
+
+    with StubServer(fault_plan={0: "timeout"}, hang=5.0) as stub:
+        app = meeting_app(judge_for(stub, timeout=30.0), case=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            await pilot.press("n")
+            for _ in range(100):  # until the request reaches the stub
+                await asyncio.sleep(0.05)
+                if stub.calls:
+                    break
+            screen = app.debugger
+            assert screen._busy and "asking" in tree_label(screen, "extract")
+            await pilot.press("x")
+            screen = await settle(app, pilot)
+            assert not screen._busy and screen.live.records == []
+            assert "ready: n steps into extract" in result_text(screen)
+            await pilot.press("c")  # the stub answers normally from the second request on
+            screen = await settle(app, pilot)
+            assert screen.live.result().score == 1.0 and stub.calls == 4
