@@ -260,7 +260,7 @@ def _match_newlines(original: str, text: str) -> str:
 
 
 def _parse_or_refuse(text: str) -> tomlkit.TOMLDocument:
-    """Parse with both parsers: tomllib is the strict judge, tomlkit keeps the layout."""
+    """Parse with tomlkit, which keeps the layout (callers check validity with tomllib)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -286,15 +286,22 @@ def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[st
     nodes_doc = doc.get("nodes") if "nodes" in doc else None
     appended: list[str] = []
 
-    # renames first, so the rest of the merge sees the new ids
-    for old, new_id in renames.items():
-        if old == new_id or old not in base_nodes or new_id not in new_nodes:
-            continue
-        if nodes_doc is None or old not in nodes_doc:
-            continue
-        _rename_key(nodes_doc, old, new_id)
-        base_nodes[new_id] = base_nodes.pop(old)
+    # renames first, so the rest of the merge sees the new ids. Two steps (old -> a
+    # placeholder -> new) so that swaps and chains (a->b, b->c) never collide.
+    moves = [(old, new_id) for old, new_id in renames.items()
+             if old != new_id and old in base_nodes and new_id in new_nodes
+             and nodes_doc is not None and old in nodes_doc]
+    held: dict[str, Any] = {}
+    for i, (old, _new_id) in enumerate(moves):
+        placeholder = f"__dagtui_rename_{i}__"
+        _rename_key(nodes_doc, old, placeholder)
+        held[placeholder] = base_nodes.pop(old)
         nodes_doc = doc.get("nodes")  # a table split across the file is a fresh view
+    for i, (_old, new_id) in enumerate(moves):
+        placeholder = f"__dagtui_rename_{i}__"
+        _rename_key(nodes_doc, placeholder, new_id)
+        base_nodes[new_id] = held[placeholder]
+        nodes_doc = doc.get("nodes")
 
     for nid in list(base_nodes):
         if nid not in new_nodes and nodes_doc is not None and nid in nodes_doc:
@@ -303,11 +310,9 @@ def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[st
         cls = NODE_CLASSES.get(str(raw.get("type")))
         order = cls.FIELDS if cls else ()
         if nid in base_nodes and nodes_doc is not None and nid in nodes_doc:
-            table = nodes_doc[nid]
-            if base_nodes[nid].get("type") != raw.get("type"):
-                _replace_node(nodes_doc, nid, raw)
-            elif not _same(base_nodes[nid], raw):
-                _merge_mapping(table, base_nodes[nid], raw, order)
+            # a changed type is one more changed key: the table keeps its comments
+            if not _same(base_nodes[nid], raw):
+                _merge_mapping(nodes_doc[nid], base_nodes[nid], raw, order)
         elif nodes_doc is not None and nid in nodes_doc:
             # the loader could not use this table (bad type...): the model's node replaces it
             _replace_node(nodes_doc, nid, raw)
