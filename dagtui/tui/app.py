@@ -8,6 +8,7 @@ debugger) reuse `EditorApp.state` and the `GraphTree` widget.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
@@ -36,7 +37,14 @@ from .screens.help import HelpScreen, describe_key
 from .state import EditorState, EditRefused, environment_editor
 from .widgets.graph_tree import GraphTree
 from .widgets.graph_view import GraphView
-from .widgets.node_form import FieldChanged, FieldFocused, MetricChanged, NodeForm, VerdictChanged
+from .widgets.node_form import (
+    FieldChanged,
+    FieldFocused,
+    MetricChanged,
+    NodeForm,
+    VerdictChanged,
+    set_quietly,
+)
 from .widgets.panels import PathsTable, ProblemChosen, ProblemsTable
 
 #: (binding id, key, action, footer text, shown in footer)
@@ -141,6 +149,7 @@ class EditorApp(App[None]):
         self.notices: list[str] = []
         self.poll_interval = poll_interval
         self.graph_big = False
+        self._form_ready = False
         self._asking_disk = False
         self._syncing = False
 
@@ -186,14 +195,20 @@ class EditorApp(App[None]):
             self.push_screen(StarterScreen(str(self.state.path), [
                 (name, backend.starter_description(name)) for name in backend.starter_names()
             ]), self._starter_chosen)
-        await self.sync(rebuild_form=True)
+        await self.sync()
         self.settle_blink(self.screen)
         tree = self.query_one(GraphTree)
         tree.focus()
         if self.state.selected:
             self.call_after_refresh(tree.select_node_id, self.state.selected)
+        # the form (the most widgets) is filled right after the first frame is on screen
+        self.call_after_refresh(self._first_form)
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll_disk)
+
+    async def _first_form(self) -> None:
+        self._form_ready = True
+        await self._sync_form(rebuild=True)
 
     async def _starter_chosen(self, name: str | None) -> None:
         if name is None:
@@ -212,15 +227,29 @@ class EditorApp(App[None]):
         tree.show(state.graph, state.problem_counts(), state.graph.metric.name)
         self.query_one(ProblemsTable).show(state.diagnostics)
         tabs = self.query_one("#bottom", TabbedContent)
-        tabs.get_tab("problems").label = f"Problems {len(state.diagnostics)}"
         npaths = len(getattr(state.paths, "paths", []) or []) if state.paths else 0
-        tabs.get_tab("paths").label = f"Paths {npaths}"
+        self._set_label(tabs, "problems", f"Problems {len(state.diagnostics)}")
+        self._set_label(tabs, "paths", f"Paths {npaths}")
         if tabs.active == "paths":
             self.query_one(PathsTable).show(state.paths, state.graph.metric.effective_threshold)
         if tabs.active == "graph":
             self._show_graph()
         await self._sync_form(rebuild_form)
         self._sync_header()
+
+    def _set_label(self, tabs: TabbedContent, tab: str, label: str) -> None:
+        """Relabel a tab only when the text changes (each relabel costs a layout pass)."""
+        widget = tabs.get_tab(tab)
+        if str(widget.label) != label:
+            widget.label = label
+
+    def _update(self, selector: str, content: Text) -> None:
+        """Update a Static only when its content changes (skips a repaint and relayout)."""
+        widget = self.query_one(selector, Static)
+        key = (content.plain, tuple(str(s) for s in content.spans))
+        if getattr(widget, "_dagtui_key", None) != key:
+            widget._dagtui_key = key  # type: ignore[attr-defined]
+            widget.update(content)
 
     async def _sync_form(self, rebuild: bool) -> None:
         state = self.state
@@ -238,6 +267,8 @@ class EditorApp(App[None]):
             return
         form.display = True
         source.display = False
+        if not self._form_ready:
+            return
         if rebuild or form.needs_rebuild(state.graph, state.selected):
             await form.show_node(state.graph, state.selected)
             if state.selected is None:
@@ -254,12 +285,12 @@ class EditorApp(App[None]):
             name.append(" ●", style="bold yellow")
         if state.read_only:
             name.append("  read-only", style="bold red")
-        self.query_one("#header-file", Static).update(name)
+        self._update("#header-file", name)
         info = Text.assemble((metric.name, "bold"), " · threshold ",
                              (f"{metric.effective_threshold:g}", "bold"),
                              " · ", (metric.model or "no model pinned",
                                      "bold" if metric.model else "yellow"))
-        self.query_one("#header-metric", Static).update(info)
+        self._update("#header-metric", info)
         status = Text()
         status.append("● modified" if state.dirty else "saved", style="yellow" if state.dirty
                       else "green")
@@ -281,7 +312,7 @@ class EditorApp(App[None]):
             if not getattr(report, "complete", True):
                 status.append(" (partial)", style="dim")
         status.append(f"  ·  {len(state.graph.nodes)} nodes", style="dim")
-        self.query_one("#status", Static).update(status)
+        self._update("#status", status)
 
     # -- selection ------------------------------------------------------------------------
     @on(Tree.NodeHighlighted, "#tree")
@@ -314,9 +345,8 @@ class EditorApp(App[None]):
             self.query_one(NodeForm).focus_field(None)
 
     def _focus_verdict(self, index: int) -> None:
-        found = self.query(f"#v-{index}-verdict")
-        if found:
-            found.first().focus()
+        with contextlib.suppress(AssertionError, IndexError, NoMatches):
+            self.query_one(NodeForm).verdict_widget(index, "verdict").focus()
 
     def go_to(self, node_id: str, field: str | None = None) -> None:
         """Select `node_id` in the tree (and focus `field` in the form)."""
@@ -373,11 +403,11 @@ class EditorApp(App[None]):
         # score and then exclude each other: show the other one emptied
         other = {"score": "then", "then": "score"}.get(event.part)
         if other and event.value is not None:
-            for w in self.query(f"#v-{event.index}-{other}"):
-                if getattr(w, "value", "") != "":
-                    from textual.widgets import Input
-                    with w.prevent(Input.Changed):
-                        w.value = ""  # type: ignore[attr-defined]
+            try:
+                widget = self.query_one(NodeForm).verdict_widget(event.index, other)
+            except (AssertionError, IndexError, NoMatches):
+                return
+            set_quietly(widget, other, None, None)
 
     @on(MetricChanged)
     async def _metric_changed(self, event: MetricChanged) -> None:

@@ -63,43 +63,62 @@ def homes(graph: Graph, roots: list[str]) -> dict[str, tuple[str, int | None]]:
     return home
 
 
+#: deeper chains continue as a new top-level entry (a link marks the jump), so a long
+#: pipeline stays readable instead of drifting off the right edge
+MAX_DEPTH = 8
+
+
 def build_outline(graph: Graph) -> list[Item]:
     """The rows of the tree panel as nested items."""
     roots = graph.roots()
     home = homes(graph, roots)
     placed: set[str] = set()
+    hoisted: list[str] = []
 
-    def full(nid: str, via: str | None) -> Item:
+    def nests(target: str | None, owner: str, index: int | None, depth: int) -> bool:
+        if target is None or target not in graph.nodes or target in placed:
+            return False
+        if home.get(target) != (owner, index):
+            return False
+        if depth >= MAX_DEPTH:
+            if target not in hoisted:
+                hoisted.append(target)
+            return False
+        return True
+
+    def full(nid: str, via: str | None, depth: int) -> Item:
         placed.add(nid)
         item = Item(ItemRef("node", nid, via=via))
         node = graph.nodes[nid]
         if isinstance(node, TaskNode):
             for child in node.children:
-                if child in graph.nodes and home.get(child) == (nid, None) and child not in placed:
-                    item.children.append(full(child, nid))
+                if nests(child, nid, None, depth + 1):
+                    item.children.append(full(child, nid, depth + 1))
                 else:
                     item.children.append(Item(ItemRef("link", nid, target=child, via=nid)))
         for i, v in enumerate(getattr(node, "verdicts", []) or []):
             t = v.then
-            nested = (t is not None and t in graph.nodes and home.get(t) == (nid, i)
-                      and t not in placed)
+            nested = nests(t, nid, i, depth + 2)
             row = Item(ItemRef("verdict", nid, index=i, target=t, nested=nested))
-            if nested:
-                row.children.append(full(t, nid))
+            if nested and t is not None:
+                row.children.append(full(t, nid, depth + 2))
             item.children.append(row)
         return item
 
     items = [Item(ItemRef("metric"))]
     for r in roots:
         if r not in placed:
-            items.append(full(r, None))
-    rest = [nid for nid in graph.nodes if nid not in placed and nid not in home]
-    rest += [nid for nid in graph.nodes if nid not in placed and nid in home]
+            items.append(full(r, None, 0))
+    while hoisted:
+        nid = hoisted.pop(0)
+        if nid not in placed:
+            items.append(full(nid, None, 0))
+    rest = [nid for nid in graph.nodes if nid not in placed]
     if rest:
         group = Item(ItemRef("group", target="unreachable"))
         for nid in rest:
             if nid not in placed:
-                group.children.append(full(nid, None))
+                group.children.append(full(nid, None, 1))
         items.append(group)
     return items
 

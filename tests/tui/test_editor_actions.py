@@ -16,11 +16,16 @@ from dagtui.tui.screens.dialogs import AddNodeScreen, ChoiceScreen, PromptScreen
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
+from dagtui.tui.widgets.node_form import NodeForm
 from dagtui.tui.widgets.panels import PathsTable, ProblemsTable
 
-from .conftest import SIZE, make_app
+from .conftest import GRAPHS, SIZE, make_app
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def form(app: EditorApp) -> NodeForm:
+    return app.query_one(NodeForm)
 
 
 def tree_text(app: EditorApp) -> str:
@@ -66,7 +71,7 @@ async def test_opens_with_tree_form_and_no_problems(graph_file: Path) -> None:
         assert "false → score 0" in text
         assert "true → order ↗" in text
         assert app.state.selected == "extract"
-        assert app.query_one("#f-instructions").text.startswith("Extract all headings")
+        assert form(app).field("instructions").text.startswith("Extract all headings")
         assert problems_shown(app) == []
         status = str(app.query_one("#status").render())
         assert "valid" in status and "calls/case 2–3" in status
@@ -76,7 +81,7 @@ async def test_typing_updates_model_badges_and_problems(graph_file: Path) -> Non
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await goto_row(pilot, app, node_key("present", "extract"))
-        area = app.query_one("#f-criteria")
+        area = form(app).field("criteria")
         area.focus()
         await pilot.pause()
         area.select_all()
@@ -87,7 +92,7 @@ async def test_typing_updates_model_badges_and_problems(graph_file: Path) -> Non
         assert "DAG003 present.criteria" in problems_shown(app)
         # badge on the tree row, message beside the field
         assert "✖ 1" in app.query_one(GraphTree).row_label(node_key("present", "extract"))
-        assert "DAG003" in str(app.query_one("#m-criteria").render())
+        assert "DAG003" in str(form(app).message("criteria").render())
         for ch in "Is it ok?":
             await pilot.press(ch if ch != " " else "space")
         await pilot.pause()
@@ -98,7 +103,7 @@ async def test_typing_updates_model_badges_and_problems(graph_file: Path) -> Non
         await pilot.press("escape", "ctrl+z")
         await pilot.pause()
         assert app.state.graph.nodes["present"].criteria.startswith("Do the summary")
-        assert app.query_one("#f-criteria").text.startswith("Do the summary")
+        assert form(app).field("criteria").text.startswith("Do the summary")
         assert not app.state.dirty
         assert "DAG003 present.criteria" not in problems_shown(app)
 
@@ -107,17 +112,17 @@ async def test_bad_number_is_shown_beside_the_field_and_not_applied(graph_file: 
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await goto_row(pilot, app, node_key("present", "extract"))
-        score = app.query_one("#v-0-score")
+        score = form(app).verdict_widget(0, "score")
         score.focus()
         await pilot.press("end", "backspace", "x")
         await pilot.pause()
-        assert "score" in str(app.query_one("#m-verdicts").render())
+        assert "score" in str(form(app).message("verdicts").render())
         assert app.state.graph.nodes["present"].verdicts[0].score is None
         await pilot.press("backspace", "1", "2")
         await pilot.pause()
         assert app.state.graph.nodes["present"].verdicts[0].score == 12
         assert any(p.startswith("DAG013 present") for p in problems_shown(app))
-        assert "DAG013" in str(app.query_one("#m-verdicts").render())
+        assert "DAG013" in str(form(app).message("verdicts").render())
 
 
 async def test_enter_on_a_problem_jumps_to_node_and_field(graph_file: Path) -> None:
@@ -136,7 +141,7 @@ async def test_enter_on_a_problem_jumps_to_node_and_field(graph_file: Path) -> N
         await pilot.press("enter")
         await pilot.pause()
         assert app.state.selected == "extract"
-        assert app.focused is not None and app.focused.id == "f-output_label"
+        assert app.focused is form(app).field("output_label")
 
 
 async def test_add_node_as_task_child_and_as_verdict_then(graph_file: Path) -> None:
@@ -174,7 +179,7 @@ async def test_add_and_remove_verdict(graph_file: Path) -> None:
         await pilot.pause()
         labels = [v.verdict for v in app.state.graph.nodes["order"].verdicts]
         assert labels[-1] == "Label 4" and len(labels) == 4
-        assert app.query("#v-3-verdict")
+        assert len(form(app).page.verdict_rows) == 4
         await goto_row(pilot, app, verdict_key("order", 1, None))
         await pilot.press("x")
         await pilot.pause()
@@ -303,7 +308,7 @@ async def test_save_keeps_every_comment(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await goto_row(pilot, app, node_key("order", "extract"))
-        label = app.query_one("#f-label")
+        label = form(app).field("label")
         label.focus()
         await pilot.press("end", *" (v2)".replace(" ", "_"))
         await pilot.pause()
@@ -330,7 +335,7 @@ async def test_external_editor_is_one_undoable_edit(graph_file: Path, tmp_path: 
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert app.state.graph.nodes["present"].criteria == "Are all three headings there?"
-        assert app.query_one("#f-criteria").text == "Are all three headings there?"
+        assert form(app).field("criteria").text == "Are all three headings there?"
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert app.state.graph.nodes["present"].criteria.startswith("Do the summary")
@@ -469,20 +474,20 @@ async def test_metric_form(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await goto_row(pilot, app, ("metric", None, None, None, None))
-        threshold = app.query_one("#f-threshold")
+        threshold = form(app).field("threshold")
         threshold.focus()
         await pilot.press("end", "backspace", "backspace", "backspace", "1", ".", "5")
         await pilot.pause()
         assert app.state.graph.metric.threshold == 1.5
         assert any(p.startswith("DAG021") for p in problems_shown(app))
-        assert "DAG021" in str(app.query_one("#m-threshold").render())
+        assert "DAG021" in str(form(app).message("threshold").render())
 
 
 async def test_change_type_keeps_text(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await goto_row(pilot, app, node_key("present", "extract"))
-        app.query_one("#f-type").value = "non_binary"
+        form(app).field("type").value = "non_binary"
         await pilot.pause()
         node = app.state.graph.nodes["present"]
         assert node.type == "non_binary" and node.criteria.startswith("Do the summary")
@@ -525,3 +530,19 @@ def test_opening_the_editor_does_not_import_litellm(graph_file: Path) -> None:
                          timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().endswith("ok")
+
+
+async def test_walking_the_tree_never_edits(graph_file: Path) -> None:
+    """Moving through every row (each node type's form page is built and refilled) must not
+    change the model: stale widget messages are ignored."""
+    graph_file.write_text((GRAPHS / "refund_policy.toml").read_text())
+    app = make_app(graph_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = app.state.graph.to_raw()
+        rows = len(app.query_one(GraphTree)._rows)
+        for key in ["j"] * rows + ["k"] * rows:
+            await pilot.press(key)
+        await pilot.pause()
+        assert app.state.graph.to_raw() == before
+        assert not app.state.dirty

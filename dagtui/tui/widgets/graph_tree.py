@@ -48,6 +48,8 @@ class GraphTree(Tree[ItemRef]):
         self._labels: dict[tuple[object, ...], str] = {}
         self._collapsed: set[tuple[object, ...]] = set()
         self._graph: Graph | None = None
+        self._seen: dict[str | None, tuple[int, tuple[int, int]]] = {}
+        self._restore_to: TreeNode[ItemRef] | None = None
         self.metric_name = ""
 
     # -- public API -----------------------------------------------------------------------
@@ -67,6 +69,8 @@ class GraphTree(Tree[ItemRef]):
         self._structure = None
 
     def select_ref(self, predicate_key: tuple[object, ...]) -> bool:
+        """Put the cursor on the row with this key (now, and again once the tree has laid
+        out its lines: a freshly rebuilt tree does not know row positions yet)."""
         row = self._rows.get(predicate_key)
         if row is None:
             return False
@@ -74,8 +78,11 @@ class GraphTree(Tree[ItemRef]):
         while parent is not None:
             parent.expand()
             parent = parent.parent
-        self.move_cursor(row)
-        self.scroll_to_node(row, animate=False)
+        if row.line >= 0:
+            self.move_cursor(row)
+            self.scroll_to_node(row, animate=False)
+        self._restore_to = row
+        self.call_after_refresh(self._restore_cursor, row)
         return True
 
     def select_node_id(self, node_id: str) -> bool:
@@ -130,6 +137,9 @@ class GraphTree(Tree[ItemRef]):
         self.clear()
         self._rows = {}
         self._labels = {}
+        self._seen = {nid: (id(node), counts.get(nid, (0, 0)))
+                      for nid, node in graph.nodes.items()}
+        self._seen[None] = (id(graph.metric), (0, 0))
         for item in build_outline(graph):
             self._add(self.root, item, graph, counts)
         self.root.expand()
@@ -140,11 +150,16 @@ class GraphTree(Tree[ItemRef]):
                 target = next((r for k, r in self._rows.items()
                                if k[0] == "node" and k[1] == cursor_node_id), None)
         if target is not None:
+            self._restore_to = target
             self.call_after_refresh(self._restore_cursor, target)
 
     def _restore_cursor(self, target: TreeNode[ItemRef]) -> None:
-        if target.tree is self and target in self._rows.values():
-            self.move_cursor(target)
+        # skipped when something chose a row explicitly in the meantime (select_ref)
+        if self._restore_to is target and target in self._rows.values():
+            if self.cursor_node is not target:
+                self.move_cursor(target)
+                self.scroll_to_node(target, animate=False)
+            self._restore_to = None
 
     def _add(self, parent: TreeNode[ItemRef], item: Item, graph: Graph, counts: Counts) -> None:
         text = self._label(item.ref, graph, counts)
@@ -159,8 +174,17 @@ class GraphTree(Tree[ItemRef]):
         self._labels[key] = text.plain
 
     def _relabel(self, graph: Graph, counts: Counts) -> None:
+        # nodes are replaced (never mutated) on edit, so identity + badge counts tell which
+        # rows can have changed; only those are relabelled
+        seen: dict[str | None, tuple[int, tuple[int, int]]] = {
+            nid: (id(node), counts.get(nid, (0, 0))) for nid, node in graph.nodes.items()}
+        seen[None] = (id(graph.metric), (0, 0))
+        changed = {nid for nid, stamp in seen.items() if self._seen.get(nid) != stamp}
+        self._seen = seen
+        if not changed:
+            return
         for key, row in self._rows.items():
-            if row.data is None:
+            if row.data is None or key[1] not in changed:
                 continue
             text = self._label(row.data, graph, counts)
             if text.plain != self._labels.get(key):

@@ -2,8 +2,13 @@
 
 Every edit is parsed here (`dagtui.tui.fields`) and sent upward as a typed message; the app
 applies it to the state and hands the new diagnostics back with `show_problems`, which puts
-each message beside its field. The form is rebuilt only when a different node is shown or
-its shape changed (type, verdict count, undo), never while the user types.
+each message beside its field.
+
+Mounting widgets is the costly part of a Textual screen (tens of milliseconds for a form),
+so the form keeps one *page* per shape (node type, check kind, or the metric), built the
+first time it is needed and afterwards only refilled: moving the cursor through the tree
+swaps pages and sets values, it never rebuilds. Verdict rows are added and removed one by
+one as the count changes.
 """
 
 from __future__ import annotations
@@ -25,12 +30,14 @@ from ...model import (
     SINGLE_TURN_PARAMS,
     CheckNode,
     Graph,
-    Metric,
     NodeBase,
-    TaskNode,
 )
 from .. import fields as F
 from ..outline import verdict_text
+
+METRIC_FIELDS = ("name", "threshold", "model", "include_reason", "strict", "multi_turn",
+                 "roots", "cases")
+TEXT_WIDGETS = "Input, TextArea, Select, SelectionList"
 
 
 class FieldChanged(Message):
@@ -59,6 +66,220 @@ class FieldFocused(Message):
     """Focus moved to another field: typing there starts a new undo step."""
 
 
+def page_key(graph: Graph, node_id: str | None) -> str:
+    """Which page shows `node_id`: `metric`, the node type, or `check-<kind>`."""
+    if node_id is None:
+        return "metric"
+    node = graph.nodes.get(node_id)
+    if node is None:
+        return "none"
+    if isinstance(node, CheckNode):
+        extra = [f for f in F.node_fields(node)
+                 if f not in CheckNode.KIND_FIELDS.get(node.check, ())]
+        return "check-" + "-".join([node.check or "none", *extra]).replace("_", "")
+    return node.type
+
+
+class FormPage(Vertical):
+    """The rows for one shape of node. `fill` sets every value without announcing it."""
+
+    def __init__(self, key: str, graph: Graph, node_id: str | None) -> None:
+        super().__init__(classes="form-page", id=f"page-{key}")
+        self.key = key
+        self.widgets: dict[str, Widget] = {}
+        self.messages: dict[str, Static] = {}
+        self.verdict_box: Vertical | None = None
+        self.verdict_rows: list[Horizontal] = []
+        self.boolean = False
+        self._title = Static("", classes="form-title")
+        self._evidence = Static("", classes="form-note")
+        self._rows: list[Widget] = [self._title, self._evidence]
+        params = MULTI_TURN_PARAMS if graph.metric.multi_turn else SINGLE_TURN_PARAMS
+        if node_id is None:
+            for name in METRIC_FIELDS:
+                self._rows.append(self._row(name, self._metric_widget(name)))
+        elif node_id in graph.nodes:
+            node = graph.nodes[node_id]
+            for name in F.node_fields(node):
+                self._rows.append(self._row(name, self._node_widget(node, name, params)))
+            if hasattr(node, "verdicts"):
+                self.boolean = node.type == "binary" or (
+                    isinstance(node, CheckNode) and node.check != "python")
+                self._rows.append(self._verdict_section())
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield from self._rows
+
+    # -- building -------------------------------------------------------------------------
+    def wid(self, name: str) -> str:
+        return f"{self.key}-f-{name}"
+
+    def _row(self, name: str, widget: Widget) -> Horizontal:
+        msg = Static("", classes="field-msg", id=f"{self.key}-m-{name}")
+        self.messages[name] = msg
+        self.widgets[name] = widget
+        hint = F.HELP.get(name, "")
+        if hint:
+            widget.tooltip = hint
+        return Horizontal(Label(name, classes="field-name"),
+                          Vertical(widget, msg, classes="field-body"), classes="field-row")
+
+    def _metric_widget(self, name: str) -> Widget:
+        if name in F.BOOLS:
+            return Select([("true", True), ("false", False)], allow_blank=False, compact=True,
+                          id=self.wid(name), name=f"metric:{name}")
+        return Input("", compact=True, id=self.wid(name), name=f"metric:{name}",
+                     placeholder=F.HELP.get(name, ""))
+
+    def _node_widget(self, node: NodeBase, name: str, params: tuple[str, ...]) -> Widget:
+        wid, wname = self.wid(name), f"field:{name}"
+        if name == "type":
+            return Select([(t, t) for t in NODE_TYPES], allow_blank=False, compact=True,
+                          id=wid, name=wname)
+        if name == "check":
+            return Select([(k, k) for k in CHECK_KINDS], compact=True, id=wid, name=wname,
+                          prompt="choose a kind")
+        if name == "param":
+            return Select([(p, p) for p in params], compact=True, id=wid, name=wname,
+                          prompt="(none: use evidence)")
+        if name in F.CHOICES or name == "mode":
+            choices = F.CHOICES.get(name) or F.MODES.get(getattr(node, "check", ""), ())
+            return Select([(c, c) for c in choices], compact=True, id=wid, name=wname,
+                          prompt="(default)")
+        if name in F.BOOLS:
+            return Select([("true", True), ("false", False)], compact=True, id=wid,
+                          name=wname, prompt="(default)")
+        if name == "params":
+            return SelectionList(*[(p, p) for p in params], compact=True, id=wid, name=wname)
+        if name in F.LONG_TEXT:
+            return TextArea("", soft_wrap=True, compact=True, id=wid, name=wname,
+                            classes="long-text", tab_behavior="focus")
+        return Input("", compact=True, id=wid, name=wname, placeholder=F.HELP.get(name, ""))
+
+    def _verdict_section(self) -> Horizontal:
+        self.verdict_box = Vertical(classes="verdict-box")
+        msg = Static("", classes="field-msg", id=f"{self.key}-m-verdicts")
+        self.messages["verdicts"] = msg
+        hint = Static(Text("v add verdict · x remove the highlighted one · a score ends the "
+                           "path, then continues at a node", style="dim"), classes="form-note")
+        return Horizontal(Label("verdicts", classes="field-name"),
+                          Vertical(self.verdict_box, msg, hint, classes="field-body"),
+                          classes="field-row")
+
+    def _verdict_row(self, i: int) -> Horizontal:
+        key = self.key
+        return Horizontal(
+            Input("", compact=True, id=f"{key}-v-{i}-verdict", name=f"verdict:{i}:verdict",
+                  classes="v-value", placeholder="true/false" if self.boolean else "label"),
+            Label("score", classes="v-label"),
+            Input("", compact=True, id=f"{key}-v-{i}-score", name=f"verdict:{i}:score",
+                  classes="v-score", placeholder="0-10"),
+            Label("or then", classes="v-label"),
+            Input("", compact=True, id=f"{key}-v-{i}-then", name=f"verdict:{i}:then",
+                  classes="v-then", placeholder="node id"),
+            classes="verdict-row",
+        )
+
+    # -- filling --------------------------------------------------------------------------
+    async def fill(self, graph: Graph, node_id: str | None) -> None:
+        """Show `node_id`'s values (widgets are reused; nothing is announced upward)."""
+        if node_id is None:
+            self._title.update(Text.assemble(("metric", "bold"),
+                                             ("  ·  settings of the whole graph", "dim")))
+            self._evidence.display = False
+            for name in METRIC_FIELDS:
+                set_quietly(self.widgets[name], name, getattr(graph.metric, name), None)
+            return
+        node = graph.nodes[node_id]
+        title = Text.assemble((node_id, "bold"), ("  ·  ", "dim"), (node.type, "cyan"))
+        if node.label:
+            title.append(f"  ·  {node.label}", style="italic")
+        self._title.update(title)
+        evidence = graph.task_parents(node_id)
+        self._evidence.display = bool(evidence)
+        if evidence:
+            line = Text("evidence from ", style="dim")
+            for i, p in enumerate(evidence):
+                if i:
+                    line.append(", ", style="dim")
+                line.append(p, style="bold cyan")
+                label = getattr(graph.nodes[p], "output_label", "")
+                if label:
+                    line.append(f' "{label}"', style="cyan")
+            self._evidence.update(line)
+        for name, widget in self.widgets.items():
+            set_quietly(widget, name, F.value_of(node, name), node)
+        if self.verdict_box is not None:
+            await self._fill_verdicts(getattr(node, "verdicts", []) or [])
+
+    async def _fill_verdicts(self, verdicts: list[Any]) -> None:
+        assert self.verdict_box is not None
+        while len(self.verdict_rows) > len(verdicts):
+            await self.verdict_rows.pop().remove()
+        new = []
+        while len(self.verdict_rows) < len(verdicts):
+            row = self._verdict_row(len(self.verdict_rows))
+            self.verdict_rows.append(row)
+            new.append(row)
+        if new:
+            await self.verdict_box.mount_all(new)
+            settle = getattr(self.app, "settle_blink", None)
+            if settle is not None:
+                settle(self.verdict_box)
+        for i, v in enumerate(verdicts):
+            set_quietly(self.verdict(i, "verdict"), "verdict", verdict_text(v.verdict), None)
+            set_quietly(self.verdict(i, "score"), "score", v.score, None)
+            set_quietly(self.verdict(i, "then"), "then", v.then, None)
+
+    def verdict(self, index: int, part: str) -> Input:
+        return self.verdict_rows[index].query_one(f"#{self.key}-v-{index}-{part}", Input)
+
+
+def set_quietly(widget: Widget, name: str, value: Any, node: Any) -> None:
+    """Set a widget's value without it posting a Changed message."""
+    if isinstance(widget, Input):
+        text = value if isinstance(value, str) and name in ("verdict", "then") else \
+            F.to_text(name, value)
+        if widget.value != text:
+            with widget.prevent(Input.Changed):
+                widget.value = text
+                widget.cursor_position = len(text)
+    elif isinstance(widget, TextArea):
+        text = F.to_text(name, value)
+        if widget.text != text:
+            with widget.prevent(TextArea.Changed):
+                widget.load_text(text)
+    elif isinstance(widget, SelectionList):
+        _fill_selection(widget, list(value or []))
+    elif isinstance(widget, Select):
+        _fill_select(widget, value)
+
+
+def _fill_select(widget: Select, value: Any) -> None:
+    known = [v for _, v in widget._options if v is not Select.NULL]  # type: ignore[attr-defined]
+    with widget.prevent(Select.Changed):
+        if value is not None and value not in known:
+            options = [(str(v), v) for v in known] + [(f"{value} (unknown)", value)]
+            widget.set_options(options)
+        if value is None:
+            if widget._allow_blank:  # type: ignore[attr-defined]
+                widget.clear()
+        elif widget.value != value:
+            widget.value = value
+
+
+def _fill_selection(widget: SelectionList, chosen: list[str]) -> None:
+    options = [widget.get_option_at_index(i).value for i in range(widget.option_count)]
+    with widget.prevent(SelectionList.SelectedChanged):
+        missing = [p for p in chosen if p not in options]
+        if missing:
+            widget.add_options([(f"{p} (unknown)", p) for p in missing])
+        if set(widget.selected) != set(chosen):
+            widget.deselect_all()
+            for p in chosen:
+                widget.select(p)
+
+
 class NodeForm(VerticalScroll):
     """Fields of one node; messages beside fields; verdict rows with score-or-then."""
 
@@ -69,178 +290,83 @@ class NodeForm(VerticalScroll):
         self.node_id: str | None = None
         self.showing_metric = False
         self.read_only = False
-        self._messages: dict[str, Static] = {}
+        self.page: FormPage | None = None
+        self._pages: dict[str, FormPage] = {}
         self._local_errors: dict[str, str] = {}
-        self._shape: tuple[object, ...] | None = None
-        self._boolean = False
+        self._shown: tuple[object, ...] | None = None
+        self._empty = Static("no node selected", classes="form-empty")
 
-    # -- building -------------------------------------------------------------------------
-    def shape_of(self, graph: Graph, node_id: str | None) -> tuple[object, ...]:
-        if node_id is None:
-            return ("metric",)
-        node = graph.nodes.get(node_id)
-        if node is None:
-            return ("none", node_id)
-        return (node_id, node.type, len(getattr(node, "verdicts", []) or []),
-                getattr(node, "check", None), tuple(F.node_fields(node)))
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self._empty
 
+    # -- pages ----------------------------------------------------------------------------
     def needs_rebuild(self, graph: Graph, node_id: str | None) -> bool:
-        return self.shape_of(graph, node_id) != self._shape
+        """True when another node (or another page) must be shown. Edits to the shown node
+        do not count: its widgets already hold what the user typed."""
+        return self._shown != self._shown_key(graph, node_id)
+
+    def _shown_key(self, graph: Graph, node_id: str | None) -> tuple[object, ...]:
+        return (node_id, page_key(graph, node_id), graph.metric.multi_turn)
 
     async def show_node(self, graph: Graph, node_id: str | None, read_only: bool = False) -> None:
         """Show `node_id`'s fields (None: the metric settings)."""
+        if node_id is not None and node_id not in graph.nodes:
+            node_id = None if not graph.nodes else node_id
         self.node_id = node_id
         self.showing_metric = node_id is None
         self.read_only = read_only
-        self._shape = self.shape_of(graph, node_id)
-        self._messages = {}
         self._local_errors = {}
-        await self.remove_children()
-        if node_id is None:
-            rows = self._metric_rows(graph.metric)
-        elif node_id not in graph.nodes:
-            rows = [Static("no node selected", classes="form-empty")]
-        else:
-            rows = self._node_rows(graph, graph.nodes[node_id])
-        await self.mount_all(rows)
-        settle = getattr(self.app, "settle_blink", None)
-        if settle is not None:
-            settle(self)
-        if read_only:
-            for w in self.query("Input, TextArea, Select, SelectionList"):
-                w.disabled = True
-        self.scroll_home(animate=False)
+        key = page_key(graph, node_id)
+        if key == "none":
+            for page in self._pages.values():
+                page.display = False
+            self._empty.display = True
+            self.page = None
+            self._shown = self._shown_key(graph, node_id)
+            return
+        self._empty.display = False
+        cache_key = f"{key}-mt" if graph.metric.multi_turn and key != "metric" else key
+        page = self._pages.get(cache_key)
+        if page is None:
+            page = FormPage(cache_key, graph, node_id)
+            self._pages[cache_key] = page
+            await self.mount(page)
+            settle = getattr(self.app, "settle_blink", None)
+            if settle is not None:
+                settle(page)
+        if self.page is not page:
+            if self.page is not None:
+                self.page.display = False
+            page.display = True
+            self.page = page
+        await page.fill(graph, node_id)
+        for widget in page.query(TEXT_WIDGETS):
+            widget.disabled = read_only
+        for msg in page.messages.values():
+            self._say(msg, Text(""))
+        key_now = self._shown_key(graph, node_id)
+        if key_now != self._shown:
+            self.scroll_home(animate=False)
+        self._shown = key_now
 
-    def _row(self, name: str, widget: Widget, title: str | None = None) -> Horizontal:
-        msg = Static("", classes="field-msg", id=f"m-{name}")
-        self._messages[name] = msg
-        hint = F.HELP.get(name, "")
-        if hint:
-            widget.tooltip = hint
-        return Horizontal(
-            Label(title or name, classes="field-name"),
-            Vertical(widget, msg, classes="field-body"),
-            classes="field-row",
-        )
+    def field(self, name: str) -> Widget:
+        """The widget of field `name` on the current page (tests and jumps use this)."""
+        assert self.page is not None, "no page shown"
+        return self.page.widgets[name]
 
-    def _title(self, text: Text) -> Static:
-        return Static(text, classes="form-title")
+    def message(self, name: str) -> Static:
+        assert self.page is not None, "no page shown"
+        return self.page.messages[name]
 
-    def _metric_rows(self, metric: Metric) -> list[Widget]:
-        rows: list[Widget] = [self._title(Text.assemble(("metric", "bold"),
-                                                        ("  settings of the whole graph", "dim")))]
-        for name in ("name", "threshold", "model", "include_reason", "strict", "multi_turn",
-                     "roots", "cases"):
-            value = getattr(metric, name)
-            if name in F.BOOLS:
-                widget: Widget = Select([("true", True), ("false", False)], value=bool(value),
-                                        allow_blank=False, compact=True, id=f"f-{name}",
-                                        name=f"metric:{name}")
-            else:
-                widget = Input(F.to_text(name, value), compact=True, id=f"f-{name}",
-                               name=f"metric:{name}", placeholder=F.HELP.get(name, ""))
-            rows.append(self._row(name, widget))
-        return rows
-
-    def _node_rows(self, graph: Graph, node: NodeBase) -> list[Widget]:
-        nid = node.id
-        title = Text.assemble((nid, "bold"), ("  ·  ", "dim"), (node.type, "cyan"))
-        if node.label:
-            title.append(f"  ·  {node.label}", style="italic")
-        rows: list[Widget] = [self._title(title)]
-        evidence = graph.task_parents(nid)
-        if evidence:
-            line = Text("evidence from ", style="dim")
-            for i, p in enumerate(evidence):
-                if i:
-                    line.append(", ", style="dim")
-                parent = graph.nodes[p]
-                line.append(p, style="bold cyan")
-                label = getattr(parent, "output_label", "")
-                if label:
-                    line.append(f' "{label}"', style="cyan")
-            rows.append(Static(line, classes="form-note"))
-        params = MULTI_TURN_PARAMS if graph.metric.multi_turn else SINGLE_TURN_PARAMS
-        for name in F.node_fields(node):
-            rows.append(self._row(name, self._widget_for(node, name, params)))
-        if hasattr(node, "verdicts"):
-            rows.append(self._verdict_rows(node))
-        return rows
-
-    def _widget_for(self, node: NodeBase, name: str, params: tuple[str, ...]) -> Widget:
-        wid = f"f-{name}"
-        wname = f"field:{name}"
-        value = F.value_of(node, name)
-        if name == "type":
-            return Select([(t, t) for t in NODE_TYPES], value=node.type, allow_blank=False,
-                          compact=True, id=wid, name=wname)
-        if name == "check":
-            options = [(k, k) for k in CHECK_KINDS]
-            if value and value not in CHECK_KINDS:
-                options.append((f"{value} (unknown)", value))
-            return Select(options, value=value or Select.NULL, compact=True, id=wid,
-                          name=wname, prompt="choose a kind")
-        if name == "param":
-            options = [(p, p) for p in params]
-            if value and value not in params:
-                options.append((f"{value} (unknown)", value))
-            return Select(options, value=value or Select.NULL, compact=True, id=wid,
-                          name=wname, prompt="(none: use evidence)")
-        if name in F.CHOICES or name == "mode":
-            choices = F.CHOICES.get(name) or F.MODES.get(getattr(node, "check", ""), ())
-            options = [(c, c) for c in choices]
-            if value and value not in choices:
-                options.append((f"{value} (unknown)", value))
-            return Select(options, value=value or Select.NULL, compact=True, id=wid,
-                          name=wname, prompt="(default)")
-        if name in F.BOOLS:
-            return Select([("true", True), ("false", False)],
-                          value=value if value is not None else Select.NULL, compact=True,
-                          id=wid, name=wname, prompt="(default)")
-        if name == "params":
-            chosen = set(value or [])
-            options = [(p, p, p in chosen) for p in params]
-            options += [(f"{p} (unknown)", p, True) for p in (value or []) if p not in params]
-            return SelectionList(*options, compact=True, id=wid, name=wname)
-        if name in F.LONG_TEXT:
-            area = TextArea(F.to_text(name, value), soft_wrap=True, compact=True, id=wid,
-                            name=wname, classes="long-text", tab_behavior="focus")
-            return area
-        return Input(F.to_text(name, value), compact=True, id=wid, name=wname,
-                     placeholder=F.HELP.get(name, ""))
-
-    def _verdict_rows(self, node: NodeBase) -> Widget:
-        boolean = node.type == "binary" or (isinstance(node, CheckNode) and node.check != "python")
-        self._boolean = boolean
-        rows: list[Widget] = []
-        for i, v in enumerate(getattr(node, "verdicts", []) or []):
-            rows.append(Horizontal(
-                Input(verdict_text(v.verdict), compact=True, id=f"v-{i}-verdict",
-                      name=f"verdict:{i}:verdict", classes="v-value",
-                      placeholder="true/false" if boolean else "label"),
-                Label("score", classes="v-label"),
-                Input(F.to_text("score", v.score), compact=True, id=f"v-{i}-score",
-                      name=f"verdict:{i}:score", classes="v-score", placeholder="0-10"),
-                Label("or then", classes="v-label"),
-                Input(v.then or "", compact=True, id=f"v-{i}-then", name=f"verdict:{i}:then",
-                      classes="v-then", placeholder="node id"),
-                classes="verdict-row",
-            ))
-        if not rows:
-            rows.append(Static("no verdicts yet: press v to add one", classes="form-note"))
-        hint = Static(Text("v add verdict · x remove the highlighted one · score ends the path,"
-                           " then continues at a node", style="dim"), classes="form-note")
-        msg = Static("", classes="field-msg", id="m-verdicts")
-        self._messages["verdicts"] = msg
-        return Horizontal(
-            Label("verdicts", classes="field-name"),
-            Vertical(*rows, msg, hint, classes="field-body"),
-            classes="field-row",
-        )
+    def verdict_widget(self, index: int, part: str) -> Input:
+        assert self.page is not None, "no page shown"
+        return self.page.verdict(index, part)
 
     # -- problems beside fields -----------------------------------------------------------
     def show_problems(self, diagnostics: list[Diagnostic]) -> None:
         """Put the first problem of each field beside it (local parse errors first)."""
+        if self.page is None:
+            return
         per_field: dict[str, Diagnostic] = {}
         for d in diagnostics:
             if self.showing_metric:
@@ -250,33 +376,37 @@ class NodeForm(VerticalScroll):
             if d.node != self.node_id:
                 continue
             per_field.setdefault(d.field or "type", d)
-        for name, widget in self._messages.items():
+        for name, widget in self.page.messages.items():
             if name in self._local_errors:
-                widget.update(Text(f"✖ {self._local_errors[name]}", style="bold red"))
+                self._say(widget, Text(f"✖ {self._local_errors[name]}", style="bold red"))
                 continue
             d = per_field.get(name)
-            if d is None and name == "type":
-                # node-level problems without a field are shown at the top row
-                d = next((x for x in diagnostics if x.node == self.node_id and not x.field),
-                         None) if not self.showing_metric else None
             if d is None:
-                widget.update("")
+                self._say(widget, Text(""))
                 continue
             style = "bold red" if d.severity is Severity.ERROR else "yellow"
             mark = "✖" if d.severity is Severity.ERROR else "⚠"
-            widget.update(Text(f"{mark} {d.code} {d.message}", style=style))
+            self._say(widget, Text(f"{mark} {d.code} {d.message}", style=style))
+
+    @staticmethod
+    def _say(widget: Static, text: Text) -> None:
+        """Update a message only when it changes: each update costs a relayout."""
+        if getattr(widget, "_said", None) != text.plain:
+            widget._said = text.plain  # type: ignore[attr-defined]
+            widget.update(text)
 
     def focus_field(self, name: str | None) -> bool:
         """Focus the widget of `name` (for 'enter on a problem')."""
-        target = None
-        if name == "verdicts":
-            found = self.query("#v-0-verdict")
-            target = found.first() if found else None
-        elif name:
-            found = self.query(f"#f-{name}")
-            target = found.first() if found else None
+        page = self.page
+        if page is None:
+            return False
+        target: Widget | None = None
+        if name == "verdicts" and page.verdict_rows:
+            target = page.verdict(0, "verdict")
+        elif name and name in page.widgets:
+            target = page.widgets[name]
         if target is None:
-            found = self.query("Input, TextArea, Select, SelectionList")
+            found = page.query(TEXT_WIDGETS)
             target = found.first() if found else None
         if target is None:
             return False
@@ -284,63 +414,29 @@ class NodeForm(VerticalScroll):
         self.scroll_to_widget(target, animate=False)
         return True
 
-    def refresh_values(self, graph: Graph) -> None:
-        """Update widget values in place (after undo/redo of a field on the same node)."""
-        node = graph.nodes.get(self.node_id or "") if not self.showing_metric else None
-        for widget in self.query("Input, TextArea, Select, SelectionList"):
-            kind, _, rest = (widget.name or "").partition(":")
-            if kind == "verdict" and node is not None:
-                index_s, _, part = rest.partition(":")
-                vs = getattr(node, "verdicts", [])
-                if int(index_s) >= len(vs):
-                    continue
-                v = vs[int(index_s)]
-                text = (verdict_text(v.verdict) if part == "verdict" else
-                        F.to_text("score", v.score) if part == "score" else v.then or "")
-            elif kind == "field" and node is not None:
-                text = F.to_text(rest, F.value_of(node, rest))
-            elif kind == "metric":
-                text = F.to_text(rest, getattr(graph.metric, rest))
-            else:
-                continue
-            self._set_quietly(widget, rest, text, node, graph)
-
-    def _set_quietly(self, widget: Widget, name: str, text: str, node: Any, graph: Graph) -> None:
-        if isinstance(widget, Input):
-            if widget.value != text:
-                with widget.prevent(Input.Changed):
-                    widget.value = text
-        elif isinstance(widget, TextArea) and widget.text != text:
-            with widget.prevent(TextArea.Changed):
-                widget.load_text(text)
-
     # -- events up ------------------------------------------------------------------------
     def _post_value(self, widget_name: str, raw: Any, *, parsed: bool = False) -> None:
         kind, _, rest = widget_name.partition(":")
         try:
             if kind == "verdict":
                 index_s, _, part = rest.partition(":")
-                index = int(index_s)
-                key = f"verdicts.{index}.{part}"
-                node = self.node_id or ""
                 if part == "verdict":
-                    boolean = self._boolean_verdicts()
+                    boolean = self.page.boolean if self.page is not None else False
                     value = F.verdict_from_text(raw, boolean=boolean)
                 elif part == "score":
                     value = F.score_from_text(raw)
                 else:
                     value = raw.strip() or None
-                self._local_errors.pop(key, None)
                 self._clear_local("verdicts")
-                self.post_message(VerdictChanged(node, index, part, value))
+                self.post_message(VerdictChanged(self.node_id or "", int(index_s), part, value))
                 return
             value = raw if parsed else F.from_text(rest, raw)
         except F.FieldError as exc:
             field_name = "verdicts" if kind == "verdict" else rest
             self._local_errors[field_name] = str(exc)
-            msg = self._messages.get(field_name)
-            if msg is not None:
-                msg.update(Text(f"✖ {exc}", style="bold red"))
+            if self.page is not None and field_name in self.page.messages:
+                self._say(self.page.messages[field_name],
+                          Text(f"✖ {exc}", style="bold red"))
             return
         self._clear_local(rest)
         if kind == "metric":
@@ -349,23 +445,33 @@ class NodeForm(VerticalScroll):
             self.post_message(FieldChanged(self.node_id, rest, value))
 
     def _clear_local(self, name: str) -> None:
-        if self._local_errors.pop(name, None) is not None:
-            msg = self._messages.get(name)
+        if self._local_errors.pop(name, None) is not None and self.page is not None:
+            msg = self.page.messages.get(name)
             if msg is not None:
-                msg.update("")
+                self._say(msg, Text(""))
 
-    def _boolean_verdicts(self) -> bool:
-        return self._boolean
+    # A Changed message is handled after the fact; by then the widget may have been refilled
+    # for another node (Select announces its value when it mounts). A message whose value is
+    # no longer the widget's value is stale and ignored, so it can never edit the wrong node.
 
     @on(Input.Changed)
     def _input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        if event.value != event.input.value or self._not_shown(event.input):
+            return
         if event.input.name and not self.read_only:
             self._post_value(event.input.name, event.value)
+
+    def _not_shown(self, widget: Widget) -> bool:
+        """True for widgets of a page that is not the one on screen."""
+        return self.page is None or widget not in self.page.widgets.values() and \
+            not any(widget in row.children for row in self.page.verdict_rows)
 
     @on(TextArea.Changed)
     def _text_changed(self, event: TextArea.Changed) -> None:
         event.stop()
+        if self._not_shown(event.text_area):
+            return
         if event.text_area.name and not self.read_only:
             self._post_value(event.text_area.name, event.text_area.text)
 
@@ -373,7 +479,8 @@ class NodeForm(VerticalScroll):
     def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
         name = event.select.name
-        if not name or self.read_only:
+        if not name or self.read_only or event.value != event.select.value \
+                or self._not_shown(event.select):
             return
         value = None if event.value is Select.NULL else event.value
         self._post_value(name, value, parsed=True)
@@ -382,6 +489,8 @@ class NodeForm(VerticalScroll):
     def _params_changed(self, event: SelectionList.SelectedChanged) -> None:
         event.stop()
         name = event.selection_list.name
+        if self._not_shown(event.selection_list):
+            return
         if name and not self.read_only:
             chosen = set(event.selection_list.selected)
             ordered = [event.selection_list.get_option_at_index(i).value
@@ -390,7 +499,3 @@ class NodeForm(VerticalScroll):
 
     def on_descendant_focus(self, event: Any) -> None:
         self.post_message(FieldFocused())
-
-
-def task_children_text(node: TaskNode) -> str:
-    return ", ".join(node.children)
