@@ -19,16 +19,21 @@ FORBIDDEN = ("textual", "litellm")
 
 _PROBE = textwrap.dedent(
     """
-    import importlib, json, pkgutil, sys
+    import importlib, json, os, pkgutil, sys
     import dagtui
 
-    names = ["dagtui"]
-    for info in pkgutil.walk_packages(dagtui.__path__, prefix="dagtui."):
-        if info.name == "dagtui.tui" or info.name.startswith("dagtui.tui."):
-            continue
-        if info.name.endswith(".__main__"):  # runs the CLI when imported
-            continue
-        names.append(info.name)
+    # pkgutil.walk_packages imports every package it descends into (dagtui.tui too), so
+    # the walk goes over directories instead and never enters the TUI package
+    def walk(path, prefix):
+        for info in pkgutil.iter_modules([path]):
+            name = prefix + info.name
+            if name == "dagtui.tui" or name.endswith(".__main__"):  # TUI; runs the CLI
+                continue
+            yield name
+            if info.ispkg:
+                yield from walk(os.path.join(path, info.name), name + ".")
+
+    names = ["dagtui"] + list(walk(dagtui.__path__[0], "dagtui."))
     failed = {}
     for name in names:
         try:
@@ -59,6 +64,7 @@ def test_probe_walked_the_core(probe: dict) -> None:
     for name in (
         "dagtui", "dagtui.model", "dagtui.loader", "dagtui.positions", "dagtui.diagnostics",
         "dagtui.schedule", "dagtui.tomlio", "dagtui.starters", "dagtui.commands.fmt",
+        "dagtui.validate",
     ):
         assert name in imported
     assert not any(n == "dagtui.tui" or n.startswith("dagtui.tui.") for n in imported)
