@@ -45,8 +45,13 @@ __all__ = [
     "atomic_write",
     "canonical_text",
     "format_text",
+    "key_value_text",
+    "node_table_text",
     "render",
     "save_graph",
+    "toml_key",
+    "toml_string",
+    "toml_value",
 ]
 
 METRIC_ORDER: tuple[str, ...] = tuple(Metric.model_fields)
@@ -203,9 +208,10 @@ def render(
     """The text a save of `graph` would write.
 
     With `original_text`, only what differs between that text's model and `graph` is changed
-    (comments, blank lines, order and untouched keys survive). `renames` maps old node ids to
-    new ones so a renamed node keeps its table, comments and place. Raises `UnparsableError`
-    if `original_text` is not valid TOML.
+    (comments, blank lines, order and untouched keys survive; new nodes go at the end).
+    `renames` maps node ids as they are in `original_text` to their ids in `graph` (compose
+    chains of renames into one mapping), so a renamed node keeps its table, comments and
+    place. Raises `UnparsableError` if `original_text` is not valid TOML.
     """
     new = graph.to_raw()
     if original_text is None:
