@@ -333,7 +333,10 @@ def _merge(doc: Any, base: dict[str, Any], new: dict[str, Any], renames: dict[st
 
 
 def _last_table(table: Any) -> Any:
-    """The table whose body is rendered last inside `table` (sub-tables come after keys)."""
+    """The table whose body is rendered last inside `table` (sub-tables come after keys);
+    None for what has no body of its own (an inline table, dotted keys)."""
+    if not isinstance(table, tk.Table):
+        return None
     body = table.value.body
     for _key, item in reversed(body):
         if isinstance(item, tk.AoT) and item.body:
@@ -348,21 +351,23 @@ def _last_table(table: Any) -> Any:
 def _delete_table(doc: Any, nodes_doc: Any, nid: str) -> None:
     """Delete a node's table; the comment lines at its end, which tomlkit files there but
     which sit above the *next* header, move to whatever now precedes that header."""
-    orphans = [x for x in _trailing_comments(_last_table(nodes_doc[nid]))
-               if isinstance(x[1], tk.Comment)]
+    last = _last_table(nodes_doc[nid])
+    orphans = [x for x in _trailing_comments(last) if isinstance(x[1], tk.Comment)] if last \
+        is not None else []
     ids = list(nodes_doc.keys())
     pos = ids.index(nid)
     del nodes_doc[nid]
     if not orphans:
         return
-    if pos > 0:
-        target = _last_table(nodes_doc[ids[pos - 1]])
+    target = _last_table(nodes_doc[ids[pos - 1]]) if pos > 0 else None
+    if target is not None:
         target.value.body.extend(orphans)
         return
     keys = list(doc.keys())
     at = keys.index("nodes") if "nodes" in keys else -1
-    if at > 0 and isinstance(doc[keys[at - 1]], tk.Table):
-        _last_table(doc[keys[at - 1]]).value.body.extend(orphans)
+    target = _last_table(doc[keys[at - 1]]) if at > 0 else None
+    if target is not None:
+        target.value.body.extend(orphans)
         return
     body = doc.body
     for i, (k, _) in enumerate(body):
@@ -388,6 +393,8 @@ def _rename_key(container: Any, old: str, new: str) -> None:
     body = item.value.body if isinstance(item, tk.Table) else None
     size = len(body) if body is not None else 0
     inner._replace(old, new, item)
+    if new not in dict.keys(inner):  # tomlkit only re-indexes replaced *tables* by name
+        dict.__setitem__(inner, new, item.value)
     # tomlkit pads a replaced table with a cosmetic blank line; a rename must not add one
     if body is not None and len(body) == size + 1 and isinstance(body[-1][1], tk.Whitespace):
         body.pop()

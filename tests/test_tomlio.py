@@ -610,3 +610,46 @@ def test_changing_a_node_type_keeps_its_comments() -> None:
     out = render(graph, COMMENTED)
     assert load_text(out).graph.to_raw() == graph.to_raw()
     assert "# --- tone ---" in out and 'type = "binary"' in out
+
+
+_OTHER_FORMS = {
+    "inline node tables": '''[metric]
+name = "x"  # the name
+[nodes]
+a = { type = "binary", criteria = "c", verdicts = [{ verdict = true, score = 1 }, { verdict = false, then = "b" }] }  # node a
+b = { type = "geval", name = "B", params = ["input"] }  # node b
+''',
+    "dotted keys": '''metric.name = "x"  # the name
+nodes.a.type = "binary"  # node a
+nodes.a.criteria = "c"
+nodes.a.verdicts = [{ verdict = true, score = 1 }, { verdict = false, then = "b" }]
+nodes.b.type = "geval"  # node b
+nodes.b.name = "B"
+nodes.b.params = ["input"]
+''',
+}
+
+
+@pytest.mark.parametrize("form", sorted(_OTHER_FORMS))
+@pytest.mark.parametrize("edit", ["criteria", "rename", "add", "delete", "verdict"])
+def test_other_table_styles_merge_in_place(form: str, edit: str) -> None:
+    text = _OTHER_FORMS[form]
+    graph = load_text(text).graph
+    renames: dict[str, str] = {}
+    if edit == "criteria":
+        graph.nodes["a"].criteria = "new"
+    elif edit == "rename":
+        graph.nodes = {("bb" if k == "b" else k): v for k, v in graph.nodes.items()}
+        graph.nodes["a"].verdicts[1].then = "bb"
+        renames = {"b": "bb"}
+    elif edit == "add":
+        graph.nodes["c"] = GEvalNode(name="C", params=["input"])
+    elif edit == "delete":
+        graph.nodes["a"].verdicts[1] = Verdict(verdict=False, score=0)
+        del graph.nodes["b"]
+    else:
+        graph.nodes["a"].verdicts[0].score = 7
+    with mock.patch.object(tomlio, "canonical_text", side_effect=AssertionError("fallback")):
+        out = render(graph, text, renames=renames)
+    assert load_text(out).graph.to_raw() == graph.to_raw()
+    assert "# the name" in out and "# node a" in out
