@@ -20,8 +20,8 @@ model = "gpt-4.1-mini"    # the judge: any litellm model string
 [nodes.extract]
 type = "task"
 instructions = "List the claims made in `actual_output`, one per line."
-params = ["actual_output"]
 output_label = "Claims"
+params = ["actual_output"]
 children = ["supported"]  # data edge: `supported` reads the extracted claims
 
 [nodes.supported]
@@ -64,9 +64,74 @@ evaluation_steps = [
 ]
 '''
 
+_EXTRACT_CLASSIFY = '''\
+# Extract, gate, classify: one task pulls out the evidence, a binary gate rejects what is
+# missing outright, a non-binary node grades the rest. Every label has a fixed score.
+[metric]
+name = "Structure"
+threshold = 0.5
+model = "gpt-4.1-mini"
+
+[nodes.extract]
+type = "task"
+instructions = "List the section headings in `actual_output`, one per line, in order."
+output_label = "Headings"
+params = ["actual_output"]
+children = ["complete", "order"]   # both judgements read the headings
+
+[nodes.complete]
+type = "binary"
+criteria = "Do the headings include every section the request in `input` asks for?"
+params = ["input"]
+verdicts = [
+  { verdict = false, score = 0 },     # a missing section ends it here
+  { verdict = true, then = "order" },
+]
+
+[nodes.order]
+type = "non_binary"
+criteria = "Classify the order of the headings against the order the request asks for."
+params = ["input"]
+verdicts = [
+  { verdict = "Same order", score = 10 },
+  { verdict = "One section out of place", score = 5 },
+  { verdict = "Mostly out of order", score = 2 },
+]
+'''
+
+_CHECK_FIRST = '''\
+# Code check first, judge second: a free, exact check in code rejects the obvious
+# failures, so the judge is only paid for answers worth judging.
+[metric]
+name = "Checked answer"
+threshold = 0.5
+model = "gpt-4.1-mini"
+
+[nodes.not_empty]
+type = "check"
+check = "regex"
+param = "actual_output"
+pattern = '\\S'                     # at least one non-space character
+verdicts = [
+  { verdict = false, score = 0 },
+  { verdict = true, then = "correct" },
+]
+
+[nodes.correct]
+type = "binary"
+criteria = "Does `actual_output` answer the question in `input` correctly?"
+params = ["input", "actual_output"]
+verdicts = [
+  { verdict = true, score = 10 },
+  { verdict = false, score = 0 },
+]
+'''
+
 STARTERS: dict[str, str] = {
     "blank": _BLANK,
     "gate-geval": _GATE_GEVAL,
+    "extract-classify": _EXTRACT_CLASSIFY,
+    "check-first": _CHECK_FIRST,
 }
 
 DEFAULT_STARTER = "blank"

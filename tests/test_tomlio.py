@@ -534,6 +534,8 @@ def test_starters_validate_clean(name: str) -> None:
     report = check_text(starter_text(name), f"{name}.toml")
     assert [d.format() for d in report.diagnostics] == []
     assert report.graph is not None and len(report.graph.nodes) >= 2
+    assert format_text(starter_text(name)) == starter_text(name)  # already canonical
+    assert starter_text(name).startswith("# ")  # first line describes it (editor dialog)
 
 
 def test_required_starters_exist() -> None:
