@@ -178,8 +178,13 @@ def load_text(text: str, file: str | None = None) -> LoadResult:
     return LoadResult(graph, ctx.diags, text=text, positions=positions, raw=raw, file=file)
 
 
-def build_graph(raw: dict[str, Any], ctx: _Ctx) -> Graph:
-    """Build the model from parsed TOML, reporting (and skipping) what does not fit."""
+def build_graph(raw: dict[str, Any], ctx: _Ctx | None = None) -> Graph:
+    """Build the model from parsed TOML, reporting (and skipping) what does not fit.
+
+    Without `ctx` the diagnostics are discarded (callers that only need the model, such as
+    the save merge, skip the position scan this way).
+    """
+    ctx = ctx or _Ctx(None, None)
     for key in raw:
         if key not in TOP_LEVEL_KEYS:
             ctx.add("DAG002", f"unknown top-level key '{key}'{suggest(key, TOP_LEVEL_KEYS)}; "

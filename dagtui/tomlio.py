@@ -35,7 +35,7 @@ import tomlkit
 from tomlkit import items as tk
 from tomlkit.container import Container
 
-from .loader import load_text
+from .loader import build_graph
 from .model import NODE_CLASSES, Graph, Metric
 
 __all__ = [
@@ -243,17 +243,9 @@ def _model_raw(text: str, data: dict[str, Any]) -> dict[str, Any]:
     """`to_raw()` of the model the loader builds from parsed data.
 
     Positions are not needed here, so the loader's position scan (the slow half of
-    `load_text` on big files) is skipped when the loader exposes its builder.
+    `load_text` on big files) is skipped.
     """
-    try:
-        from .loader import _Ctx, build_graph
-
-        graph: Graph | None = build_graph(data, _Ctx(None, None))
-    except ImportError:  # pragma: no cover - loader internals moved: take the long way
-        graph = load_text(text).graph
-    if graph is None:
-        return {"metric": {}, "nodes": {}}
-    return graph.to_raw()
+    return build_graph(data).to_raw()
 
 
 def _match_newlines(original: str, text: str) -> str:
