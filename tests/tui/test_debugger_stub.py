@@ -60,6 +60,22 @@ async def test_prompts_shown_are_the_bytes_the_stub_received(stub: StubServer) -
         assert "3 calls" in header
 
 
+async def test_the_preview_of_the_next_prompt_is_what_gets_sent(stub: StubServer) -> None:
+    app = meeting_app(judge_for(stub), case="intro and body swapped")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settle(app, pilot)
+        panes = screen.query_one(StepPanes)
+        for i, node in enumerate(["extract", "present", "order"]):
+            await select(app, pilot, node)
+            preview = panes.text_of("prompt")
+            assert preview.startswith("(not sent yet")
+            await pilot.press("n")
+            await settle(app, pilot)
+            sent = stub.requests[i]["body"]["messages"]
+            assert preview.endswith(format_messages(sent))
+        assert stub.calls == 3
+
+
 async def test_edit_and_rerun_reuses_upstream_steps_at_the_stub(stub: StubServer) -> None:
     app = meeting_app(judge_for(stub), case=0)
     async with app.run_test(size=SIZE) as pilot:

@@ -36,6 +36,8 @@ class DebuggerApp(App[int]):
     return value (0, or 3 when the last run ended in a judge error)."""
 
     TITLE = "dagtui step"
+    # the palette would only offer Textual's generic commands; the footer needs the room
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
                  cursor_blink: bool = True, **screen_args: Any) -> None:

@@ -24,8 +24,12 @@ def format_messages(messages: list[dict[str, Any]]) -> str:
     return "\n\n".join(parts)
 
 
-def prompt_text(record: StepRecord | None) -> str:
+def prompt_text(record: StepRecord | None,
+                preview: list[dict[str, Any]] | None = None) -> str:
     if record is None:
+        if preview:
+            return ("(not sent yet: this is what the next step will send)\n\n"
+                    + format_messages(preview))
         return "(this node has not run yet)"
     if record.calls:
         blocks = []

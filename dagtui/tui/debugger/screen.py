@@ -43,6 +43,8 @@ from .run_model import (
     allowed_answers,
     answer_summary,
     editable_field,
+    field_as_text,
+    field_from_text,
     show_value,
     with_field,
 )
@@ -60,13 +62,13 @@ DEBUGGER_KEYS: list[tuple[str, str, str, str, bool]] = [
     ("debugger.edit", "e", "edit_node", "edit & rerun", True),
     ("debugger.case", "p", "pick_case", "case", True),
     ("debugger.edit_case", "i", "edit_case", "edit case", False),
-    ("debugger.judge", "j", "pick_judge", "judge", False),
+    ("debugger.judge", "J", "pick_judge", "judge", False),
     ("debugger.stop", "x", "stop", "stop", True),
     ("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True),
     # over the editor, ctrl+s is the editor's own (priority) save: w saves the trace there
     ("debugger.write_trace", "w", "write_trace", "save trace", True),
     ("debugger.open_trace", "t", "open_trace", "open trace", False),
-    ("debugger.help", "f1,question_mark", "keys", "help", False),
+    ("debugger.help", "question_mark,f1", "keys", "keys", True),
     ("debugger.back", "escape", "back", "back", True),
 ]
 
@@ -370,7 +372,7 @@ class DebuggerScreen(Screen[None]):
             title += " ── asking…"
         right.border_title = title
         panes.show({
-            "prompt": prompt_text(rec),
+            "prompt": prompt_text(rec, run.preview(nid) if rec is None else None),
             "response": response_text(rec),
             "evidence": evidence_text(rec, received),
             "verdict": verdict_text(rec, node.type),
@@ -394,10 +396,14 @@ class DebuggerScreen(Screen[None]):
             if viewing or run is None or self._busy:
                 return None
             return True if not run.finished and run.case is not None else None
+        if action == "breakpoint":
+            return None if viewing or run is None else True  # fine while a step runs
         if action in ("restart", "pick_case", "edit_case", "pick_judge", "override",
-                      "edit_node", "breakpoint"):
-            if viewing or run is None or self._busy:
+                      "edit_node"):
+            if viewing or run is None:
                 return None
+            if self._busy:
+                return False  # hidden while a step runs: the footer keeps room for x stop
             if action == "pick_judge" and self.judge_factory is None:
                 return None
             if action == "pick_case" and not self.cases:
@@ -622,18 +628,19 @@ class DebuggerScreen(Screen[None]):
             self.notify(f"{nid} is a {node.type} node: it has no prompt text to edit here",
                         severity="warning")
             return
-        current = getattr(node, name, None) or ""
+        current = field_as_text(node, name)
+        hint = "one step per line. " if name == "evaluation_steps" else ""
 
         def edited(text: str | None) -> None:
             if text is None or text == current:
                 return
-            self._apply_edit(nid, name, text)
+            self._apply_edit(nid, name, field_from_text(name, text))
 
-        self.app.push_screen(TextScreen(f"Edit {nid}.{name}", "F2 applies and re-runs from "
-                                        f"{nid}; steps above it are reused (no new calls).",
-                                        current, multiline=True), edited)
+        self.app.push_screen(TextScreen(f"Edit {nid}.{name}", f"{hint.capitalize()}F2 applies "
+                                        f"and re-runs from {nid}; steps above it are reused "
+                                        "(no new calls).", current, multiline=True), edited)
 
-    def _apply_edit(self, nid: str, name: str, text: str) -> None:
+    def _apply_edit(self, nid: str, name: str, text: Any) -> None:
         run = self.live
         if run is None:
             return
