@@ -418,3 +418,99 @@ async def test_a_trace_given_at_start_opens_read_only(tmp_path) -> None:  # type
         await pilot.press("c")  # disabled while viewing a trace
         await settle(app, pilot)
         assert screen.live.records == []
+
+
+async def test_human_judge_scores_a_geval_leaf() -> None:
+    from dagtui.api import load_checked
+    from dagtui.cases import load_cases
+    from dagtui.tui.debugger import DebuggerApp
+
+    from .debugger_helpers import ROOT
+
+    graph, _ = load_checked(ROOT / "graphs" / "refund_policy.toml")
+    cases = load_cases(ROOT / "graphs" / "refund_policy.cases.jsonl")
+    app = DebuggerApp(graph, "graphs/refund_policy.toml", cases=cases, case=0,
+                      judge=TuiHumanJudge(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.screen.ask.node.id == "policy"
+        await pilot.press("2")  # false: the policy is not violated, go on to the tone
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.ask.kind == "geval"
+        await pilot.press("8", "tab", *"clear and kind", "f2")
+        screen = await settle(app, pilot)
+        result = screen.live.result()
+        assert result.score == 0.8 and result.reason == "clear and kind"
+        assert result.step("tone").method == "human"
+
+
+MULTI_TURN_GRAPH = """\
+[metric]
+name = "Stays polite"
+threshold = 0.5
+model = "gpt-4.1-mini"
+multi_turn = true
+
+[nodes.polite]
+type = "binary"
+criteria = "Is every assistant turn polite?"
+params = ["role", "content"]
+verdicts = [
+  { verdict = true, score = 10 },
+  { verdict = false, score = 0 },
+]
+"""
+
+
+async def test_inline_case_editor_shows_the_multi_turn_fields(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dagtui.api import load_checked
+    from dagtui.tui.debugger import DebuggerApp
+
+    path = tmp_path / "chat.toml"
+    path.write_text(MULTI_TURN_GRAPH)
+    graph, _ = load_checked(path)
+    asked: list[str] = []
+
+    def judge_fn(ask):  # type: ignore[no-untyped-def]
+        asked.append(ask.prompt.messages[1]["content"])
+        return True
+
+    app = DebuggerApp(graph, str(path), judge=CallbackJudge(judge_fn), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settle(app, pilot)
+        assert screen.live.case is None and screen.check_action("step", ()) is None
+        await pilot.press("i")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, CaseEditScreen)
+        names = editor.names
+        assert "turns" in names and "scenario" in names and "actual_output" not in names
+        assert editor.needed == ["content", "role"]  # flagged in the form
+        editor.query_one("#case-name").load_text("chat 1")
+        editor.query_one("#case-turns").load_text(json.dumps([
+            {"role": "user", "content": "Where is my parcel?"},
+            {"role": "assistant", "content": "Let me check that for you right away."},
+        ]))
+        await pilot.press("f2")
+        await settle(app, pilot)
+        await pilot.press("c")
+        screen = await settle(app, pilot)
+        assert screen.live.result().score == 1.0
+        assert "Let me check that for you right away." in asked[0]
+
+
+async def test_inline_case_editor_rejects_bad_json_and_stays_open() -> None:
+    app = meeting_app(LabelsJudge(), case=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await pilot.pause()
+        editor = app.screen
+        editor.query_one("#case-context").load_text("[not json")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.screen is editor
+        assert "context" in str(editor.query_one("#case-error").render())
