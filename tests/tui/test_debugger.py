@@ -482,13 +482,14 @@ async def test_inline_case_editor_shows_the_multi_turn_fields(tmp_path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await settle(app, pilot)
         assert screen.live.case is None and screen.check_action("step", ()) is None
+        assert "no case yet: i writes one" in result_text(screen)
         await pilot.press("i")
         await pilot.pause()
         editor = app.screen
         assert isinstance(editor, CaseEditScreen)
         names = editor.names
         assert "turns" in names and "scenario" in names and "actual_output" not in names
-        assert editor.needed == ["content", "role"]  # flagged in the form
+        assert editor.needed == ["turns"]  # role and content live in the turns
         editor.query_one("#case-name").load_text("chat 1")
         editor.query_one("#case-turns").load_text(json.dumps([
             {"role": "user", "content": "Where is my parcel?"},

@@ -336,6 +336,8 @@ class DebuggerScreen(Screen[None]):
             elif nxt:
                 bp = " (breakpoint)" if nxt in run.breakpoints else ""
                 msg = f"paused before {nxt}{bp}"
+            elif run.case is None:
+                msg = "no case yet: i writes one" + (", p picks one" if self.cases else "")
             else:
                 msg = "no run yet"
             if run.started:
@@ -687,7 +689,10 @@ class DebuggerScreen(Screen[None]):
         run = self.live
         if run is None:
             return
-        needed = sorted({p for n in run.graph.nodes.values() for p in n.params})
+        multi = run.graph.metric.multi_turn
+        # in a conversational case, role and content live in the turns
+        needed = sorted({"turns" if multi and p in ("role", "content") else p
+                         for n in run.graph.nodes.values() for p in n.params})
 
         def edited(case: Case | None) -> None:
             if case is not None:
