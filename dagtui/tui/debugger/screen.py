@@ -605,8 +605,15 @@ class DebuggerScreen(Screen[None]):
             run.set_override(nid, value)
             self.notify(f"what-if: {nid} = {_short(show_value(value))}")
         session = run.session
-        if session is not None and run.record(nid) is None and not session.done and not clear:
-            session.override(nid, value)  # not reached yet: it will answer this way
+        if session is not None and run.record(nid) is None:
+            if not session.done:
+                if clear:
+                    session.overrides.pop(nid, None)
+                else:
+                    session.override(nid, value)  # not reached yet: it will answer this way
+            else:
+                self.notify(f"{nid} is not on this run's path: the what-if applies when a "
+                            "run reaches it", severity="warning")
             self.refresh_view()
             return
         # already decided: re-run, reusing every unchanged step, and follow the new branch
