@@ -167,10 +167,7 @@ def load_text(text: str, file: str | None = None) -> LoadResult:
     except RecursionError:
         ctx.add("DAG001", "TOML syntax: nesting too deep")
         return LoadResult(None, ctx.diags, text=text, file=file)
-    try:
-        positions = locate(text)
-    except (RecursionError, IndexError):  # pragma: no cover - the scanner is best effort
-        positions = Positions()
+    positions = locate(text, lazy=True)  # scanned only if a diagnostic needs a position
     ctx.positions = positions
     graph = build_graph(raw, ctx)
     if graph is not None:

@@ -304,11 +304,14 @@ class Graph(_Base):
                     result[target].append(nid)
         return result
 
-    def roots(self) -> list[str]:
-        """Declared roots, or else the nodes nothing points to, in file order."""
+    def roots(self, parents: dict[str, list[str]] | None = None) -> list[str]:
+        """Declared roots, or else the nodes nothing points to, in file order.
+
+        `parents` (from `parents()`) saves recomputing the edges when the caller has them.
+        """
         if self.metric.roots is not None:
             return [r for r in self.metric.roots if r in self.nodes]
-        parents = self.parents()
+        parents = parents if parents is not None else self.parents()
         return [nid for nid in self.nodes if not parents[nid]]
 
     def dependents(self, node_id: str) -> list[str]:

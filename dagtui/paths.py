@@ -320,7 +320,8 @@ class _Walker:
     def _arrive(self, target: int, log: list[int]) -> None:
         """One parent of `target` arrived; log ready-list insertions for undo."""
         self.remaining[target] -= 1
-        if self.remaining[target] == 0 and not self.done[target]:
+        # a declared root may also be a child: it is ready once, whoever made it ready
+        if self.remaining[target] == 0 and not self.done[target] and target not in self.ready:
             self.ready.append(target)
             log.append(target)
 

@@ -9,7 +9,7 @@ and of its value. Array elements are addressed by index; `[[x]]` tables by their
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import contextlib
 
 Path = tuple[str | int, ...]
 Pos = tuple[int, int]
@@ -17,12 +17,40 @@ Pos = tuple[int, int]
 _BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-@dataclass
 class Positions:
-    """Key and value positions by path. Lookups fall back to the nearest enclosing path."""
+    """Key and value positions by path. Lookups fall back to the nearest enclosing path.
 
-    keys: dict[Path, Pos] = field(default_factory=dict)
-    values: dict[Path, Pos] = field(default_factory=dict)
+    Built from text, the scan runs on the first lookup: a clean graph produces no diagnostic
+    and so never pays for it (the scan is the costly half of loading a big file).
+    """
+
+    def __init__(
+        self,
+        keys: dict[Path, Pos] | None = None,
+        values: dict[Path, Pos] | None = None,
+        *,
+        text: str | None = None,
+    ) -> None:
+        self._keys: dict[Path, Pos] = keys if keys is not None else {}
+        self._values: dict[Path, Pos] = values if values is not None else {}
+        self._text = text
+
+    def _ensure(self) -> None:
+        if self._text is not None:
+            text, self._text = self._text, None
+            # best effort: positions are a nicety, never a reason to fail
+            with contextlib.suppress(RecursionError, IndexError):
+                _Scanner(text, self).run()
+
+    @property
+    def keys(self) -> dict[Path, Pos]:
+        self._ensure()
+        return self._keys
+
+    @property
+    def values(self) -> dict[Path, Pos]:
+        self._ensure()
+        return self._values
 
     def key(self, path: Path) -> Pos | None:
         """Position of the key at `path` (or of the closest ancestor that has one)."""
@@ -30,12 +58,13 @@ class Positions:
 
     def value(self, path: Path) -> Pos | None:
         """Position of the value at `path` (falls back to its key, then ancestors)."""
+        values, keys = self.values, self.keys
         p = tuple(path)
         while p:
-            if p in self.values:
-                return self.values[p]
-            if p in self.keys:
-                return self.keys[p]
+            if p in values:
+                return values[p]
+            if p in keys:
+                return keys[p]
             p = p[:-1]
         return None
 
@@ -50,12 +79,14 @@ class Positions:
 
 
 class _Scanner:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, into: Positions) -> None:
         self.text = text
         self.i = 0
         self.line = 1
         self.col = 1
-        self.pos = Positions()
+        self.keys = into._keys
+        self.values = into._values
+        self.pos = into
         self.aot_counts: dict[Path, int] = {}
 
     # -- low level -------------------------------------------------------------------------
@@ -165,7 +196,7 @@ class _Scanner:
 
     # -- structure -------------------------------------------------------------------------
     def read_value(self, path: Path) -> None:
-        self.pos.values[path] = self.here()
+        self.values[path] = self.here()
         c = self.peek()
         if c == '"':
             self.read_basic_string()
@@ -200,7 +231,7 @@ class _Scanner:
             if c == ",":
                 self.advance()
                 continue
-            self.pos.keys[path + (index,)] = self.here()
+            self.keys[path + (index,)] = self.here()
             self.read_value(path + (index,))
             index += 1
 
@@ -222,8 +253,8 @@ class _Scanner:
         parts = self.read_dotted_key()
         path = table + tuple(parts)
         for k in range(1, len(parts)):
-            self.pos.keys.setdefault(table + tuple(parts[:k]), start)
-        self.pos.keys[path] = start
+            self.keys.setdefault(table + tuple(parts[:k]), start)
+        self.keys[path] = start
         self.skip_ws()
         if self.peek() == "=":
             self.advance()
@@ -247,11 +278,11 @@ class _Scanner:
                 if aot:
                     n = self.aot_counts.get(base, 0)
                     self.aot_counts[base] = n + 1
-                    self.pos.keys.setdefault(base, start)
+                    self.keys.setdefault(base, start)
                     table = base + (n,)
                 else:
                     table = base
-                self.pos.keys.setdefault(table, start)
+                self.keys.setdefault(table, start)
                 self.skip_line()
                 continue
             self.read_key_value(table)
@@ -272,6 +303,12 @@ class _Scanner:
         return tuple(out)
 
 
-def locate(text: str) -> Positions:
-    """Positions of every key and value in `text` (which must be valid TOML)."""
-    return _Scanner(text).run()
+def locate(text: str, *, lazy: bool = False) -> Positions:
+    """Positions of every key and value in `text` (which must be valid TOML).
+
+    With `lazy`, the scan waits for the first lookup.
+    """
+    positions = Positions(text=text)
+    if not lazy:
+        positions._ensure()
+    return positions

@@ -31,14 +31,21 @@ class Topology:
     data_children: dict[str, tuple[str, ...]]
 
     @classmethod
-    def of(cls, graph: Graph) -> Topology:
-        parents = {k: tuple(v) for k, v in graph.parents().items()}
+    def of(cls, graph: Graph, parents: dict[str, list[str]] | None = None) -> Topology:
+        """Edges of `graph`; pass `parents` when already computed (`graph.parents()`)."""
+        parents_of = parents if parents is not None else graph.parents()
         data = {
-            nid: tuple(c for c in node.children if c in graph.nodes)
+            # dict.fromkeys: a child listed twice is still one data edge
+            nid: tuple(c for c in dict.fromkeys(node.children) if c in graph.nodes)
             for nid, node in graph.nodes.items()
             if isinstance(node, TaskNode)
         }
-        return cls(tuple(graph.nodes), parents, tuple(graph.roots()), data)
+        return cls(
+            tuple(graph.nodes),
+            {k: tuple(v) for k, v in parents_of.items()},
+            tuple(graph.roots(parents_of)),
+            data,
+        )
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,10 @@ class Leaf:
     def describe(self) -> str:
         if self.is_geval:
             return f"{self.node} (G-Eval)"
-        return f"score {self.score:g}"
+        try:
+            return f"score {self.score:g}"
+        except OverflowError:  # an absurd score (10**400) is still describable
+            return f"score {self.score}"
 
 
 @dataclass
@@ -91,7 +101,7 @@ class RunState:
         if target not in self.remaining:
             return
         self.remaining[target] -= 1
-        if self.remaining[target] == 0 and target not in self.done:
+        if self.remaining[target] == 0 and target not in self.done and target not in self._ready:
             self._ready.append(target)
 
     def _mark(self, nid: str) -> None:

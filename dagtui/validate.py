@@ -395,19 +395,9 @@ class _Checker:
 
     def topology(self) -> Topology:
         """`Topology.of(graph)`, reusing the parents this pass already computed."""
-        graph = self.graph
-        parents = {k: tuple(v) for k, v in self.parents.items()}
-        if graph.metric.roots is not None:
-            roots = tuple(r for r in graph.metric.roots if r in graph.nodes)
-        else:
-            roots = tuple(nid for nid in graph.nodes if not parents[nid])
-        data = {
-            nid: tuple(c for c in node.children if c in graph.nodes)
-            for nid, node in graph.nodes.items()
-            if isinstance(node, TaskNode)
-        }
-        self.topology_roots = roots
-        return Topology(tuple(graph.nodes), parents, roots, data)
+        topo = Topology.of(self.graph, self.parents)
+        self.topology_roots = topo.roots
+        return topo
 
     # -- metric ---------------------------------------------------------------------------
     def check_metric(self) -> None:
