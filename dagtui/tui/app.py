@@ -25,7 +25,8 @@ from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
+from textual.widget import Widget
+from textual.widgets import Footer, TabbedContent, TabPane, TextArea, Tree
 
 from ..diagnostics import Diagnostic
 from ..model import CheckNode, TaskNode
@@ -102,6 +103,26 @@ ACTION_HELP: dict[str, str] = {
 CSS_PATH = Path(__file__).with_name("editor.tcss")
 
 
+class TextLine(Widget):
+    """One line of text in a fixed-size slot. Unlike `Static.update`, showing new text
+    repaints only this line: no relayout of the screen (the header and status bar change
+    on every keystroke)."""
+
+    DEFAULT_CSS = "TextLine { height: 1; width: 1fr; }"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = Text("")
+
+    def show(self, text: Text) -> None:
+        if text.plain != self.text.plain or text.spans != self.text.spans:
+            self.text = text
+            self.refresh()
+
+    def render(self) -> Text:
+        return self.text
+
+
 class NodeCommands(Provider):
     """Go-to-node palette: fuzzy match on node ids and labels."""
 
@@ -166,8 +187,8 @@ class EditorApp(App[None]):
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Horizontal(id="header"):
-            yield Static(id="header-file")
-            yield Static(id="header-metric")
+            yield TextLine(id="header-file")
+            yield TextLine(id="header-metric")
         with Horizontal(id="main"):
             tree = GraphTree(id="tree")
             tree.border_title = "Graph"
@@ -187,7 +208,7 @@ class EditorApp(App[None]):
                 yield PathsTable(id="paths-table")
             with TabPane("Graph", id="graph"):
                 yield GraphView(id="graph-view")
-        yield Static(id="status")
+        yield TextLine(id="status")
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -244,12 +265,7 @@ class EditorApp(App[None]):
             widget.label = label
 
     def _update(self, selector: str, content: Text) -> None:
-        """Update a Static only when its content changes (skips a repaint and relayout)."""
-        widget = self.query_one(selector, Static)
-        key = (content.plain, tuple(str(s) for s in content.spans))
-        if getattr(widget, "_dagtui_key", None) != key:
-            widget._dagtui_key = key  # type: ignore[attr-defined]
-            widget.update(content)
+        self.query_one(selector, TextLine).show(content)
 
     async def _sync_form(self, rebuild: bool) -> None:
         state = self.state

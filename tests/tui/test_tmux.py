@@ -47,9 +47,15 @@ def test_edit_save_quit_in_a_real_terminal(tmp_path: Path) -> None:
     shutil.copy(GRAPHS / "meeting_summary.toml", graph)
     original = graph.read_text()
     session = f"dagtui-test-{uuid.uuid4().hex[:8]}"
-    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "36", "-c", str(tmp_path),
-         f"{DAGTUI} edit {graph.name}")
+    # start a shell, make sure the window really is 120×36, then start the editor in it
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "36", "-c", str(tmp_path))
     try:
+        tmux("resize-window", "-t", session, "-x", "120", "-y", "36")
+        deadline = time.monotonic() + 10
+        while tmux("display", "-p", "-t", session, "#{window_width}x#{window_height}").strip() \
+                != "120x36" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        tmux("send-keys", "-t", session, f"exec {DAGTUI} edit {graph.name}", "Enter")
         wait_for(session, lambda s: all(n in s for n in ("extract", "present", "order"))
                  and "valid" in s)
         tmux("send-keys", "-t", session, "/")
@@ -62,8 +68,9 @@ def test_edit_save_quit_in_a_real_terminal(tmp_path: Path) -> None:
         tmux("send-keys", "-t", session, "Enter")
         time.sleep(0.3)
         tmux("send-keys", "-t", session, "Tab")
-        time.sleep(0.3)
+        time.sleep(0.5)
         tmux("send-keys", "-t", session, "End")
+        time.sleep(0.2)
         tmux("send-keys", "-t", session, "-l", " (tmux)")
         wait_for(session, lambda s: "Heading order (tmux)" in s and "modified" in s)
         tmux("send-keys", "-t", session, "C-s")

@@ -36,6 +36,8 @@ class DebuggerApp(App[int]):
     return value (0, or 3 when the last run ended in a judge error)."""
 
     TITLE = "dagtui step"
+    #: no host keys to shield the debugger from (see `dialogs.shield_from_app`)
+    DEBUGGER_OWNS_APP = True
     # the palette would only offer Textual's generic commands; the footer needs the room
     ENABLE_COMMAND_PALETTE = False
 
@@ -66,6 +68,8 @@ def open_debugger(editor: Any) -> None:
     `j` switches to the graph's model. "Edit & re-run" edits go back into the editor as
     ordinary undoable edits.
     """
+    if any(isinstance(s, DebuggerScreen) for s in editor.screen_stack):
+        return  # already open (F5 is a priority key of the editor: it reaches us here too)
     state = editor.state
     if state.read_only:
         editor.notify("the file does not parse: fix it before debugging", severity="error")

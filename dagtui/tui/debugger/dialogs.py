@@ -95,9 +95,32 @@ class DebuggerDialog(ModalScreen[Any]):
 
     def on_mount(self) -> None:
         settle_blink(self)
+        shield_from_app(self)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def action_ignore_key(self) -> None:
+        """A key the host app binds, which means nothing here (see `shield_from_app`)."""
+
+
+def shield_from_app(screen: Any) -> None:
+    """Keep the host app's own keys from acting behind this screen.
+
+    Over the editor, a key the debugger does not use falls through to the editor's app-level
+    bindings (`d` deletes the selected node, `a` adds one, ctrl+z undoes) and would change a
+    graph the person cannot see. Each such key is bound here to a no-op instead. Keys typed
+    into an input never reach these bindings (the input consumes them first). Priority
+    bindings of the host cannot be shadowed this way.
+    """
+    app = screen.app
+    if getattr(app, "DEBUGGER_OWNS_APP", False):
+        return
+    mine = screen._bindings.key_to_bindings
+    for key, bindings in list(app._bindings.key_to_bindings.items()):
+        if key in mine or all(b.priority for b in bindings):
+            continue
+        screen._bindings.bind(key, "ignore_key", show=False)
 
 
 def settle_blink(screen: Any) -> None:

@@ -29,7 +29,7 @@ from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import GEvalNode, Graph, TaskNode
 from ...trace import Trace
-from .dialogs import settle_blink
+from .dialogs import settle_blink, shield_from_app
 from .panes_text import (
     evidence_text,
     prompt_text,
@@ -261,6 +261,7 @@ class DebuggerScreen(Screen[None]):
                 self.live.restart()
         tree.focus()
         settle_blink(self)
+        shield_from_app(self)
         self.refresh_view()
         if run is not None and run.order:
             tree.select_node(run.order[0])
@@ -532,6 +533,9 @@ class DebuggerScreen(Screen[None]):
         rows.append(("1 … 5", "Prompt · Response · Evidence · Verdict · Usage pane"))
         rows.append(("j / k", "move in the path tree"))
         self.app.push_screen(KeysScreen(rows))
+
+    def action_ignore_key(self) -> None:
+        """A key the host app (the editor) binds, which means nothing here."""
 
     def action_pane(self, pid: str) -> None:
         self.query_one(StepPanes).switch(pid)

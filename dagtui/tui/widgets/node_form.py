@@ -154,7 +154,8 @@ class FormPage(Vertical):
         if name in F.LONG_TEXT:
             return TextArea("", soft_wrap=True, compact=True, id=wid, name=wname,
                             classes="long-text", tab_behavior="focus")
-        return Input("", compact=True, id=wid, name=wname, placeholder=F.HELP.get(name, ""))
+        return Input("", compact=True, id=wid, name=wname, placeholder=F.HELP.get(name, ""),
+                     select_on_focus=False)
 
     def _verdict_section(self) -> Horizontal:
         self.verdict_box = Vertical(classes="verdict-box")
