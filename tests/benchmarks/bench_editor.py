@@ -81,7 +81,8 @@ PROBE = textwrap.dedent("""
                                                           else "Is it polite?"))
                     await pilot.pause()
                     text.append(time.perf_counter() - t)
-                badge = app.query_one("#tree").row_label(("node", nid, None, None, None))
+                tree = app.query_one("#tree")
+                badge = next(tree.row_label(k) for k in tree._rows if k[:2] == ("node", nid))
                 out["badge_after_edit"] = badge
                 out["problems"] = len(app.state.diagnostics)
                 for i in range(5):
