@@ -95,3 +95,23 @@ async def test_w_saves_a_trace_over_the_editor(workdir: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
     assert len(list(workdir.glob("meeting_summary.*.trace.json"))) == 1
+
+
+async def test_editor_keys_do_not_act_behind_the_debugger(workdir: Path) -> None:
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        before = dict(app.state.graph.nodes)
+        for key in ["d", "a", "D", "ctrl+z", "v", "x", "q", "f5"]:
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen, key  # no editor dialog, no second debugger
+        await pilot.press("o")  # and inside a debugger dialog
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.state.graph.nodes == before and not app.state.dirty
+        assert sum(isinstance(s, DebuggerScreen) for s in app.screen_stack) == 1
