@@ -300,6 +300,33 @@ async def test_save_a_trace_and_open_it_read_only(tmp_path) -> None:  # type: ig
         await pilot.press("escape")  # back to the live run, not out of the app
         await pilot.pause()
         assert screen.viewing is None and app.screen is screen
+        await pilot.press("t")  # the same, by key
+        await pilot.pause()
+        app.screen.query_one("#text-value").value = str(path)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.run.read_only
+
+
+async def test_switch_judge_by_key() -> None:
+    from dagtui.tui.debugger.judge_choice import make_debug_judge
+
+    from .debugger_helpers import GRAPH
+
+    def factory(name: str):  # type: ignore[no-untyped-def]
+        from dagtui.api import load_checked
+
+        return make_debug_judge(name, load_checked(GRAPH)[0])
+
+    app = meeting_app(LabelsJudge(), case=0, judge_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await pilot.pause()
+        await pilot.press("down", "enter")  # human
+        screen = await settle(app, pilot)
+        assert screen.live.judge.name == "human" and screen.live.judge.app is app
+        assert "judge human" in str(screen.query_one("#dbg-header-left").render())
 
 
 async def test_ctrl_s_asks_for_a_file_name_and_saves(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
