@@ -227,7 +227,6 @@ class DebuggerScreen(Screen[None]):
         if trace is not None:
             self.viewing = DebugRun(graph, None, trace=trace)
         self._busy = False
-        self._follow: str | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -433,7 +432,7 @@ class DebuggerScreen(Screen[None]):
     def action_continue_run(self) -> None:
         self._start("continue")
 
-    def _start(self, mode: str, follow: str | None = None) -> None:
+    def _start(self, mode: str) -> None:
         run = self.live
         if run is None or self._busy or self.viewing is not None:
             return
