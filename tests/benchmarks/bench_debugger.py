@@ -6,7 +6,8 @@
 - step: `n` pressed to the step drawn (labels judge, so this is the UI's own cost);
 - refresh: one full `refresh_view` (tree relabel + five panes);
 - responsiveness: while a judge takes 1 s to answer, how often the event loop still runs
-  (a 20 ms interval timer's ticks; ~50 means the UI never froze).
+  (a 20 ms interval timer's ticks; ~50 means the UI never froze);
+- first model call: the same count while litellm is imported (seconds) and the stub asked.
 """
 
 from __future__ import annotations
@@ -74,6 +75,36 @@ async def bench_responsiveness() -> None:
           f"(ideal {elapsed / 0.02:.0f})")
 
 
+
+
+async def bench_first_model_call() -> None:
+    """Ticks while the first litellm call (import included) is made against the stub."""
+    from stub_server import StubServer
+
+    from dagtui.judges.litellm_judge import LiteLLMJudge
+
+    with StubServer() as stub:
+        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="x",
+                             cache=None, retries=0)
+        app = meeting_app(judge, case=0)
+        ticks = 0
+
+        def tick() -> None:
+            nonlocal ticks
+            ticks += 1
+
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.set_interval(0.02, tick)
+            await pilot.press("n")
+            start = time.perf_counter()
+            await app.workers.wait_for_complete()
+            elapsed = time.perf_counter() - start
+    print(f"first model call (litellm import + 1 request): {elapsed:.2f} s, {ticks} ticks of "
+          f"20 ms (ideal {elapsed / 0.02:.0f})")
+
+
 if __name__ == "__main__":
+    asyncio.run(bench_first_model_call())  # first: litellm must not be imported yet
     asyncio.run(bench_steps())
     asyncio.run(bench_responsiveness())

@@ -10,7 +10,9 @@ a failing call becomes a failed step, never a crash.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -452,6 +454,8 @@ class DebuggerScreen(Screen[None]):
         tree = self.query_one(PathTree)
         first = True
         try:
+            if getattr(run.judge, "llm", False) and "litellm" not in sys.modules:
+                await self._load_litellm()
             while not session.done:
                 nid = session.peek()
                 if nid is None:
@@ -483,6 +487,14 @@ class DebuggerScreen(Screen[None]):
         finally:
             self._set_busy(False)
             self.refresh_view()
+
+    async def _load_litellm(self) -> None:
+        """Import litellm in a thread: it takes seconds, and the UI must keep drawing."""
+        from ...judges.litellm_judge import import_litellm
+
+        self.query_one("#dbg-result", Static).update(
+            "loading litellm (first model call only)…  (x stops)")
+        await asyncio.to_thread(import_litellm)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != WORKER_GROUP:
