@@ -390,6 +390,11 @@ async def test_number_keys_switch_panes() -> None:
             await pilot.press(key)
             await pilot.pause()
             assert tabs.active == f"pane-{pane}"
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("y")
+        assert copied == [app.debugger.query_one(StepPanes).text_of("prompt")]
+        assert copied[0].startswith("(not sent yet")
 
 
 async def test_geval_leaf_shows_its_scoring_method_and_takes_a_what_if_score() -> None:

@@ -70,6 +70,7 @@ DEBUGGER_KEYS: list[tuple[str, str, str, str, bool]] = [
     # over the editor, ctrl+s is the editor's own (priority) save: w saves the trace there
     ("debugger.write_trace", "w", "write_trace", "save trace", True),
     ("debugger.open_trace", "t", "open_trace", "open trace", False),
+    ("debugger.copy_pane", "y", "copy_pane", "copy pane", False),
     ("debugger.help", "question_mark,f1", "keys", "keys", True),
     ("debugger.back", "escape", "back", "back", True),
 ]
@@ -90,6 +91,7 @@ DEBUGGER_HELP: dict[str, str] = {
     "save_trace": "save the run as a trace (JSON)",
     "write_trace": "save the run as a trace (JSON) when opened from the editor",
     "open_trace": "open a saved trace read-only",
+    "copy_pane": "copy the whole text of the pane shown (prompt, response, ...) to the clipboard",
     "keys": "this list of keys",
     "back": "close a trace view / back to the editor / quit",
 }
@@ -543,10 +545,18 @@ class DebuggerScreen(Screen[None]):
                 for _bid, key, action, _desc, _show in DEBUGGER_KEYS]
         rows.append(("1 … 5", "Prompt · Response · Evidence · Verdict · Usage pane"))
         rows.append(("j / k", "move in the path tree"))
+        rows.append(("tab", "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies"))
         self.app.push_screen(KeysScreen(rows))
 
     def action_ignore_key(self) -> None:
         """A key the host app (the editor) binds, which means nothing here."""
+
+    def action_copy_pane(self) -> None:
+        panes = self.query_one(StepPanes)
+        pid = panes.active
+        text = panes.text_of(pid)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied the {pid} pane ({len(text)} characters)")
 
     def action_pane(self, pid: str) -> None:
         self.query_one(StepPanes).switch(pid)

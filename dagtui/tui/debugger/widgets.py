@@ -176,6 +176,11 @@ class StepPanes(Vertical):
     def switch(self, pid: str) -> None:
         self.query_one(TabbedContent).active = f"pane-{pid}"
 
+    @property
+    def active(self) -> str:
+        """The pane shown: prompt, response, evidence, verdict or usage."""
+        return (self.query_one(TabbedContent).active or "pane-prompt").removeprefix("pane-")
+
     def show(self, texts: dict[str, str]) -> None:
         for pid, text in texts.items():
             area = self.query_one(f"#text-{pid}", TextArea)
