@@ -9,7 +9,6 @@ from textual.app import App
 
 from ...cases import Case, CaseError, load_cases
 from ...model import Graph
-from ...trace import Trace
 from .judge_choice import default_judge_name, make_debug_judge
 from .screen import DebuggerScreen
 
@@ -32,8 +31,7 @@ def graph_cases(graph: Graph, graph_path: str | Path | None,
 
 
 class DebuggerApp(App[int]):
-    """`dagtui step`: the debugger screen alone; esc quits. The exit code is the app's
-    return value (0, or 3 when the last run ended in a judge error)."""
+    """`dagtui step`: the debugger screen alone; esc quits."""
 
     TITLE = "dagtui step"
     #: no host keys to shield the debugger from (see `dialogs.shield_from_app`)
@@ -100,6 +98,3 @@ def open_debugger(editor: Any) -> None:
                                       cases_source=source, judge_factory=factory,
                                       on_edit=edited), closed)
 
-
-def load_trace(path: str | Path) -> Trace:
-    return Trace.load(path)
