@@ -115,3 +115,33 @@ async def test_editor_keys_do_not_act_behind_the_debugger(workdir: Path) -> None
         await pilot.pause()
         assert app.state.graph.nodes == before and not app.state.dirty
         assert sum(isinstance(s, DebuggerScreen) for s in app.screen_stack) == 1
+
+
+async def test_f5_refuses_a_graph_with_errors(workdir: Path) -> None:
+    text = (workdir / "meeting_summary.toml").read_text()
+    (workdir / "meeting_summary.toml").write_text(text.replace('then = "order"',
+                                                              'then = "nowhere"'))
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        assert not any(isinstance(s, DebuggerScreen) for s in app.screen_stack)
+
+
+async def test_an_invalid_graph_shows_its_errors_instead_of_crashing() -> None:
+    from dagtui.judges.labels import LabelsJudge
+    from dagtui.loader import load_text
+    from dagtui.tui.debugger import DebuggerApp
+
+    text = (ROOT / "graphs" / "meeting_summary.toml").read_text()
+    graph = load_text(text.replace('then = "order"', 'then = "nowhere"'), "bad.toml").graph
+    app = DebuggerApp(graph, "bad.toml", judge=LabelsJudge(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.debugger
+        banner = str(screen.query_one("#dbg-banner").render())
+        assert "cannot run" in banner and "nowhere" in banner
+        await pilot.press("n", "c", "o", "e")
+        await pilot.pause()
+        assert app.screen is screen
