@@ -282,21 +282,21 @@ def draw(graph: Graph, focus: str | None = None, *,
         xs = edge_port[i] if not boxes[upper].dummy else boxes[upper].x
         xt = boxes[lower].center if not boxes[lower].dummy else boxes[lower].x
         channel_tracks[k].append((xs, xt, i, 0))
+    # Tracks: an edge turning right runs *below* every overlapping right-turning edge that
+    # starts further right (and mirrored for left turns), which is the order in which a
+    # fan-out of edges never crosses itself; edges that do not overlap share a track.
     assigned: list[list[tuple[int, int, int, int]]] = []
     for segs in channel_tracks:
-        ends: list[int] = []
-        out = []
-        for xs, xt, i, _ in sorted(segs, key=lambda s: min(s[0], s[1])):
-            if xs == xt:
-                out.append((xs, xt, i, -1))
-                continue
+        straight = [(xs, xt, i, -1) for xs, xt, i, _ in segs if xs == xt]
+        rights = sorted((s for s in segs if s[1] > s[0]), key=lambda s: -s[0])
+        lefts = sorted((s for s in segs if s[1] < s[0]), key=lambda s: s[0])
+        placed: list[tuple[int, int, int]] = []  # (lo, hi, track)
+        out = list(straight)
+        for xs, xt, i, _ in rights + lefts:
             lo, hi = min(xs, xt), max(xs, xt)
-            t = next((j for j, end in enumerate(ends) if end < lo - 1), None)
-            if t is None:
-                ends.append(hi)
-                t = len(ends) - 1
-            else:
-                ends[t] = hi
+            above = [t for a, b, t in placed if not (b < lo - 1 or a > hi + 1)]
+            t = max(above) + 1 if above else 0
+            placed.append((lo, hi, t))
             out.append((xs, xt, i, t))
         assigned.append(out)
     y = 0

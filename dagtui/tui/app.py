@@ -278,8 +278,10 @@ class EditorApp(App[None]):
                 source.load_text(state.text or "")
             err = state.first_error
             if err and err.line:
-                source.move_cursor((err.line - 1, max(err.col - 1, 0)))
-                source.border_subtitle = f"line {err.line}: {err.message}"
+                # caret at the start of the bad line: the view never scrolls sideways
+                source.move_cursor((err.line - 1, 0), center=True)
+                where = f"line {err.line}" + (f", column {err.col}" if err.col else "")
+                source.border_subtitle = f"{where}: {err.message}"
             return
         form.display = True
         source.display = False
@@ -308,8 +310,11 @@ class EditorApp(App[None]):
                                      "bold" if metric.model else "yellow"))
         self._update("#header-metric", info)
         status = Text()
-        status.append("● modified" if state.dirty else "saved", style="yellow" if state.dirty
-                      else "green")
+        if state.read_only:
+            status.append("read-only", style="bold red")
+        else:
+            status.append("● modified" if state.dirty else "saved",
+                          style="yellow" if state.dirty else "green")
         status.append("  ·  ")
         if state.read_only:
             status.append("does not parse: fix the file, then ctrl+r", style="bold red")
@@ -446,7 +451,7 @@ class EditorApp(App[None]):
         if self.state.read_only:
             source = self.query_one("#source", TextArea)
             if d.line:
-                source.move_cursor((d.line - 1, max(d.col - 1, 0)))
+                source.move_cursor((d.line - 1, 0), center=True)
             source.focus()
             return
         if d.node and d.node in self.state.graph.nodes:

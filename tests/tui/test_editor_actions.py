@@ -73,6 +73,7 @@ async def test_opens_with_tree_form_and_no_problems(graph_file: Path) -> None:
         assert app.state.selected == "extract"
         assert form(app).field("instructions").text.startswith("Extract all headings")
         assert problems_shown(app) == []
+        assert "no problems" in str(app.query_one(ProblemsTable).get_row_at(0)[4])
         status = str(app.query_one("#status").render())
         assert "valid" in status and "calls/case 2–3" in status
 

@@ -175,7 +175,7 @@ class FormPage(Vertical):
             Label("score", classes="v-label"),
             Input("", compact=True, id=f"{key}-v-{i}-score", name=f"verdict:{i}:score",
                   classes="v-score", placeholder="0-10"),
-            Label("or then", classes="v-label"),
+            Label("then", classes="v-label"),
             Input("", compact=True, id=f"{key}-v-{i}-then", name=f"verdict:{i}:then",
                   classes="v-then", placeholder="node id"),
             classes="verdict-row",

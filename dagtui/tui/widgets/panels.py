@@ -38,7 +38,7 @@ class ProblemsTable(DataTable):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self.diagnostics: list[Diagnostic] = []
-        self._shown: list[tuple[object, ...]] = []
+        self._shown: list[tuple[object, ...]] | None = None
 
     def on_mount(self) -> None:
         self.add_column("", key="sev", width=1)
@@ -63,9 +63,11 @@ class ProblemsTable(DataTable):
                 where += f".{d.field}"
             rows.append((Text(mark, style=style), Text(d.code, style=style),
                          str(d.line) if d.line else "", where, d.message))
+        if not rows:
+            rows.append((Text("✔", style="green"), "", "", "",
+                         Text("no problems: the graph is valid", style="green")))
         self.add_rows(rows)
-        if rows:
-            self.move_cursor(row=min(row, len(rows) - 1), animate=False)
+        self.move_cursor(row=min(row, len(rows) - 1), animate=False)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
