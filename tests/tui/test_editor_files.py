@@ -146,3 +146,13 @@ async def test_outside_change_is_polled(graph_file: Path) -> None:
             if app.state.graph.nodes["order"].label == "Polled":
                 break
         assert app.state.graph.nodes["order"].label == "Polled"
+
+
+def test_cli_lists_starters_and_rejects_unknown_ones(capsys) -> None:  # type: ignore[no-untyped-def]
+    from dagtui.cli import main
+    from dagtui.starters import STARTERS
+
+    assert main(["edit", "x.toml", "--list-starters"]) == 0
+    assert capsys.readouterr().out.split() == list(STARTERS)
+    assert main(["edit", "x.toml", "--starter", "nope"]) == 2
+    assert "unknown starter" in capsys.readouterr().err

@@ -105,8 +105,7 @@ class PathsTable(DataTable):
                 str(i),
                 describe_choices(getattr(info, "choices", ())),
                 describe_leaves(getattr(info, "leaves", ())),
-                "" if score is None else f"{score:.2f}".rstrip("0").rstrip(".")
-                if isinstance(score, float) else str(score),
+                _score_text(score, info),
                 Text("pass", style="green") if passes else
                 Text("fail", style="red") if passes is not None else "",
                 str(getattr(info, "calls", "")),
@@ -134,3 +133,12 @@ def describe_leaves(leaves: Any) -> str:
         text = describe() if callable(describe) else str(leaf)
         out.append(f"{node}: {text}" if node and not text.startswith(str(node)) else text)
     return ", ".join(out) if out else "no leaf"
+
+
+def _score_text(score: Any, info: Any) -> str:
+    """0..1 score of a fixed leaf; `judge` when a G-Eval leaf scores at run time."""
+    if score is None:
+        return "judge" if getattr(info, "is_geval", False) else "—"
+    if isinstance(score, float):
+        return f"{score:.2f}".rstrip("0").rstrip(".") or "0"
+    return str(score)
