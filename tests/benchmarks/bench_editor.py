@@ -74,6 +74,12 @@ PROBE = textwrap.dedent("""
             out["nodes"] = len(app.state.graph.nodes)
             if sys.argv[2] == "edit":
                 nid = sys.argv[3]
+                idle = []
+                for _ in range(5):
+                    t = time.perf_counter()
+                    await pilot.pause()
+                    idle.append(time.perf_counter() - t)
+                out["idle_pause"] = sorted(idle)[2]
                 text, structure = [], []
                 for i in range(7):
                     t = time.perf_counter()
@@ -125,9 +131,12 @@ def main() -> None:
         print(f"{opens[0]['nodes']}-node graph, open to first painted frame: median "
               f"{ms(statistics.median(first))}  target < 1500 ms")
         edit = probe(big, "edit", "gate_150")
-        print(f"{edit['nodes']}-node graph, text edit → badges + problems + form updated: "
-              f"median {ms(statistics.median(edit['edit_text']))} "
-              f"(max {ms(max(edit['edit_text']))})  target < 100 ms")
+        text_edit = statistics.median(edit["edit_text"])
+        print(f"{edit['nodes']}-node graph, text edit → badges + problems + form updated and "
+              f"painted: median {ms(text_edit)} (max {ms(max(edit['edit_text']))}); "
+              f"of which {ms(edit['idle_pause'])} is the test harness waiting for the next "
+              f"frame when nothing changed (net {ms(text_edit - edit['idle_pause'])})  "
+              f"target < 100 ms")
         print(f"{edit['nodes']}-node graph, structural edit (add verdict; tree rebuilt, paths "
               f"re-analysed): median {ms(statistics.median(edit['edit_structure']))}")
         print(f"  badge after the edit: {edit['badge_after_edit']!r}; "
