@@ -245,7 +245,8 @@ class EditorApp(App[None]):
         """Bring every panel up to date with the state (cheap when little changed)."""
         state = self.state
         tree = self.query_one(GraphTree)
-        tree.show(state.graph, state.problem_counts(), state.graph.metric.name)
+        tree.show(state.graph, state.problem_counts(), state.graph.metric.name,
+                  read_only=state.read_only)
         self.query_one(ProblemsTable).show(state.diagnostics)
         tabs = self.query_one("#bottom", TabbedContent)
         npaths = len(getattr(state.paths, "paths", []) or []) if state.paths else 0

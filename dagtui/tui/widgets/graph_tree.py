@@ -53,10 +53,19 @@ class GraphTree(Tree[ItemRef]):
         self.metric_name = ""
 
     # -- public API -----------------------------------------------------------------------
-    def show(self, graph: Graph, counts: Counts, metric_name: str = "") -> bool:
+    def show(self, graph: Graph, counts: Counts, metric_name: str = "", *,
+             read_only: bool = False) -> bool:
         """Bring the tree up to date; returns True when it had to rebuild."""
         self._graph = graph
         self.metric_name = metric_name
+        if read_only:
+            if self._structure != ("read-only",):
+                self.clear()
+                self._rows, self._labels = {}, {}
+                self.root.add_leaf(Text("✖ the file does not parse: the right panel shows the "
+                                        "bad line; fix it, then ctrl+r", style="red"))
+                self._structure = ("read-only",)
+            return False
         key = structure_key(graph)
         if key != self._structure:
             self._rebuild(graph, counts)
