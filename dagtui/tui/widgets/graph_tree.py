@@ -62,8 +62,8 @@ class GraphTree(Tree[ItemRef]):
             if self._structure != ("read-only",):
                 self.clear()
                 self._rows, self._labels = {}, {}
-                self.root.add_leaf(Text("✖ the file does not parse: the right panel shows the "
-                                        "bad line; fix it, then ctrl+r", style="red"))
+                self.root.add_leaf(Text("✖ does not parse: see the file →", style="red"))
+                self.root.add_leaf(Text("  fix it on disk, then ctrl+r", style="dim"))
                 self._structure = ("read-only",)
             return False
         key = structure_key(graph)
