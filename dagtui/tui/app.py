@@ -83,8 +83,8 @@ ACTION_HELP: dict[str, str] = {
     "delete": "delete the selected node (refused while anything points at it)",
     "delete_detach": "delete the node and detach every reference to it",
     "rename": "rename the node; every reference follows",
-    "move(-1)": "move the node (or highlighted verdict) up",
-    "move(1)": "move the node (or highlighted verdict) down",
+    "move(-1)": "move the highlighted verdict, or the node among its task's children, up",
+    "move(1)": "move the highlighted verdict, or the node among its task's children, down",
     "undo": "undo the last change",
     "redo": "redo",
     "external_editor": "edit the focused long field in $VISUAL/$EDITOR",
@@ -619,6 +619,7 @@ class EditorApp(App[None]):
                          done)
 
     async def action_move(self, delta: int) -> None:
+        """Move the highlighted verdict, or the node within its task parent's children."""
         nid = self.state.selected
         if nid is None:
             return
@@ -628,9 +629,20 @@ class EditorApp(App[None]):
             await self.sync(rebuild_form=True)
             self.query_one(GraphTree).select_verdict(nid, index)
             return
-        self.state.move_node(nid, delta)
+        ref = self.query_one(GraphTree).current
+        parent = ref.via if ref is not None and ref.kind == "node" else None
+        if parent is None or not isinstance(self.state.graph.nodes.get(parent), TaskNode):
+            self.notify("only verdicts and a task's children have an order to change; "
+                        "[nodes.*] tables stay in the order the file has them",
+                        severity="warning")
+            return
+        try:
+            self.state.move_child(parent, nid, delta)
+        except EditRefused as exc:
+            self._refused(exc)
+            return
         await self.sync()
-        self.query_one(GraphTree).select_node_id(nid)
+        self.query_one(GraphTree).select_ref(("node", nid, None, None, parent))
 
     async def action_undo(self) -> None:
         what = self.state.undo()

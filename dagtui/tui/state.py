@@ -484,8 +484,26 @@ class EditorState:
         return j
 
     # -- structure ------------------------------------------------------------------------
+    def move_child(self, parent: str, child: str, delta: int) -> bool:
+        """Move `child` up/down in task `parent`'s `children` list (saved as written)."""
+        self._check_writable()
+        owner = self.graph.nodes[parent]
+        if not isinstance(owner, TaskNode) or child not in owner.children:
+            raise EditRefused(f"{child} is not a child of {parent}")
+        children = list(owner.children)
+        i = children.index(child)
+        j = i + delta
+        if not 0 <= j < len(children):
+            return False
+        children[i], children[j] = children[j], children[i]
+        self.edit(f"move {child} in {parent}.children",
+                  lambda: self._replace(parent, children=children))
+        return True
+
     def move_node(self, node_id: str, delta: int) -> None:
-        """Move a node up/down in file order (the order roots and ready nodes run in)."""
+        """Move a node up/down in the model's node order. Note: saving keeps the tables in
+        the order the file has them (tomlio merges, it does not reorder), so the editor
+        offers moves only where the order is a value: verdicts and `children`."""
         self._check_writable()
         ids = list(self.graph.nodes)
         i = ids.index(node_id)

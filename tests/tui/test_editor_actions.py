@@ -270,21 +270,30 @@ async def test_rename_refuses_an_existing_id(graph_file: Path) -> None:
         assert set(app.state.graph.nodes) == {"extract", "present", "order"}
 
 
-async def test_move_node_and_verdict(graph_file: Path) -> None:
+async def test_move_child_and_verdict(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await goto_row(pilot, app, node_key("present", "extract"))
         await pilot.press("alt+down")
         await pilot.pause()
-        assert list(app.state.graph.nodes) == ["extract", "order", "present"]
+        assert app.state.graph.nodes["extract"].children == ["order", "present"]
+        assert app.query_one(GraphTree).current.node == "present"
         await pilot.press("alt+up")
         await pilot.pause()
-        assert list(app.state.graph.nodes) == ["extract", "present", "order"]
+        assert app.state.graph.nodes["extract"].children == ["present", "order"]
         await goto_row(pilot, app, verdict_key("order", 0, None))
         await pilot.press("alt+down")
         await pilot.pause()
         labels = [v.verdict for v in app.state.graph.nodes["order"].verdicts]
         assert labels[:2] == ["Two headings swapped", "Correct order"]
+        await goto_row(pilot, app, node_key("extract"))
+        await pilot.press("alt+down")  # a root has no order to change: said, not done
+        await pilot.pause()
+        assert "stay in the order" in app.notices[-1]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    text = graph_file.read_text()
+    assert text.index('"Two headings swapped"') < text.index('"Correct order"')
 
 
 async def test_undo_redo(graph_file: Path) -> None:
