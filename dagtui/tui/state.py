@@ -613,12 +613,27 @@ class EditorState:
         self.stamp = FileStamp.of(self.path)
         self.new_file = False
         selected = self.selected
+        self._rebase_history_renames()
         self._apply_text(text)
         if selected in self.graph.nodes:
             self.selected = selected
         self.renames = {}
         self._saved_version = self._version
         return text
+
+    def _rebase_history_renames(self) -> None:
+        """After a save the file holds the new ids: restate every undo/redo snapshot's
+        renames relative to it, so undoing a saved rename is saved as a rename back (the
+        table keeps its comments) rather than as a delete plus a new table."""
+        saved_to_original = {new: old for old, new in self.renames.items()}
+        for snap in (*self._undo, *self._redo):
+            relative: dict[str, str] = {}
+            for saved_id in self.graph.nodes:
+                original = saved_to_original.get(saved_id, saved_id)
+                theirs = snap.renames.get(original, original)
+                if theirs != saved_id:
+                    relative[saved_id] = theirs
+            snap.renames = relative
 
     def changed_on_disk(self) -> bool:
         """True when the file's stamp differs from the one we read or wrote."""

@@ -1,0 +1,59 @@
+"""EditorState without a terminal: history, renames across saves, refusals."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dagtui.tui.state import EditorState, EditRefused
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> EditorState:
+    target = tmp_path / "g.toml"
+    shutil.copy(ROOT / "graphs" / "meeting_summary.toml", target)
+    return EditorState.open(target)
+
+
+def test_undoing_a_saved_rename_keeps_the_table_and_its_comments(state: EditorState) -> None:
+    original = state.path.read_text()
+    state.rename("extract", "headings")
+    state.save()
+    assert "[nodes.headings]" in state.path.read_text()
+    assert state.undo() is not None
+    assert state.dirty
+    state.save()
+    assert state.path.read_text() == original
+
+
+def test_dirty_tracks_content_not_edit_count(state: EditorState) -> None:
+    state.add_verdict("order")
+    state.save()
+    state.undo()
+    assert state.dirty  # differs from what is on disk
+    state.redo()
+    assert not state.dirty  # back to exactly what was saved
+
+
+def test_refusals(state: EditorState) -> None:
+    with pytest.raises(EditRefused, match="used by"):
+        state.delete_node("order")
+    with pytest.raises(EditRefused, match="already exists"):
+        state.rename("order", "present")
+    with pytest.raises(EditRefused, match="letters, digits"):
+        state.add_node("binary", "bad id!")
+    assert not state.dirty
+
+
+def test_delete_and_detach_then_undo(state: EditorState) -> None:
+    state.delete_node("order", detach=True)
+    assert "order" not in state.graph.nodes
+    assert state.graph.nodes["extract"].children == ["present"]
+    assert any(d.node == "present" and d.is_error for d in state.diagnostics)
+    state.undo()
+    assert state.graph.nodes["present"].verdicts[1].then == "order"
+    assert state.valid
