@@ -556,3 +556,21 @@ async def test_walking_the_tree_never_edits(graph_file: Path) -> None:
         await pilot.pause()
         assert app.state.graph.to_raw() == before
         assert not app.state.dirty
+
+
+async def test_structural_edit_keeps_collapsed_rows_and_cursor(graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(GraphTree)
+        await goto_row(pilot, app, node_key("order", "extract"))
+        await pilot.press("h")  # collapse order's verdicts
+        await pilot.pause()
+        assert not tree._rows[node_key("order", "extract")].is_expanded
+        await goto_row(pilot, app, node_key("present", "extract"))
+        await pilot.press("v")  # structural: present gets a third verdict row
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert verdict_key("present", 2, None) in tree._rows
+        assert not tree._rows[node_key("order", "extract")].is_expanded
+        assert tree.current.node == "present"

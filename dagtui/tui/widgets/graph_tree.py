@@ -8,6 +8,8 @@ kept across rebuilds by each row's stable key.
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Tree
@@ -50,6 +52,9 @@ class GraphTree(Tree[ItemRef]):
         self._graph: Graph | None = None
         self._seen: dict[str | None, tuple[int, tuple[int, int]]] = {}
         self._restore_to: TreeNode[ItemRef] | None = None
+        #: top-level entries: (subtree signature, row, keys of every row in the subtree)
+        self._top: list[tuple[object, TreeNode[ItemRef], list[tuple[object, ...]]]] | None \
+            = None
         self.metric_name = ""
 
     # -- public API -----------------------------------------------------------------------
@@ -62,6 +67,7 @@ class GraphTree(Tree[ItemRef]):
             if self._structure != ("read-only",):
                 self.clear()
                 self._rows, self._labels = {}, {}
+                self._top = None
                 self.root.add_leaf(Text("✖ does not parse: see the file →", style="red"))
                 self.root.add_leaf(Text("  fix it on disk, then ctrl+r", style="dim"))
                 self._structure = ("read-only",)
@@ -75,7 +81,9 @@ class GraphTree(Tree[ItemRef]):
         return False
 
     def force_rebuild(self) -> None:
+        """Rebuild every row on the next `show` (after a reload or a save)."""
         self._structure = None
+        self._top = None
 
     def select_ref(self, predicate_key: tuple[object, ...]) -> bool:
         """Put the cursor on the row with this key (now, and again once the tree has laid
@@ -141,17 +149,44 @@ class GraphTree(Tree[ItemRef]):
 
     # -- building -------------------------------------------------------------------------
     def _rebuild(self, graph: Graph, counts: Counts) -> None:
+        """Bring the rows in line with a changed shape. Only the top-level entries whose
+        subtree changed are replaced (a big graph is many entries: long chains continue
+        as new entries), so an edit costs a few rows, not the whole tree."""
         cursor_key = self.current.key if self.current is not None else None
         cursor_node_id = self.current.node if self.current is not None else None
-        self.clear()
-        self._rows = {}
-        self._labels = {}
-        self._seen = {nid: (id(node), counts.get(nid, (0, 0)))
-                      for nid, node in graph.nodes.items()}
-        self._seen[None] = (id(graph.metric), (0, 0))
-        for item in build_outline(graph):
-            self._add(self.root, item, graph, counts)
-        self.root.expand()
+        items = build_outline(graph)
+        sigs = [_signature(item) for item in items]
+        if self._top is None:
+            self.clear()
+            self._rows, self._labels = {}, {}
+            self._top = []
+            for item, sig in zip(items, sigs, strict=True):
+                keys: list[tuple[object, ...]] = []
+                row = self._add(self.root, item, graph, counts, keys=keys)
+                self._top.append((sig, row, keys))
+            self.root.expand()
+        else:
+            old = self._top
+            matcher = SequenceMatcher(a=[t[0] for t in old], b=sigs, autojunk=False)
+            top: list[tuple[object, TreeNode[ItemRef], list[tuple[object, ...]]]] = []
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                if tag == "equal":
+                    top.extend(old[i1:i2])
+                    continue
+                for _sig, row, keys in old[i1:i2]:
+                    row.remove()
+                    for key in keys:
+                        self._rows.pop(key, None)
+                        self._labels.pop(key, None)
+                before = old[i2][1] if i2 < len(old) else None
+                for item, sig in zip(items[j1:j2], sigs[j1:j2], strict=True):
+                    keys = []
+                    row = self._add(self.root, item, graph, counts, keys=keys, before=before)
+                    top.append((sig, row, keys))
+            self._top = top
+        # labels can depend on what changed elsewhere (a link to a deleted node): recheck all
+        self._seen = {}
+        self._relabel(graph, counts)
         target = self._rows.get(cursor_key) if cursor_key else None
         if target is None and cursor_node_id is not None:
             target = self._rows.get(("node", cursor_node_id, None, None, None))
@@ -170,17 +205,21 @@ class GraphTree(Tree[ItemRef]):
                 self.scroll_to_node(target, animate=False)
             self._restore_to = None
 
-    def _add(self, parent: TreeNode[ItemRef], item: Item, graph: Graph, counts: Counts) -> None:
+    def _add(self, parent: TreeNode[ItemRef], item: Item, graph: Graph, counts: Counts, *,
+             keys: list[tuple[object, ...]], before: TreeNode[ItemRef] | None = None,
+             ) -> TreeNode[ItemRef]:
         text = self._label(item.ref, graph, counts)
         key = item.ref.key
         if item.children:
-            row = parent.add(text, item.ref, expand=key not in self._collapsed)
+            row = parent.add(text, item.ref, expand=key not in self._collapsed, before=before)
             for child in item.children:
-                self._add(row, child, graph, counts)
+                self._add(row, child, graph, counts, keys=keys)
         else:
-            row = parent.add_leaf(text, item.ref)
+            row = parent.add_leaf(text, item.ref, before=before)
         self._rows[key] = row
         self._labels[key] = text.plain
+        keys.append(key)
+        return row
 
     def _relabel(self, graph: Graph, counts: Counts) -> None:
         # nodes are replaced (never mutated) on edit, so identity + badge counts tell which
@@ -261,3 +300,8 @@ class GraphTree(Tree[ItemRef]):
         else:
             text.append("nothing  ✖ needs a score or a then", style="red")
         return text
+
+
+def _signature(item: Item) -> tuple[object, ...]:
+    """Identifies an outline subtree's shape (rows, nesting, which verdict holds a node)."""
+    return (item.ref.key, item.ref.nested, tuple(_signature(c) for c in item.children))
