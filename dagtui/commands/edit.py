@@ -34,8 +34,22 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         print("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return 2
-    from ..tui.app import EditorApp
+    from ..tui.keymap import KeymapError, load_keymap, unknown_ids
 
+    try:
+        keymap = load_keymap()
+    except KeymapError as exc:
+        print(f"dagtui edit: {exc}", file=sys.stderr)
+        return 2
+    from ..tui.app import EditorApp, binding_ids
+
+    unknown = unknown_ids(keymap, binding_ids())
+    if unknown:
+        print(f"dagtui edit: unknown binding id(s) in the key remaps: {', '.join(unknown)} "
+              "(F1 in the editor lists the ids)", file=sys.stderr)
+        return 2
     app = EditorApp(args.graph, starter=args.starter)
+    if keymap:
+        app.set_keymap(keymap)
     app.run()
     return 0

@@ -906,6 +906,17 @@ class EditorApp(App[None]):
         return run
 
 
+def binding_ids() -> set[str]:
+    """Every remappable binding id of the editor and its widgets and dialogs."""
+    from .screens.dialogs import AddNodeScreen
+    from .screens.help import HelpScreen
+
+    ids: set[str] = set()
+    for owner in (EditorApp, GraphTree, ProblemsTable, GraphView, AddNodeScreen, HelpScreen):
+        ids.update(b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id)
+    return ids
+
+
 def node_kind_text(node: Any) -> str:
     if isinstance(node, CheckNode):
         return f"check/{node.check}"

@@ -57,3 +57,18 @@ def test_delete_and_detach_then_undo(state: EditorState) -> None:
     state.undo()
     assert state.graph.nodes["present"].verdicts[1].then == "order"
     assert state.valid
+
+
+def test_keymap_from_env_and_file(tmp_path: Path) -> None:
+    from dagtui.tui.app import binding_ids
+    from dagtui.tui.keymap import KeymapError, load_keymap, parse_env, unknown_ids
+
+    keys = tmp_path / "keys.toml"
+    keys.write_text('"editor.rename" = "n"\n"editor.save" = "ctrl+w"\n')
+    keymap = load_keymap({"DAGTUI_KEYS": "editor.save=f2; editor.goto=ctrl+f"}, keys)
+    assert keymap == {"editor.rename": "n", "editor.save": "f2", "editor.goto": "ctrl+f"}
+    assert unknown_ids(keymap, binding_ids()) == []
+    assert unknown_ids({"editor.nope": "x"}, binding_ids()) == ["editor.nope"]
+    with pytest.raises(KeymapError):
+        parse_env("editor.rename")
+    assert load_keymap({}, tmp_path / "missing.toml") == {}

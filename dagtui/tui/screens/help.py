@@ -55,7 +55,9 @@ class HelpScreen(ModalScreen[None]):
                     seen.add(b.id or b.action)
                     table.add_row(describe_key(b.key), b.description or b.action, b.id or "")
             yield Static(table)
-            yield Static(Text("esc or F1 closes", style="dim"))
+            yield Static(Text("Remap any key by its id: DAGTUI_KEYS='editor.rename=n;editor.save=f2' "
+                              "or lines like \"editor.rename\" = \"n\" in "
+                              "~/.config/dagtui/keys.toml.   esc or F1 closes.", style="dim"))
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)

@@ -1,0 +1,62 @@
+"""User key remapping: binding id -> key(s), from `DAGTUI_KEYS` or a keys file.
+
+Every binding in the editor has an id (F1 lists them). `dagtui edit` reads remaps from the
+environment variable `DAGTUI_KEYS` (`editor.rename=n;editor.save=ctrl+w`) and from
+`$XDG_CONFIG_HOME/dagtui/keys.toml` (default `~/.config/dagtui/keys.toml`), a flat table of
+`"editor.rename" = "n"` lines; the variable wins. Tests and screenshots never read either,
+so pictures do not depend on the machine. Never imports textual.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+
+class KeymapError(ValueError):
+    """A remap that cannot be used (the message says which part)."""
+
+
+def keys_file() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "dagtui" / "keys.toml"
+
+
+def parse_env(value: str) -> dict[str, str]:
+    """`id=key;id=key` (whitespace ignored)."""
+    out: dict[str, str] = {}
+    for part in value.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        binding_id, sep, key = part.partition("=")
+        if not sep or not binding_id.strip() or not key.strip():
+            raise KeymapError(f"DAGTUI_KEYS: {part!r} is not id=key")
+        out[binding_id.strip()] = key.strip()
+    return out
+
+
+def load_keymap(environ: Mapping[str, str] | None = None, path: Path | None = None,
+                ) -> dict[str, str]:
+    """The user's remaps (empty when there are none)."""
+    environ = os.environ if environ is None else environ
+    path = keys_file() if path is None else path
+    keymap: dict[str, str] = {}
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise KeymapError(f"{path}: {exc}") from None
+        for binding_id, key in data.items():
+            if not isinstance(key, str):
+                raise KeymapError(f"{path}: {binding_id} must be a key string like \"n\"")
+            keymap[binding_id] = key
+    if environ.get("DAGTUI_KEYS"):
+        keymap.update(parse_env(environ["DAGTUI_KEYS"]))
+    return keymap
+
+
+def unknown_ids(keymap: Mapping[str, str], known: set[str]) -> list[str]:
+    return sorted(k for k in keymap if k not in known)
