@@ -769,8 +769,14 @@ class EditorApp(App[None]):
     def _described(self, b: Binding) -> Binding:
         return Binding(b.key, b.action, ACTION_HELP.get(b.action, b.description), id=b.id)
 
+    def _bindings_of(self, node: Any) -> Iterable[Binding]:
+        """`node`'s bindings with the user's remaps applied (what the keys really are)."""
+        keymap = getattr(self, "_keymap", {}) or {}
+        return [Binding(keymap[b.id], b.action, b.description, id=b.id)
+                if b.id in keymap else b for b in self._declared_bindings(node)]
+
     @staticmethod
-    def _bindings_of(node: Any) -> Iterable[Binding]:
+    def _declared_bindings(node: Any) -> Iterable[Binding]:
         out: dict[str, Binding] = {}
         for key, bindings in node._bindings.key_to_bindings.items():
             for b in bindings:

@@ -421,6 +421,10 @@ async def test_every_binding_has_an_id_and_can_be_remapped(graph_file: Path) -> 
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)
+        await pilot.press("escape", "f1")
+        await pilot.pause()
+        listed = {b.id: b.key for _, bindings in app.screen.groups for b in bindings}
+        assert listed["editor.rename"] == "n"  # help shows the remapped key
 
 
 async def test_quit_asks_when_dirty(graph_file: Path) -> None:
