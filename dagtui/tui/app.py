@@ -243,6 +243,14 @@ class EditorApp(App[None]):
     # -- redraw ---------------------------------------------------------------------------
     async def sync(self, *, rebuild_form: bool = False) -> None:
         """Bring every panel up to date with the state (cheap when little changed)."""
+        try:
+            await self._sync(rebuild_form)
+        except NoMatches:
+            if self.is_running:
+                raise
+            # the app is shutting down while a handler was still redrawing: nothing to draw
+
+    async def _sync(self, rebuild_form: bool) -> None:
         state = self.state
         tree = self.query_one(GraphTree)
         tree.show(state.graph, state.problem_counts(), state.graph.metric.name,

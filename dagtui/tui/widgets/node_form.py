@@ -90,6 +90,7 @@ class FormPage(Vertical):
         self.messages: dict[str, Static] = {}
         self.verdict_box: Vertical | None = None
         self.verdict_rows: list[Horizontal] = []
+        self.verdict_inputs: list[dict[str, Input]] = []
         self.boolean = False
         self._title = Static("", classes="form-title")
         self._evidence = Static("", classes="form-note")
@@ -169,17 +170,19 @@ class FormPage(Vertical):
 
     def _verdict_row(self, i: int) -> Horizontal:
         key = self.key
-        return Horizontal(
-            Input("", compact=True, id=f"{key}-v-{i}-verdict", name=f"verdict:{i}:verdict",
-                  classes="v-value", placeholder="true/false" if self.boolean else "label"),
-            Label("score", classes="v-label"),
-            Input("", compact=True, id=f"{key}-v-{i}-score", name=f"verdict:{i}:score",
-                  classes="v-score", placeholder="0-10"),
-            Label("then", classes="v-label"),
-            Input("", compact=True, id=f"{key}-v-{i}-then", name=f"verdict:{i}:then",
-                  classes="v-then", placeholder="node id"),
-            classes="verdict-row",
-        )
+        inputs = {
+            "verdict": Input("", compact=True, id=f"{key}-v-{i}-verdict",
+                             name=f"verdict:{i}:verdict", classes="v-value",
+                             placeholder="true/false" if self.boolean else "label"),
+            "score": Input("", compact=True, id=f"{key}-v-{i}-score", name=f"verdict:{i}:score",
+                           classes="v-score", placeholder="0-10"),
+            "then": Input("", compact=True, id=f"{key}-v-{i}-then", name=f"verdict:{i}:then",
+                          classes="v-then", placeholder="node id"),
+        }
+        self.verdict_inputs.append(inputs)
+        return Horizontal(inputs["verdict"], Label("score", classes="v-label"), inputs["score"],
+                          Label("then", classes="v-label"), inputs["then"],
+                          classes="verdict-row")
 
     # -- filling --------------------------------------------------------------------------
     async def fill(self, graph: Graph, node_id: str | None) -> None:
@@ -216,6 +219,7 @@ class FormPage(Vertical):
     async def _fill_verdicts(self, verdicts: list[Any]) -> None:
         assert self.verdict_box is not None
         while len(self.verdict_rows) > len(verdicts):
+            self.verdict_inputs.pop()
             await self.verdict_rows.pop().remove()
         new = []
         while len(self.verdict_rows) < len(verdicts):
@@ -233,7 +237,7 @@ class FormPage(Vertical):
             set_quietly(self.verdict(i, "then"), "then", v.then, None)
 
     def verdict(self, index: int, part: str) -> Input:
-        return self.verdict_rows[index].query_one(f"#{self.key}-v-{index}-{part}", Input)
+        return self.verdict_inputs[index][part]
 
 
 def set_quietly(widget: Widget, name: str, value: Any, node: Any) -> None:
@@ -466,7 +470,7 @@ class NodeForm(VerticalScroll):
     def _not_shown(self, widget: Widget) -> bool:
         """True for widgets of a page that is not the one on screen."""
         return self.page is None or widget not in self.page.widgets.values() and \
-            not any(widget in row.children for row in self.page.verdict_rows)
+            not any(widget in row.values() for row in self.page.verdict_inputs)
 
     @on(TextArea.Changed)
     def _text_changed(self, event: TextArea.Changed) -> None:
