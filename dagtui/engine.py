@@ -40,7 +40,7 @@ from .model import (
     TaskNode,
     Verdict,
 )
-from .prompts import build_prompt, geval_steps_prompt
+from .prompts import Prompt, build_prompt, geval_steps_prompt
 from .schedule import RunState, Topology
 from .trace import PathStep, RunResult, StepRecord
 
@@ -208,12 +208,15 @@ class Engine:
     async def execute(self, session: Session, nid: str) -> StepRecord:
         """Run node `nid` of `session`; always returns a record (errors are recorded)."""
         node = self.graph.nodes[nid]
-        evidence = {p: session.outputs[p] for p in self.task_parents[nid] if p in session.outputs}
+        evidence = self.evidence_for(session, nid)
         rec = StepRecord(nid, node.type, index=session.next_index(), judge=self.judge.name,
                          evidence_from=list(evidence))
         start = time.perf_counter()
         try:
             if nid in session.overrides:
+                # what the judge would have been asked, so the what-if shows what it skipped
+                prompt = self._prompt_if_known(session, node, evidence)
+                rec.prompt = prompt.messages if prompt is not None else None
                 self._apply_override(rec, node, session.overrides[nid])
             elif isinstance(node, CheckNode):
                 result = run_check(node, self.graph, session.case.fields, evidence)
@@ -243,7 +246,7 @@ class Engine:
         steps: list[str] | None = None
         if isinstance(node, GEvalNode):
             steps = await self._geval_steps_for(session, rec, node)
-        prompt = build_prompt(self.graph, node, session.case.fields, evidence, steps=steps)
+        prompt = self.prompt_for(session, node, evidence, steps)
         rec.prompt = prompt.messages
         if (node.is_judgement and not evidence and not node.params):
             rec.notes.append("this node received no evidence and has no params: the judge "
@@ -267,15 +270,50 @@ class Engine:
         rec.answer, rec.reason = reply.value, reply.reason
         rec.method, rec.sampled = reply.method, reply.sampled
 
-    async def _geval_steps_for(self, session: Session, rec: StepRecord,
-                               node: GEvalNode) -> list[str]:
+    # ------------------------------------------------------------------ prompts
+
+    def evidence_for(self, session: Session, nid: str) -> dict[str, Any]:
+        """The outputs of `nid`'s task parents that ran in `session` (what its prompt shows)."""
+        outputs = session.outputs
+        return {p: outputs[p] for p in self.task_parents[nid] if p in outputs}
+
+    def prompt_for(self, session: Session, node: NodeBase, evidence: dict[str, Any],
+                   steps: list[str] | None = None) -> Prompt:
+        """The prompt for `node` in `session`: the one builder both `execute` and
+        `Session.preview` go through, so a preview is byte-identical to what is sent."""
+        return build_prompt(self.graph, node, session.case.fields, evidence, steps=steps)
+
+    def known_geval_steps(self, node: GEvalNode) -> list[str] | None:
+        """A geval leaf's evaluation steps if they are known without a call (written in the
+        graph, the non-LLM default, or generated earlier); None while a call is still needed."""
         if node.evaluation_steps:
             return list(node.evaluation_steps)
         if not self.judge.llm:
             return [f"Judge the test case against the criteria: {node.criteria or ''}".strip()]
-        key = (node.id, node.criteria or "", node.model or "")
-        if key in self._geval_steps:
-            return self._geval_steps[key]
+        return self._geval_steps.get(self._steps_key(node))
+
+    @staticmethod
+    def _steps_key(node: GEvalNode) -> tuple[str, str, str]:
+        return (node.id, node.criteria or "", node.model or "")
+
+    def _prompt_if_known(self, session: Session, node: NodeBase,
+                         evidence: dict[str, Any]) -> Prompt | None:
+        """The prompt `node` would be sent now, or None (check node, steps not generated)."""
+        if isinstance(node, CheckNode):
+            return None
+        steps = None
+        if isinstance(node, GEvalNode):
+            steps = self.known_geval_steps(node)
+            if steps is None:
+                return None
+        return self.prompt_for(session, node, evidence, steps)
+
+    async def _geval_steps_for(self, session: Session, rec: StepRecord,
+                               node: GEvalNode) -> list[str]:
+        known = self.known_geval_steps(node)
+        if known is not None:
+            return known
+        key = self._steps_key(node)
         if self._steps_lock is None:
             self._steps_lock = asyncio.Lock()
         async with self._steps_lock:
@@ -393,6 +431,22 @@ class Session:
     def peek(self) -> str | None:
         ready = self.pending()
         return ready[0] if ready else None
+
+    def preview(self, node_id: str) -> Prompt | None:
+        """The exact prompt the engine would send for `node_id` if it ran now.
+
+        Built by the same code `execute` uses (same evidence, same builder), so a debugger can
+        show it before the call and it matches the bytes sent. None when nothing is
+        computable yet: the node is not ready (its evidence is not settled), it is a check
+        node (decided in code), or it is a geval leaf whose evaluation steps still need
+        their generation call. An override does not change the answer: this is what the
+        judge would be asked.
+        """
+        engine = self.engine
+        if node_id not in engine.graph.nodes or node_id not in self.pending():
+            return None
+        return engine._prompt_if_known(self, engine.graph.nodes[node_id],
+                                       engine.evidence_for(self, node_id))
 
     @property
     def done(self) -> bool:
