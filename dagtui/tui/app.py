@@ -277,6 +277,13 @@ class EditorApp(App[None]):
         self.query_one(selector, TextLine).show(content)
 
     async def _sync_form(self, rebuild: bool) -> None:
+        try:
+            await self._sync_form_now(rebuild)
+        except NoMatches:
+            if self.is_running:
+                raise
+
+    async def _sync_form_now(self, rebuild: bool) -> None:
         state = self.state
         form = self.query_one(NodeForm)
         source = self.query_one("#source", TextArea)
@@ -387,6 +394,8 @@ class EditorApp(App[None]):
 
     async def _go_to_field(self, field: str | None) -> None:
         await self._sync_form(rebuild=False)
+        if not self.is_running:
+            return
         if field is not None:
             self.query_one(NodeForm).focus_field(field)
         else:
