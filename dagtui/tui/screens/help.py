@@ -24,7 +24,7 @@ def describe_key(key: str) -> str:
         if len(part) >= 2 and part[0] == "f" and part[1:].isdigit():
             part = part.upper()
         out.append(part)
-    return " / ".join(out)
+    return " or ".join(out)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -45,7 +45,7 @@ class HelpScreen(ModalScreen[None]):
                           header_style="bold")
             table.add_column("key", style="bold cyan", no_wrap=True, min_width=12)
             table.add_column("does")
-            table.add_column("binding id (remap in keymap)", style="dim", no_wrap=True)
+            table.add_column("binding id", style="dim", no_wrap=True)
             for title, bindings in self.groups:
                 table.add_row(Text(title, style="bold underline"), "", "")
                 seen: set[str] = set()
