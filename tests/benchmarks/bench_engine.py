@@ -1,13 +1,17 @@
 """Engine throughput and overhead (run by hand; prints figures, asserts nothing).
 
     .venv/bin/python tests/benchmarks/bench_engine.py            # throughput + overhead
+    .venv/bin/python tests/benchmarks/bench_engine.py --runs 5   # more runs (default 3)
     .venv/bin/python tests/benchmarks/bench_engine.py --soak     # + 100-case fault soak
 
 1. Throughput: 100 distinct cases × the meeting-summary graph through litellm against the
    loopback stub at 200 ms per call, concurrency 20, no cache. The latency bound is
    calls × 0.2 s / 20 (perfect packing); the target is wall time ≤ 1.25 × bound.
-   DeepEval's figure for the same setup (reference: 4 calls per passing case, ≈16.7 s for
-   100 cases at 20 concurrent) is printed beside it; measured live if deepeval is importable.
+   Repeated `--runs` times (the machine is shared, so the spread is printed), each run
+   beside the same requests sent by litellm alone; then, once, by the openai SDK and by
+   bare httpx, to show where the time goes (client CPU per call sets the ratio). DeepEval's
+   figure for the same setup (reference: 4 calls per passing case, ≈16.7 s for 100 cases at
+   20 concurrent) is printed beside it; measured live if deepeval is importable.
 2. Overhead: the engine's own cost per judge call, with an instant in-process judge (no
    litellm, no HTTP): scheduling, prompt building, parsing and step records. Target < 1 ms.
 3. Soak (--soak): 100 cases, 200 ms, 20% of requests failing (429, 500, malformed body,
@@ -67,54 +71,110 @@ class StubProcess:
         return tail
 
 
-async def litellm_alone(base_url: str, report: object) -> float:
-    """The same requests straight through litellm (20 in flight, 3 in a row per case):
-    the floor the engine's figure should be compared with."""
-    import litellm
-
+async def replay_requests(base_url: str, per_case: list[list[dict]], via: str) -> float:
+    """The engine's own requests sent again without the engine, 20 cases in flight and each
+    case's calls in a row: `litellm` (the floor the engine's figure should be compared with),
+    `openai` (the SDK litellm drives underneath) or `httpx` (bare HTTP: what the stub and this
+    machine allow). Returns the wall time."""
     sem = asyncio.Semaphore(CONCURRENCY)
+    closers: list = []
+    if via == "litellm":
+        import litellm
+
+        async def send(req: dict) -> None:
+            await litellm.acompletion(**req, api_base=base_url, api_key="test",
+                                      num_retries=0, max_retries=0)
+    elif via == "openai":
+        import openai
+
+        client = openai.AsyncOpenAI(base_url=base_url, api_key="test", max_retries=0)
+        closers.append(client.close)
+
+        async def send(req: dict) -> None:
+            body = dict(req, model=req["model"].split("/", 1)[-1])
+            await client.chat.completions.create(**body)
+    else:
+        import httpx
+
+        http = httpx.AsyncClient(limits=httpx.Limits(max_connections=CONCURRENCY * 2))
+        closers.append(http.aclose)
+
+        async def send(req: dict) -> None:
+            body = dict(req, model=req["model"].split("/", 1)[-1])
+            reply = await http.post(f"{base_url}/chat/completions", json=body,
+                                    headers={"Authorization": "Bearer test"})
+            reply.json()
 
     async def one_case(requests: list[dict]) -> None:
         async with sem:
             for req in requests:
-                await litellm.acompletion(**req, api_base=base_url, api_key="test",
-                                          num_retries=0, max_retries=0)
+                await send(req)
 
-    per_case = [[c.request for s in r.steps for c in s.calls]
-                for r in report.results]  # type: ignore[attr-defined]
     start = time.perf_counter()
     await asyncio.gather(*(one_case(reqs) for reqs in per_case))
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    for close in closers:
+        await close()
+    return wall
 
 
-def throughput() -> None:
+def _timed(coro_fn, *args) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall, client CPU) of one asyncio.run (CPU includes litellm's worker threads)."""
+    cpu0 = time.process_time()
+    wall = asyncio.run(coro_fn(*args))
+    return wall, time.process_time() - cpu0
+
+
+def _spread(values: list[float]) -> str:
+    ordered = sorted(values)
+    mid = ordered[len(ordered) // 2]
+    return f"min {ordered[0]:.2f}  median {mid:.2f}  max {ordered[-1]:.2f}"
+
+
+def throughput(runs: int) -> None:
     graph = load_file(GRAPH).graph
     stub = StubProcess("--latency", str(LATENCY))
+    rows: list[dict[str, float]] = []
     try:
         judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
                              concurrency=CONCURRENCY, cache=None)
         engine = Engine(graph, judge)
         # warm up: litellm import and its first-call setup are not the engine's throughput
         asyncio.run(evaluate_cases(engine, cases(2, "warm"), concurrency=CONCURRENCY))
-        sent_before = judge.calls_sent
-        start, cpu0 = time.perf_counter(), time.process_time()
-        report = asyncio.run(evaluate_cases(engine, cases(CASES), concurrency=CONCURRENCY))
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
-        calls = judge.calls_sent - sent_before
-        raw_wall = asyncio.run(litellm_alone(stub.base_url, report))
+        print(f"throughput: {CASES} cases x meeting-summary, {LATENCY * 1000:.0f} ms per call "
+              f"at the stub, concurrency {CONCURRENCY}, {runs} run(s), {os.cpu_count()} cores")
+        for run in range(runs):
+            load = os.getloadavg()[0]
+            sent_before = judge.calls_sent
+            start, cpu0 = time.perf_counter(), time.process_time()
+            report = asyncio.run(evaluate_cases(engine, cases(CASES, f"r{run}-"),
+                                                concurrency=CONCURRENCY))
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+            calls = judge.calls_sent - sent_before
+            bound = calls * LATENCY / CONCURRENCY
+            per_case = [[c.request for s in r.steps for c in s.calls] for r in report.results]
+            alone, alone_cpu = _timed(replay_requests, stub.base_url, per_case, "litellm")
+            lat = sorted(c.latency for r in report.results for s in r.steps for c in s.calls)
+            rows.append({"ratio": wall / bound, "alone": alone / bound,
+                         "cpu": cpu / calls * 1000, "alone_cpu": alone_cpu / calls * 1000})
+            print(f"  run {run + 1}: {calls} calls, bound {bound:.2f} s | engine wall "
+                  f"{wall:.2f} s = {wall / bound:.2f}x, CPU {cpu / calls * 1000:.1f} ms/call, "
+                  f"p50 {lat[len(lat) // 2] * 1000:.0f} ms | litellm alone {alone:.2f} s = "
+                  f"{alone / bound:.2f}x, CPU {alone_cpu / calls * 1000:.1f} ms/call | errors "
+                  f"{len(report.errored)} | load {load:.1f}")
+        floors = {}
+        for via in ("openai", "httpx"):
+            floor_wall, floor_cpu = _timed(replay_requests, stub.base_url, per_case, via)
+            floors[via] = (floor_wall / bound, floor_cpu / calls * 1000)
     finally:
         stub.close()
-    bound = calls * LATENCY / CONCURRENCY
-    lat = sorted(c.latency for r in report.results for s in r.steps for c in s.calls)
-    print(f"throughput: {CASES} cases, {calls} calls ({calls / CASES:.1f}/case), "
-          f"{LATENCY * 1000:.0f} ms per call, concurrency {CONCURRENCY}, "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"  wall {wall:.2f} s   latency bound {bound:.2f} s   ratio {wall / bound:.2f}x "
-          f"(target <= 1.25x)   errors {len(report.errored)}")
-    print(f"  client CPU {cpu / calls * 1000:.1f} ms per call (litellm + HTTP + engine); "
-          f"call latency p50 {lat[len(lat) // 2] * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms")
-    print(f"  litellm alone (same {calls} requests, no engine, same concurrency): "
-          f"{raw_wall:.2f} s, ratio {raw_wall / bound:.2f}x")
+    print(f"  engine ratio        {_spread([r['ratio'] for r in rows])}   (target <= 1.25x)")
+    print(f"  litellm alone ratio {_spread([r['alone'] for r in rows])}")
+    print(f"  client CPU per call: engine {_spread([r['cpu'] for r in rows])} ms; litellm "
+          f"alone {_spread([r['alone_cpu'] for r in rows])} ms")
+    print("  floors without litellm (same requests, same pattern, one run): openai SDK "
+          f"{floors['openai'][0]:.2f}x at {floors['openai'][1]:.1f} ms CPU/call; bare httpx "
+          f"{floors['httpx'][0]:.2f}x at {floors['httpx'][1]:.1f} ms CPU/call")
     if importlib.util.find_spec("deepeval") is not None:
         print("  deepeval is importable: run its DAGMetric against this stub for a live "
               "figure (not automated here)")
@@ -175,7 +235,8 @@ def soak() -> None:
 
 
 def main() -> None:
-    throughput()
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3
+    throughput(runs)
     overhead()
     if "--soak" in sys.argv:
         soak()
