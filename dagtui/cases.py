@@ -15,30 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: fields a case may carry besides labels; anything else is kept but flagged as unknown
-SINGLE_TURN_FIELDS = (
-    "input",
-    "actual_output",
-    "expected_output",
-    "context",
-    "retrieval_context",
-    "tools_called",
-    "expected_tools",
-    "metadata",
-    "tags",
-)
-MULTI_TURN_FIELDS = (
-    "turns",
-    "scenario",
-    "expected_outcome",
-    "user_description",
-    "chatbot_role",
-    "context",
-    "retrieval_context",
-    "tools_called",
-    "metadata",
-    "tags",
-)
+from .model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS
+
+#: fields a case may carry besides labels; anything else is kept but flagged as unknown.
+#: Single-turn cases carry exactly the graph's single-turn params; a multi-turn case carries
+#: its `turns` (each with role/content) plus the conversation-level params.
+SINGLE_TURN_FIELDS = SINGLE_TURN_PARAMS
+MULTI_TURN_FIELDS = ("turns",) + tuple(p for p in MULTI_TURN_PARAMS if p not in ("role", "content"))
 LABEL_FIELDS = ("expected", "expected_score")
 LIST_FIELDS = ("context", "retrieval_context", "tags")
 

@@ -65,12 +65,20 @@ class GraphError(Exception):
         super().__init__(f"graph has {len(errors)} error(s):\n{lines}{more}")
 
 
-class _Ctx:
-    """Collects diagnostics with positions for one file."""
+class Collector:
+    """Collects one file's diagnostics, each placed at the key or value its path names.
 
-    def __init__(self, file: str | None, positions: Positions | None) -> None:
+    Shared by the loader (shape problems) and the validator (meaning problems) so both place
+    a problem the same way. With `top_fallback`, a graph-level problem with no position
+    (say, a missing table) points at line 1 rather than nowhere.
+    """
+
+    def __init__(
+        self, file: str | None, positions: Positions | None = None, *, top_fallback: bool = False
+    ) -> None:
         self.file = file
         self.positions = positions or Positions()
+        self.top_fallback = top_fallback
         self.diags: list[Diagnostic] = []
 
     def add(
@@ -85,6 +93,8 @@ class _Ctx:
     ) -> None:
         pos = self.positions.value(path) if at_value else self.positions.key(path)
         line, col = pos or (0, 0)
+        if self.top_fallback and not line and not node:
+            line, col = 1, 1
         self.diags.append(
             Diagnostic(code, severity_of(code), message, self.file, line, col, node, fld)
         )
@@ -104,7 +114,7 @@ def load_file(path: str | FsPath) -> LoadResult:
     """Load a graph file. Unreadable input becomes a DAG022 diagnostic, never an exception."""
     p = FsPath(path)
     file = str(path)
-    ctx = _Ctx(file, None)
+    ctx = Collector(file)
     try:
         if p.is_dir():
             ctx.add("DAG022", "is a directory, not a graph file")
@@ -144,7 +154,7 @@ def load_file(path: str | FsPath) -> LoadResult:
 
 def load_text(text: str, file: str | None = None) -> LoadResult:
     """Parse TOML text into a graph plus shape diagnostics."""
-    ctx = _Ctx(file, None)
+    ctx = Collector(file)
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -175,13 +185,13 @@ def load_text(text: str, file: str | None = None) -> LoadResult:
     return LoadResult(graph, ctx.diags, text=text, positions=positions, raw=raw, file=file)
 
 
-def build_graph(raw: dict[str, Any], ctx: _Ctx | None = None) -> Graph:
+def build_graph(raw: dict[str, Any], ctx: Collector | None = None) -> Graph:
     """Build the model from parsed TOML, reporting (and skipping) what does not fit.
 
     Without `ctx` the diagnostics are discarded (callers that only need the model, such as
     the save merge, skip the position scan this way).
     """
-    ctx = ctx or _Ctx(None, None)
+    ctx = ctx or Collector(None)
     for key in raw:
         if key not in TOP_LEVEL_KEYS:
             ctx.add("DAG002", f"unknown top-level key '{key}'{suggest(key, TOP_LEVEL_KEYS)}; "
@@ -200,7 +210,7 @@ def build_graph(raw: dict[str, Any], ctx: _Ctx | None = None) -> Graph:
     return graph
 
 
-def _build_metric(data: Any, ctx: _Ctx) -> Metric:
+def _build_metric(data: Any, ctx: Collector) -> Metric:
     if not isinstance(data, dict):
         ctx.add("DAG004", "'metric' must be a table ([metric])", ("metric",), fld="metric")
         return Metric()
@@ -214,7 +224,7 @@ def _build_metric(data: Any, ctx: _Ctx) -> Metric:
     return _validate_dropping(Metric, clean, ctx, ("metric",), None)  # type: ignore[return-value]
 
 
-def _build_node(nid: str, data: Any, ctx: _Ctx) -> NodeBase | None:
+def _build_node(nid: str, data: Any, ctx: Collector) -> NodeBase | None:
     path: Path = ("nodes", nid)
     if not isinstance(data, dict):
         ctx.add("DAG004", f"node '{nid}' must be a table ([nodes.{nid}])", path, node=nid)
@@ -256,7 +266,7 @@ def _owner_of(key: str) -> str:
     return " or ".join(owners)
 
 
-def _build_verdicts(nid: str, data: Any, ctx: _Ctx) -> list[Verdict]:
+def _build_verdicts(nid: str, data: Any, ctx: Collector) -> list[Verdict]:
     base: Path = ("nodes", nid, "verdicts")
     if not isinstance(data, list):
         ctx.add("DAG004", "'verdicts' must be a list of { verdict = ..., score = N } or "
@@ -323,7 +333,7 @@ _TYPE_WORDS = {
 
 
 def _validate_dropping(
-    cls: type, data: dict[str, Any], ctx: _Ctx, path: Path, nid: str | None
+    cls: type, data: dict[str, Any], ctx: Collector, path: Path, nid: str | None
 ) -> Any:
     """Validate `data` as `cls`; drop and report each field pydantic rejects, then retry.
 

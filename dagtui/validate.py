@@ -27,7 +27,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from .diagnostics import Diagnostic, Severity, severity_of, sort_key
-from .loader import LoadResult, load_file, load_text
+from .loader import Collector, LoadResult, load_file, load_text
 from .model import (
     CHECK_KINDS,
     MULTI_TURN_PARAMS,
@@ -287,13 +287,14 @@ class _Checker:
         raw: dict[str, Any] | None,
     ) -> None:
         self.graph = graph
-        self.pos = positions
+        self.sink = Collector(file, positions, top_fallback=True)
+        self.diags = self.sink.diags
+        self.add = self.sink.add
         self.file = file
         self.base_dir = base_dir
         self.raw = raw if isinstance(raw, dict) else None
         raw_nodes = self.raw.get("nodes") if self.raw else None
         self.raw_nodes: dict[str, Any] = raw_nodes if isinstance(raw_nodes, dict) else {}
-        self.diags: list[Diagnostic] = []
         self.multi = bool(graph.metric.multi_turn)
         self.mode_params = MULTI_TURN_PARAMS if self.multi else SINGLE_TURN_PARAMS
         self.other_params = SINGLE_TURN_PARAMS if self.multi else MULTI_TURN_PARAMS
@@ -308,25 +309,7 @@ class _Checker:
         self.lossy_verdicts: set[str] = set()
         self._map_verdicts()
 
-    # -- reporting -------------------------------------------------------------------------
-    def add(
-        self,
-        code: str,
-        message: str,
-        path: Path = (),
-        *,
-        node: str | None = None,
-        fld: str | None = None,
-        at_value: bool = False,
-    ) -> None:
-        found = self.pos.value(path) if at_value else self.pos.key(path)
-        line, col = found or (0, 0)
-        if not line and not node:
-            line, col = 1, 1  # graph-level problem in a file without that table
-        self.diags.append(
-            Diagnostic(code, severity_of(code), message, self.file, line, col, node, fld)
-        )
-
+    # -- reporting: `self.add` is the shared Collector's (placed at path) ------------
     def vpath(self, nid: str, i: int, *rest: str) -> Path:
         """File path of model verdict #i of `nid` (the loader may have skipped bad ones)."""
         index = self.verdict_index.get(nid)
