@@ -214,9 +214,7 @@ class Engine:
         start = time.perf_counter()
         try:
             if nid in session.overrides:
-                # what the judge would have been asked, so the what-if shows what it skipped
-                prompt = self._prompt_if_known(session, node, evidence)
-                rec.prompt = prompt.messages if prompt is not None else None
+                rec.prompt = self._skipped_prompt(session, node, evidence)
                 self._apply_override(rec, node, session.overrides[nid])
             elif isinstance(node, CheckNode):
                 result = run_check(node, self.graph, session.case.fields, evidence)
@@ -307,6 +305,16 @@ class Engine:
             if steps is None:
                 return None
         return self.prompt_for(session, node, evidence, steps)
+
+    def _skipped_prompt(self, session: Session, node: NodeBase,
+                        evidence: dict[str, Any]) -> list[dict[str, str]] | None:
+        """What the judge would have been asked for an overridden node, so the what-if
+        shows what it skipped; never a reason for the override itself to fail."""
+        try:
+            prompt = self._prompt_if_known(session, node, evidence)
+        except Exception:  # noqa: BLE001 - the record is only informative here
+            return None
+        return prompt.messages if prompt is not None else None
 
     async def _geval_steps_for(self, session: Session, rec: StepRecord,
                                node: GEvalNode) -> list[str]:
