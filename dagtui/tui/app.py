@@ -74,6 +74,11 @@ EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
     ("editor.quit", "ctrl+q,q", "quit", "quit", True),
 ]
 
+#: the action names of the editor's bindings (without parameters): they run only while the
+#: editor's main screen is on top (see `EditorApp.check_action`)
+EDITOR_ACTIONS: frozenset[str] = frozenset(action.split("(", 1)[0]
+                                           for _bid, _key, action, _desc, _show in EDITOR_KEYS)
+
 #: what each action does, for help, palette and README
 ACTION_HELP: dict[str, str] = {
     "save": "save the graph (atomic, comments kept)",
@@ -173,6 +178,12 @@ class EditorApp(App[None]):
         self._form_ready = False
         self._asking_disk = False
         self._syncing = False
+
+    @property
+    def on_main_screen(self) -> bool:
+        """True while the editor itself (not a dialog, the debugger or the palette) is shown."""
+        stack = self.screen_stack
+        return len(stack) == 1
 
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         self.notices.append(str(message))
@@ -482,6 +493,15 @@ class EditorApp(App[None]):
 
     # -- actions --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Editor actions act only while the editor's own screen is on top.
+
+        App bindings are consulted whatever screen is shown (priority ones even over modal
+        dialogs), so without this `d` pressed over the debugger would delete a node the
+        person cannot see, and ctrl+s / F1 would save the graph / show the editor's help.
+        False also hides them from the footer of the screen on top.
+        """
+        if action in EDITOR_ACTIONS and not self.on_main_screen:
+            return False
         state = self.state
         editing = {"add_node", "add_verdict", "remove_verdict", "delete", "delete_detach",
                    "rename", "move", "undo", "redo", "external_editor"}

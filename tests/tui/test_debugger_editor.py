@@ -78,22 +78,51 @@ async def test_edit_and_rerun_goes_back_into_the_editor(workdir: Path) -> None:
         assert app.state.dirty
 
 
-async def test_w_saves_a_trace_over_the_editor(workdir: Path) -> None:
+async def test_editor_keys_reach_the_debugger_not_the_editor(workdir: Path) -> None:
+    """Over the debugger, d / ctrl+s / F1 are the debugger's: the editor's graph, its file
+    and its help stay untouched, while ctrl+s saves the trace and F1 lists the debugger's
+    keys."""
+    from dagtui.tui.debugger.dialogs import KeysScreen, TextScreen
+    from dagtui.tui.screens.help import HelpScreen
+
+    graph_file = workdir / "meeting_summary.toml"
+    on_disk = graph_file.read_bytes()
     app = editor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        app.go_to("present")  # a node `d` would delete in the editor
+        await pilot.pause()
+        assert app.state.selected == "present"
+        model = app.state.graph.to_raw()
         await pilot.press("f5")
         await pilot.pause()
         screen = app.screen
-        assert screen.check_action("save_trace", ()) is False  # ctrl+s is the editor's
+        assert isinstance(screen, DebuggerScreen)
+        assert screen.check_action("save_trace", ()) is None  # shown, nothing run yet
+        assert app.check_action("save", ()) is False and app.check_action("delete", ()) \
+            is False
         await pilot.press("c")
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        await pilot.press("w")
+        await pilot.press("d")
         await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, KeysScreen)
+        assert not any(isinstance(s, HelpScreen) for s in app.screen_stack)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)  # the trace's file name
         await pilot.press("enter")
         await pilot.pause()
+        assert app.screen is screen
+        assert app.state.graph.to_raw() == model and not app.state.dirty
+        assert app.state.selected == "present"
+    assert graph_file.read_bytes() == on_disk
     assert len(list(workdir.glob("meeting_summary.*.trace.json"))) == 1
 
 

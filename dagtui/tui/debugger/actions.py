@@ -287,9 +287,6 @@ class RunActions:
 
     # ------------------------------------------------------------------ traces
 
-    def action_write_trace(self) -> None:
-        self.action_save_trace()
-
     def action_save_trace(self) -> None:
         from .dialogs import TextScreen
 

@@ -34,8 +34,6 @@ class DebuggerApp(App[int]):
     """`dagtui step`: the debugger screen alone; esc quits."""
 
     TITLE = "dagtui step"
-    #: no host keys to shield the debugger from (see `dialogs.shield_from_app`)
-    DEBUGGER_OWNS_APP = True
     # the palette would only offer Textual's generic commands; the footer needs the room
     ENABLE_COMMAND_PALETTE = False
 
@@ -67,7 +65,7 @@ def open_debugger(editor: Any) -> None:
     ordinary undoable edits.
     """
     if any(isinstance(s, DebuggerScreen) for s in editor.screen_stack):
-        return  # already open (F5 is a priority key of the editor: it reaches us here too)
+        return  # already open
     state = editor.state
     if state.read_only:
         editor.notify("the file does not parse: fix it before debugging", severity="error")

@@ -3,8 +3,7 @@ node's text, name a trace file, pick or edit the case.
 
 Each returns its answer through `dismiss` (None when the person backs out with esc), so the
 screen decides what happens next. Multi-line text is submitted with F2 (terminals cannot
-tell ctrl+enter from enter, and ctrl+s belongs to the editor when the debugger is opened
-from it).
+tell ctrl+enter from enter, and ctrl+s is the debugger's trace save).
 """
 
 from __future__ import annotations
@@ -95,32 +94,9 @@ class DebuggerDialog(ModalScreen[Any]):
 
     def on_mount(self) -> None:
         settle_blink(self)
-        shield_from_app(self)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-    def action_ignore_key(self) -> None:
-        """A key the host app binds, which means nothing here (see `shield_from_app`)."""
-
-
-def shield_from_app(screen: Any) -> None:
-    """Keep the host app's own keys from acting behind this screen.
-
-    Over the editor, a key the debugger does not use falls through to the editor's app-level
-    bindings (`d` deletes the selected node, `a` adds one, ctrl+z undoes) and would change a
-    graph the person cannot see. Each such key is bound here to a no-op instead. Keys typed
-    into an input never reach these bindings (the input consumes them first). Priority
-    bindings of the host cannot be shadowed this way.
-    """
-    app = screen.app
-    if getattr(app, "DEBUGGER_OWNS_APP", False):
-        return
-    mine = screen._bindings.key_to_bindings
-    for key, bindings in list(app._bindings.key_to_bindings.items()):
-        if key in mine or all(b.priority for b in bindings):
-            continue
-        screen._bindings.bind(key, "ignore_key", show=False)
 
 
 def settle_blink(screen: Any) -> None:

@@ -31,7 +31,7 @@ from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
 from .actions import RunActions
-from .dialogs import settle_blink, shield_from_app
+from .dialogs import settle_blink
 from .panes_text import (
     evidence_text,
     prompt_text,
@@ -61,8 +61,6 @@ DEBUGGER_KEYS: list[tuple[str, str, str, str, bool]] = [
     ("debugger.judge", "J", "pick_judge", "judge", False),
     ("debugger.stop", "x", "stop", "stop", True),
     ("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True),
-    # over the editor, ctrl+s is the editor's own (priority) save: w saves the trace there
-    ("debugger.write_trace", "w", "write_trace", "save trace", True),
     ("debugger.open_trace", "t", "open_trace", "open trace", False),
     ("debugger.copy_pane", "y", "copy_pane", "copy pane", False),
     ("debugger.help", "question_mark,f1", "keys", "keys", True),
@@ -83,7 +81,6 @@ DEBUGGER_HELP: dict[str, str] = {
     "pick_judge": "switch judge: labels, human, or the graph's model",
     "stop": "cancel the judge call in flight",
     "save_trace": "save the run as a trace (JSON)",
-    "write_trace": "save the run as a trace (JSON) when opened from the editor",
     "open_trace": "open a saved trace read-only",
     "copy_pane": "copy the whole text of the pane shown (prompt, response, ...) to the clipboard",
     "keys": "this list of keys",
@@ -254,7 +251,6 @@ class DebuggerScreen(RunActions, Screen[None]):
                 self.live.restart()
         tree.focus()
         settle_blink(self)
-        shield_from_app(self)
         self.refresh_view()
         if run is not None and run.order:
             tree.select_node(run.order[0])
@@ -405,9 +401,7 @@ class DebuggerScreen(RunActions, Screen[None]):
             if action == "pick_case" and not self.cases:
                 return None
             return True
-        if action in ("save_trace", "write_trace"):
-            if (action == "write_trace") == self.standalone:
-                return False  # one save key per context: ctrl+s alone, w over the editor
+        if action == "save_trace":
             return True if self.run is not None and self.run.started else None
         return True
 
@@ -537,9 +531,6 @@ class DebuggerScreen(RunActions, Screen[None]):
         rows.append(("j / k", "move in the path tree"))
         rows.append(("tab", "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies"))
         self.app.push_screen(KeysScreen(rows))
-
-    def action_ignore_key(self) -> None:
-        """A key the host app (the editor) binds, which means nothing here."""
 
     def action_copy_pane(self) -> None:
         panes = self.query_one(StepPanes)
