@@ -8,12 +8,11 @@ debugger) reuse `EditorApp.state` and the `GraphTree` widget.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
-import shlex
-import subprocess
-import tempfile
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from textual.binding import Binding
 from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane, TextArea, Tree
@@ -33,8 +33,6 @@ from ..model import CheckNode, TaskNode
 from . import backend
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from .outline import ItemRef
-from .screens.dialogs import AddNodeScreen, ChoiceScreen, PromptScreen, StarterScreen
-from .screens.help import HelpScreen, describe_key
 from .state import EditorState, EditRefused, environment_editor
 from .widgets.graph_tree import GraphTree
 from .widgets.graph_view import GraphView
@@ -168,7 +166,9 @@ class EditorApp(App[None]):
                  poll_interval: float = 1.0, state: EditorState | None = None,
                  cursor_blink: bool = True) -> None:
         super().__init__()
-        self.state = state or EditorState.open(path, starter=starter)
+        self.state = state or EditorState.open(path, starter=starter, defer_check=True)
+        #: set once the first validation has run (right after the first frame)
+        self.first_check_done = asyncio.Event()
         #: False in snapshot tests and screenshots, so the picture never depends on timing
         self.cursor_blink = cursor_blink
         #: every notification shown, newest last (tests read it; the toasts vanish)
@@ -224,6 +224,8 @@ class EditorApp(App[None]):
 
     async def on_mount(self) -> None:
         if self.state.new_file and not self.state.graph.nodes and self.state.text is None:
+            from .screens.dialogs import StarterScreen
+
             self.push_screen(StarterScreen(str(self.state.path), [
                 (name, backend.starter_description(name)) for name in backend.starter_names()
             ]), self._starter_chosen)
@@ -233,10 +235,28 @@ class EditorApp(App[None]):
         tree.focus()
         if self.state.selected:
             self.call_after_refresh(tree.select_node_id, self.state.selected)
-        # the form (the most widgets) is filled right after the first frame is on screen
+        # the form (the most widgets) is filled right after the first frame is on screen,
+        # and the file is validated then too: the tree paints first, problems follow
         self.call_after_refresh(self._first_form)
+        self.call_after_refresh(self._first_check)
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll_disk)
+
+    async def _first_check(self) -> None:
+        try:
+            if self.state.finish_check():
+                await self.sync()
+        finally:
+            self.first_check_done.set()
+
+    @asynccontextmanager
+    async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
+        """Textual's `run_test`, handing over the pilot only once the first validation
+        has run, so every test starts from the same, fully checked, screen."""
+        async with super().run_test(*args, **kwargs) as pilot:
+            await asyncio.wait_for(self.first_check_done.wait(), timeout=60)
+            await pilot.pause()
+            yield pilot
 
     async def _first_form(self) -> None:
         self._form_ready = True
@@ -266,7 +286,7 @@ class EditorApp(App[None]):
         tree = self.query_one(GraphTree)
         tree.show(state.graph, state.problem_counts(), state.graph.metric.name,
                   read_only=state.read_only)
-        self.query_one(ProblemsTable).show(state.diagnostics)
+        self.query_one(ProblemsTable).show(state.diagnostics, checking=state.checking)
         tabs = self.query_one("#bottom", TabbedContent)
         npaths = len(getattr(state.paths, "paths", []) or []) if state.paths else 0
         self._set_label(tabs, "problems", f"Problems {len(state.diagnostics)}")
@@ -345,6 +365,8 @@ class EditorApp(App[None]):
         status.append("  ·  ")
         if state.read_only:
             status.append("does not parse: fix the file, then ctrl+r", style="bold red")
+        elif state.checking:
+            status.append("checking…", style="dim")
         elif state.errors:
             status.append(f"✖ {state.errors} error{'s' if state.errors != 1 else ''}",
                           style="bold red")
@@ -537,6 +559,7 @@ class EditorApp(App[None]):
         self.notify(f"saved {self.state.path}")
 
     def action_add_node(self) -> None:
+        from .screens.dialogs import AddNodeScreen
         state = self.state
         parent = state.selected
         node = state.graph.nodes.get(parent or "")
@@ -607,6 +630,7 @@ class EditorApp(App[None]):
         await self._after_delete(nid)
 
     def action_delete_detach(self) -> None:
+        from .screens.dialogs import ChoiceScreen
         nid = self.state.selected
         if nid is None:
             return
@@ -632,6 +656,7 @@ class EditorApp(App[None]):
         self.notify(f"deleted {nid} (ctrl+z brings it back)")
 
     def action_rename(self) -> None:
+        from .screens.dialogs import PromptScreen
         old = self.state.selected
         if old is None:
             return
@@ -756,6 +781,7 @@ class EditorApp(App[None]):
         self.query_one(GraphTree).focus()
 
     async def action_reload(self) -> None:
+        from .screens.dialogs import ChoiceScreen
         if self.state.dirty:
             async def done(choice: str | None) -> None:
                 if choice == "reload":
@@ -792,6 +818,7 @@ class EditorApp(App[None]):
         opener(self)
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen
         groups: list[tuple[str, list[Binding]]] = [
             ("editor", [self._described(b) for b in self._bindings_of(self)]),
             ("tree", list(self._bindings_of(self.query_one(GraphTree)))),
@@ -826,6 +853,7 @@ class EditorApp(App[None]):
         return out.values()
 
     async def action_quit(self) -> None:
+        from .screens.dialogs import ChoiceScreen
         if not self.state.dirty:
             self.exit()
             return
@@ -845,6 +873,7 @@ class EditorApp(App[None]):
 
     # -- external editor ------------------------------------------------------------------
     async def action_external_editor(self) -> None:
+        import tempfile
         state = self.state
         nid = state.selected
         node = state.graph.nodes.get(nid or "")
@@ -894,6 +923,8 @@ class EditorApp(App[None]):
         self.notify(f"{nid}.{field} updated from the editor (ctrl+z undoes it)")
 
     def _run_editor(self, command: str, path: str) -> int:
+        import shlex
+        import subprocess
         argv = [*shlex.split(command), path]
         try:
             with self.suspend():
@@ -916,6 +947,7 @@ class EditorApp(App[None]):
             self.notify("the file changed on disk: reloaded")
             return
         self._asking_disk = True
+        from .screens.dialogs import ChoiceScreen
 
         async def done(choice: str | None) -> None:
             self._asking_disk = False
@@ -934,6 +966,7 @@ class EditorApp(App[None]):
 
     # -- command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from .screens.help import describe_key
         for bid, key, action, _desc, _show in EDITOR_KEYS:
             if action in ("quit",):
                 continue

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import paths as _paths
-from .. import starters as _starters
-from .. import validate as _validate
 from ..diagnostics import Diagnostic
-from ..loader import LoadResult
+from ..loader import LoadResult, load_text
 from ..model import GEvalNode, Graph, TaskNode
 from ..positions import Positions
+from .node_memo import NodeMemo
+
+# `dagtui.validate`, `dagtui.paths` and `dagtui.starters` are imported where they are used:
+# the editor paints its first frame (the tree of the file as loaded) before it validates,
+# so their import cost is paid a moment after the tree is on screen.
 
 
 @dataclass
@@ -31,24 +33,53 @@ class Checked:
 
 def check_text(text: str, file: str | None = None) -> Checked:
     """Load and fully check TOML text (used on open, reload and after save)."""
+    from .. import validate as _validate
+
     report = _validate.check_text(text, file=file)
     return Checked(list(report.diagnostics), report.paths, report.load)
 
 
-def path_signature(graph: Graph) -> tuple[object, ...]:
+def load(text: str, file: str | None = None) -> LoadResult:
+    """Only parse `text` into a graph (no validation): enough to draw the tree."""
+    return load_text(text, file)
+
+
+def check_loaded(loaded: LoadResult) -> Checked:
+    """Fully check text already parsed by `load`: the same findings as `check_text`,
+    without parsing the file a second time.
+
+    TODO(validate owner): `validate._check` is what `check_text` runs after loading; a
+    public `check_load(LoadResult)` would replace this reach into the module.
+    """
+    from .. import validate as _validate
+
+    run = getattr(_validate, "_check", None)
+    if run is None:
+        return check_text(loaded.text or "", loaded.file)
+    report = run(loaded, None)
+    return Checked(list(report.diagnostics), report.paths, report.load)
+
+
+def _path_part(nid: str, node: Any) -> tuple[object, ...]:
+    verdicts = tuple((v.verdict, v.score, v.then) for v in getattr(node, "verdicts", []) or [])
+    extra: object = None
+    if isinstance(node, TaskNode):
+        extra = tuple(node.children)
+    elif isinstance(node, GEvalNode):
+        extra = (bool(node.criteria), bool(node.evaluation_steps))
+    return (nid, node.type, verdicts, extra)
+
+
+def path_signature(graph: Graph, memo: NodeMemo[tuple[object, ...]] | None = None,
+                   ) -> tuple[object, ...]:
     """Everything path analysis depends on. Typing in a criteria or a label leaves it
-    unchanged, so the (costly, on big graphs) analysis is reused for such edits."""
+    unchanged, so the (costly, on big graphs) analysis is reused for such edits. With
+    `memo`, only the parts of nodes replaced since the last call are recomputed."""
     metric = graph.metric
-    parts: list[object] = [metric.roots and tuple(metric.roots), metric.threshold, metric.strict]
-    for nid, node in graph.nodes.items():
-        verdicts = tuple((v.verdict, v.score, v.then) for v in getattr(node, "verdicts", []) or [])
-        extra: object = None
-        if isinstance(node, TaskNode):
-            extra = tuple(node.children)
-        elif isinstance(node, GEvalNode):
-            extra = (bool(node.criteria), bool(node.evaluation_steps))
-        parts.append((nid, node.type, verdicts, extra))
-    return tuple(parts)
+    head = (metric.roots and tuple(metric.roots), metric.threshold, metric.strict)
+    parts = memo.parts(graph) if memo is not None else tuple(
+        _path_part(nid, node) for nid, node in graph.nodes.items())
+    return (*head, *parts)
 
 
 class _AnalysisMemo:
@@ -57,10 +88,13 @@ class _AnalysisMemo:
     def __init__(self) -> None:
         self.key: tuple[object, ...] | None = None
         self.report: Any = None
+        self.parts: NodeMemo[tuple[object, ...]] = NodeMemo(_path_part)
 
     def analyze(self, graph: Graph, topo: Any = None, **kwargs: Any) -> Any:
-        key = path_signature(graph)
+        key = path_signature(graph, self.parts)
         if key != self.key or kwargs:
+            from .. import paths as _paths
+
             self.report = _paths.analyze(graph, topo, **kwargs)
             self.key = key if not kwargs else None
         return self.report
@@ -77,6 +111,8 @@ def check_graph(graph: Graph, positions: Positions | None = None) -> Checked:
     the call. TODO(validate owner): a `paths=` parameter on `check_graph` would replace
     this swap.
     """
+    from .. import validate as _validate
+
     real = getattr(_validate, "analyze", None)
     if real is not None:
         _validate.analyze = _memo.analyze
@@ -102,11 +138,15 @@ def atomic_write(path: str | Path, text: str) -> None:
 
 
 def starter_names() -> list[str]:
+    from .. import starters as _starters
+
     return list(_starters.STARTERS)
 
 
 def starter_description(name: str) -> str:
     """The first comment line of the starter's text (what it is for)."""
+    from .. import starters as _starters
+
     text = _starters.STARTERS.get(name, "")
     for line in text.splitlines():
         if line.startswith("#"):
@@ -115,4 +155,6 @@ def starter_description(name: str) -> str:
 
 
 def starter_text(name: str) -> str:
+    from .. import starters as _starters
+
     return _starters.starter_text(name)

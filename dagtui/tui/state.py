@@ -96,14 +96,22 @@ class EditorState:
     _counter: int = 0
     _saved_version: int = 0
     _coalesce_open: bool = False
+    #: the parsed file whose validation `finish_check` still has to run
+    _pending_check: Any = None
 
     # -- opening --------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, starter: str | None = None) -> EditorState:
-        """Open `path`; a missing file starts from `starter` (None: caller must choose)."""
+    def open(cls, path: str | Path, starter: str | None = None, *,
+             defer_check: bool = False) -> EditorState:
+        """Open `path`; a missing file starts from `starter` (None: caller must choose).
+
+        `defer_check`: only parse the file now (the tree can be drawn from that) and leave
+        validation and path analysis to `finish_check`, which the editor runs right after
+        its first frame is on screen. Until then `diagnostics` holds the loader's findings.
+        """
         state = cls(Path(path))
         if state.path.exists():
-            state.reload()
+            state.reload(defer_check=defer_check)
         elif starter is not None:
             state.start_from(starter)
         else:
@@ -120,8 +128,8 @@ class EditorState:
         self._version = self._counter  # dirty: nothing on disk yet
         self._saved_version = -1
 
-    def reload(self) -> None:
-        """(Re)read the file from disk, discarding history."""
+    def reload(self, *, defer_check: bool = False) -> None:
+        """(Re)read the file from disk, discarding history (see `open` for `defer_check`)."""
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -133,14 +141,20 @@ class EditorState:
             return
         self.stamp = FileStamp.of(self.path)
         self.new_file = False
-        self._apply_text(text)
+        self._apply_text(text, defer_check=defer_check)
         self._undo.clear()
         self._redo.clear()
         self._version = self._saved_version = 0
         self.renames = {}
 
-    def _apply_text(self, text: str) -> None:
-        checked = backend.check_text(text, file=str(self.path))
+    def _apply_text(self, text: str, *, defer_check: bool = False) -> None:
+        if defer_check:
+            loaded = backend.load(text, file=str(self.path))
+            checked = backend.Checked(list(loaded.diagnostics), None, loaded)
+            self._pending_check = loaded if loaded.parsed and loaded.graph else None
+        else:
+            checked = backend.check_text(text, file=str(self.path))
+            self._pending_check = None
         load = checked.load
         self.text = text
         if load is None or not load.parsed or load.graph is None:
@@ -157,6 +171,22 @@ class EditorState:
         self.paths = checked.paths
         if self.selected not in self.graph.nodes:
             self.selected = next(iter(self.graph.nodes), None)
+
+    def finish_check(self) -> bool:
+        """Run the validation `open(defer_check=True)` left for later; False when nothing
+        was pending (an edit since then has already revalidated the graph)."""
+        loaded, self._pending_check = self._pending_check, None
+        if loaded is None:
+            return False
+        checked = backend.check_loaded(loaded)
+        self.diagnostics = list(checked.diagnostics)
+        self.paths = checked.paths
+        return True
+
+    @property
+    def checking(self) -> bool:
+        """True between a deferred open and `finish_check`: the problems are not known yet."""
+        return self._pending_check is not None
 
     # -- status ---------------------------------------------------------------------------
     @property
@@ -212,6 +242,7 @@ class EditorState:
     def revalidate(self) -> None:
         """Recheck the edited graph. Loader-only findings about the file text stay shown
         until the next save or reload re-reads the text."""
+        self._pending_check = None
         checked = backend.check_graph(self.graph, self.positions)
         keep = [
             d for d in self._load_diags

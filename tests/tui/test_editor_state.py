@@ -72,3 +72,39 @@ def test_keymap_from_env_and_file(tmp_path: Path) -> None:
     with pytest.raises(KeymapError):
         parse_env("editor.rename")
     assert load_keymap({}, tmp_path / "missing.toml") == {}
+
+
+BROKEN = """[metric]
+name = "Broken"
+
+[nodes.judge]
+type = "binary"
+criteria = ""
+verdicts = [{ verdict = true, then = "nowhere" }, { verdict = false, score = 0 }]
+"""
+
+
+def test_a_deferred_check_finds_what_an_immediate_one_finds(tmp_path: Path) -> None:
+    """The editor opens with `defer_check` (tree first, problems right after): once
+    `finish_check` has run, the state is the same as a fully checked open."""
+    target = tmp_path / "broken.toml"
+    target.write_text(BROKEN)
+    now = EditorState.open(target)
+    later = EditorState.open(target, defer_check=True)
+    assert later.checking and not now.checking
+    assert later.graph.to_raw() == now.graph.to_raw()
+    assert later.paths is None
+    assert later.finish_check()
+    assert not later.checking and not later.finish_check()
+    assert [d.format() for d in later.diagnostics] == [d.format() for d in now.diagnostics]
+    assert later.errors >= 2  # empty criteria, then to a missing node
+
+
+def test_an_edit_before_the_deferred_check_validates_the_edited_graph(tmp_path: Path) -> None:
+    target = tmp_path / "broken.toml"
+    target.write_text(BROKEN)
+    state = EditorState.open(target, defer_check=True)
+    state.set_field("judge", "criteria", "Is it right?")
+    assert not state.checking and not state.finish_check()
+    assert not any(d.node == "judge" and d.field == "criteria" for d in state.diagnostics)
+    assert any("nowhere" in d.message for d in state.diagnostics)

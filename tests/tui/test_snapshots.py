@@ -52,19 +52,28 @@ def app_for(name: str):  # type: ignore[no-untyped-def]
     return EditorApp(name, poll_interval=0, cursor_blink=False)
 
 
+async def checked(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Before the keys: wait for the first validation (it runs right after the first
+    frame), so the picture never depends on timing."""
+    await pilot.app.first_check_done.wait()
+    await pilot.pause()
+
+
 def test_editor_meeting_summary(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(app_for("meeting_summary.toml"), terminal_size=SIZE,
-                        press=["j", "j"])
+                        run_before=checked, press=["j", "j"])
 
 
 def test_problems_on_a_broken_graph(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(app_for("broken.toml"), terminal_size=SIZE, press=["j", "j"])
+    assert snap_compare(app_for("broken.toml"), terminal_size=SIZE,
+                        run_before=checked, press=["j", "j"])
 
 
 def test_graph_view(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(app_for("meeting_summary.toml"), terminal_size=SIZE,
+    assert snap_compare(app_for("meeting_summary.toml"), terminal_size=SIZE, run_before=checked,
                         press=["g", "g"])
 
 
 def test_help(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(app_for("meeting_summary.toml"), terminal_size=SIZE, press=["f1"])
+    assert snap_compare(app_for("meeting_summary.toml"), terminal_size=SIZE, run_before=checked,
+                        press=["f1"])

@@ -13,8 +13,10 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from ...layout import LEGEND, draw
 from ...model import Graph
+
+# `dagtui.layout` is imported by the first `show` (the Graph tab shown): the editor's first
+# frame never draws the graph, so it does not pay for the import.
 
 
 class GraphView(ScrollableContainer):
@@ -34,7 +36,7 @@ class GraphView(ScrollableContainer):
         self.drawing_text = ""
 
     def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(Text(LEGEND, style="dim"), id="graph-legend")
+        yield Static(id="graph-legend")
         yield Static(id="graph-canvas")
 
     def show(self, graph: Graph, selected: str | None,
@@ -43,6 +45,10 @@ class GraphView(ScrollableContainer):
                tuple(sorted((badges or {}).items())), _graph_sig(graph))
         if key == self._key:
             return
+        from ...layout import LEGEND, draw
+
+        if self._key is None:
+            self.query_one("#graph-legend", Static).update(Text(LEGEND, style="dim"))
         self._key = key
         focus = selected if self.focus_mode else None
         drawing = draw(graph, focus, badges=badges, selected=selected)

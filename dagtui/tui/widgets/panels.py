@@ -47,8 +47,11 @@ class ProblemsTable(DataTable):
         self.add_column("where", key="where", width=22)
         self.add_column("message", key="message")
 
-    def show(self, diagnostics: list[Diagnostic]) -> None:
+    def show(self, diagnostics: list[Diagnostic], *, checking: bool = False) -> None:
+        """`checking`: the graph is not validated yet (just opened), so an empty list
+        means "not known yet", not "valid"."""
         shown = [(d.code, d.line, d.node, d.field, d.message) for d in diagnostics]
+        shown.append(("checking",) if checking else ())
         if shown == self._shown:
             return
         self._shown = shown
@@ -63,7 +66,9 @@ class ProblemsTable(DataTable):
                 where += f".{d.field}"
             rows.append((Text(mark, style=style), Text(d.code, style=style),
                          str(d.line) if d.line else "", where, d.message))
-        if not rows:
+        if not rows and checking:
+            rows.append(("", "", "", "", Text("checking…", style="dim")))
+        elif not rows:
             rows.append((Text("✔", style="green"), "", "", "",
                          Text("no problems: the graph is valid", style="green")))
         self.add_rows(rows)
