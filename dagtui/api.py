@@ -4,7 +4,7 @@
     graph = dagtui.load("graphs/meeting_summary.toml")        # raises GraphError
     result = graph.measure(case, judge="gpt-4.1-mini")         # or await graph.a_measure(...)
     result.score, result.success, result.reason, result.path, result.steps
-    report = dagtui.evaluate(graph, cases, judge=..., concurrency=16)
+    report = dagtui.evaluate(graph, cases, judge=..., concurrency=16, workers=1)
 
 It is a thin layer over the same `Engine` the CLI and the TUI use. `judge` may be a litellm
 model string, `"labels"` (the case's own labels, no calls), or any `Judge` instance.
@@ -152,17 +152,30 @@ def _cases(cases: Any, graph: Graph) -> list[Case]:
 
 async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
                      judge: str | Judge | None = None, concurrency: int = 16,
-                     **opts: Any) -> Report:
+                     workers: int | str = 1, **opts: Any) -> Report:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
     opts.setdefault("concurrency", concurrency)
     engine = Engine(g, make_judge(judge, g, **opts))
-    return await evaluate_cases(engine, _cases(cases, g), concurrency=concurrency)
+    batch = _cases(cases, g)
+    from .workers import evaluate_in_workers, resolve_workers
+
+    count = resolve_workers(workers, len(batch), engine.judge)
+    if count > 1:
+        return await asyncio.to_thread(evaluate_in_workers, engine, batch, workers=count,
+                                       concurrency=concurrency)
+    return await evaluate_cases(engine, batch, concurrency=concurrency)
 
 
 def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
-             judge: str | Judge | None = None, concurrency: int = 16, **opts: Any) -> Report:
+             judge: str | Judge | None = None, concurrency: int = 16, workers: int | str = 1,
+             **opts: Any) -> Report:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
-    `[metric].cases`). Returns a batch Report (pass rate, per-node stats, results)."""
-    return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency, **opts))
+    `[metric].cases`). Returns a batch Report (pass rate, per-node stats, results).
+
+    `workers` > 1 (or "auto") spreads the cases over that many processes, each with its own
+    litellm judge on a share of `concurrency` (litellm judges only; others run in process).
+    Workers re-import the calling script, so call it under `if __name__ == "__main__":`."""
+    return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency,
+                                  workers=workers, **opts))

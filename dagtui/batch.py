@@ -246,6 +246,40 @@ def preflight_all(engine: Engine, cases: Iterable[Case]) -> None:
                         + more)
 
 
+async def run_cases(
+    engine: Engine,
+    cases: list[Case],
+    *,
+    concurrency: int = 16,
+    on_result: Callable[[int, RunResult], None] | None = None,
+) -> list[RunResult]:
+    """Run `cases` at most `concurrency` at a time; results in case order.
+
+    `on_result(index, result)` fires as each case ends. This is the one loop both the
+    in-process batch and each worker process (`dagtui.workers`) run, so the two cannot
+    drift apart in how cases are scheduled.
+    """
+    sem = asyncio.Semaphore(max(1, concurrency))
+    slots: list[RunResult | None] = [None] * len(cases)
+
+    async def one(i: int, case: Case) -> None:
+        async with sem:
+            result = await engine.run(case, check=False)
+        slots[i] = result
+        if on_result is not None:
+            on_result(i, result)
+
+    await asyncio.gather(*(one(i, c) for i, c in enumerate(cases)))
+    return [r for r in slots if r is not None]
+
+
+def new_report(engine: Engine) -> Report:
+    """An empty report for `engine`'s graph and judge."""
+    graph = engine.graph
+    return Report(graph.metric.name, graph.metric.effective_threshold,
+                  judge=engine.judge.describe(), node_order=list(graph.nodes))
+
+
 async def evaluate_cases(
     engine: Engine,
     cases: list[Case],
@@ -255,21 +289,10 @@ async def evaluate_cases(
 ) -> Report:
     """Run every case (at most `concurrency` at a time) and collect the report."""
     preflight_all(engine, cases)
-    graph = engine.graph
-    report = Report(graph.metric.name, graph.metric.effective_threshold,
-                    judge=engine.judge.describe(), node_order=list(graph.nodes))
-    sem = asyncio.Semaphore(max(1, concurrency))
-    slots: list[RunResult | None] = [None] * len(cases)
+    report = new_report(engine)
     start = time.perf_counter()
-
-    async def one(i: int, case: Case) -> None:
-        async with sem:
-            result = await engine.run(case, check=False)
-        slots[i] = result
-        if on_result is not None:
-            on_result(result)
-
-    await asyncio.gather(*(one(i, c) for i, c in enumerate(cases)))
+    report.results = await run_cases(
+        engine, cases, concurrency=concurrency,
+        on_result=None if on_result is None else (lambda _i, r: on_result(r)))
     report.wall_time = time.perf_counter() - start
-    report.results = [r for r in slots if r is not None]
     return report

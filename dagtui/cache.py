@@ -6,6 +6,12 @@ any change to a prompt, a label order or a setting is a different key (DeepEval 
 metric name and goes stale when a leaf score changes; this cannot). The default location is
 `.dagtui/cache.sqlite` under the current directory; `--cache-dir` moves it, `--no-cache`
 turns it off. API keys never reach the cache: requests are stored without credentials.
+
+Several processes share one file when `dagtui run --workers N` spreads cases over worker
+processes: the file is in WAL mode (readers never wait for the writer), every connection
+waits up to 30 s for a lock, and a statement that still meets "database is locked" (the
+one case the busy wait does not cover, e.g. two connections switching to WAL at once) is
+retried a few times with a short backoff before the error is raised.
 """
 
 from __future__ import annotations
@@ -15,11 +21,28 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 DEFAULT_DIR = ".dagtui"
 FILENAME = "cache.sqlite"
+LOCK_RETRIES = 5
+
+T = TypeVar("T")
+
+
+def _retry_locked(action: Callable[[], T]) -> T:
+    """Run `action`, retrying when another process holds the sqlite lock."""
+    for attempt in range(LOCK_RETRIES):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if attempt == LOCK_RETRIES - 1 or ("locked" not in text and "busy" not in text):
+                raise
+            time.sleep(0.05 * 2 ** attempt)
+    raise AssertionError("unreachable")
 
 
 def request_key(model: str, request: dict[str, Any], sample: int = 0) -> str:
@@ -41,19 +64,23 @@ class Cache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, model TEXT, "
-                "created REAL, response TEXT)"
-            )
-            self._db.commit()
+            _retry_locked(self._setup)
         self.hits = 0
         self.misses = 0
 
+    def _setup(self) -> None:
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, model TEXT, "
+            "created REAL, response TEXT)"
+        )
+        self._db.commit()
+
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            row = self._db.execute("SELECT response FROM calls WHERE key = ?", (key,)).fetchone()
+            row = _retry_locked(lambda: self._db.execute(
+                "SELECT response FROM calls WHERE key = ?", (key,)).fetchone())
         if row is None:
             self.misses += 1
             return None
@@ -62,12 +89,19 @@ class Cache:
 
     def put(self, key: str, model: str, response: dict[str, Any]) -> None:
         data = json.dumps(response, ensure_ascii=False)
+
+        def write() -> None:
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO calls (key, model, created, response) "
+                    "VALUES (?,?,?,?)", (key, model, time.time(), data))
+                self._db.commit()
+            except sqlite3.OperationalError:
+                self._db.rollback()
+                raise
+
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, model, created, response) VALUES (?,?,?,?)",
-                (key, model, time.time(), data),
-            )
-            self._db.commit()
+            _retry_locked(write)
 
     def __len__(self) -> int:
         with self._lock:

@@ -1,9 +1,10 @@
 """`dagtui run GRAPH --cases FILE`: a dataset through a real judge, for CI.
 
 Checks the graph (errors: exit 1) and every case (missing fields: exit 2) before the first
-call, runs cases concurrently with a progress bar on a terminal (one plain line per case
-when not a terminal or when `CI` is set), prints a summary, writes JUnit / JSON / traces on
-request. Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input
+call, runs cases concurrently (in this process, or spread over `--workers` processes so
+litellm's per-call CPU is not bound to one core; see `dagtui.workers`) with a progress bar
+on a terminal (one plain line per case when not a terminal or when `CI` is set), prints a
+summary, writes JUnit / JSON / traces on request. Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input
 (files, flags, cases); 3 no case failed but at least one ended in a judge error.
 """
 
@@ -30,6 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
     p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
     p.add_argument("--concurrency", type=int, default=8, help="cases and calls in flight (8)")
+    p.add_argument("--workers", default="1", metavar="N",
+                   help="worker processes sharing the cases and --concurrency, so litellm's "
+                        "per-call CPU uses several cores; 'auto' = min(cores, 4) for 40+ "
+                        "cases (1: in process)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
     p.add_argument("--retries", type=int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
@@ -77,6 +82,13 @@ def load_graph_and_cases(graph_path: str, cases_arg: str | None) -> tuple[Any, A
     return graph, cases, EXIT_OK
 
 
+def _int_or_none(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
 def safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80] or "case"
 
@@ -90,22 +102,32 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
         return EXIT_USAGE
+    workers_arg = args.workers if args.workers == "auto" else _int_or_none(args.workers)
+    if workers_arg is None or workers_arg != "auto" and workers_arg < 1:
+        err("--workers must be a whole number >= 1 or 'auto'")
+        return EXIT_USAGE
     from ..api import make_judge
     from ..cache import Cache
     from ..engine import Engine
+    from ..workers import evaluate_in_workers, resolve_workers
 
     cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries)
     engine = Engine(graph, judge)
+    workers = resolve_workers(workers_arg, len(cases), judge)
     from ..judges.litellm_judge import LiteLLMJudge, import_litellm
 
-    if isinstance(judge, LiteLLMJudge):
+    if isinstance(judge, LiteLLMJudge) and workers == 1:
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
     progress = Progress(len(cases), out, quiet=args.quiet)
     try:
-        report = asyncio.run(_go(engine, cases, args.concurrency, progress))
+        if workers > 1:  # litellm is imported (once, preloaded) by the workers, not here
+            report = evaluate_in_workers(engine, cases, workers=workers,
+                                         concurrency=args.concurrency, on_result=progress.add)
+        else:
+            report = asyncio.run(_go(engine, cases, args.concurrency, progress))
     except CaseError as exc:
         progress.close()
         err(str(exc))

@@ -136,6 +136,30 @@ class LiteLLMJudge(Judge):
             "temperature": self.temperature, "timeout": self.timeout, "retries": self.retries,
         }
 
+    def worker_config(self, concurrency: int | None = None) -> dict[str, Any]:
+        """What a worker process needs to build the same judge (see `dagtui.workers`).
+
+        Plain data, so it pickles; the cache travels as its directory (each process opens
+        its own sqlite connection to the shared file), and `concurrency` is this worker's
+        share of the calls in flight.
+        """
+        cache_dir = str(self.cache.path.parent) if isinstance(self.cache, Cache) else None
+        return {
+            "model": self.model, "api_base": self.api_base, "api_key": self._api_key,
+            "temperature": self.temperature, "timeout": self.timeout, "retries": self.retries,
+            "backoff": self.backoff, "max_backoff": self.max_backoff,
+            "concurrency": self.concurrency if concurrency is None else concurrency,
+            "structured": self.structured, "logprobs": self.logprobs,
+            "extra": dict(self.extra), "cache_dir": cache_dir,
+        }
+
+    @classmethod
+    def from_worker_config(cls, config: dict[str, Any]) -> LiteLLMJudge:
+        """The judge `worker_config` describes (opens the shared cache, if any)."""
+        options = dict(config)
+        cache_dir = options.pop("cache_dir", None)
+        return cls(**options, cache=Cache(cache_dir) if cache_dir else None)
+
     # ---------------------------------------------------------------- capabilities
 
     def supports(self, model: str) -> tuple[bool, bool]:

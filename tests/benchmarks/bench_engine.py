@@ -12,6 +12,9 @@
    bare httpx, to show where the time goes (client CPU per call sets the ratio). DeepEval's
    figure for the same setup (reference: 4 calls per passing case, ≈16.7 s for 100 cases at
    20 concurrent) is printed beside it; measured live if deepeval is importable.
+   Then the same batch with the cases spread over worker processes (`--workers 2`,
+   `dagtui.workers`): the ratio for workers=1 and workers=2, `--runs` runs each, clock
+   started once the workers are warm (as `dagtui run` does).
 2. Overhead: the engine's own cost per judge call, with an instant in-process judge (no
    litellm, no HTTP): scheduling, prompt building, parsing and step records. Target < 1 ms.
 3. Soak (--soak): 100 cases, 200 ms, 20% of requests failing (429, 500, malformed body,
@@ -38,6 +41,7 @@ from dagtui.cases import Case  # noqa: E402
 from dagtui.engine import Engine  # noqa: E402
 from dagtui.judges import CallbackJudge, LiteLLMJudge  # noqa: E402
 from dagtui.loader import load_file  # noqa: E402
+from dagtui.workers import evaluate_in_workers  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 LATENCY = 0.2
@@ -166,6 +170,7 @@ def throughput(runs: int) -> None:
         for via in ("openai", "httpx"):
             floor_wall, floor_cpu = _timed(replay_requests, stub.base_url, per_case, via)
             floors[via] = (floor_wall / bound, floor_cpu / calls * 1000)
+        by_workers = {w: workers_ratios(engine, w, runs) for w in (1, 2)}
     finally:
         stub.close()
     print(f"  engine ratio        {_spread([r['ratio'] for r in rows])}   (target <= 1.25x)")
@@ -175,6 +180,8 @@ def throughput(runs: int) -> None:
     print("  floors without litellm (same requests, same pattern, one run): openai SDK "
           f"{floors['openai'][0]:.2f}x at {floors['openai'][1]:.1f} ms CPU/call; bare httpx "
           f"{floors['httpx'][0]:.2f}x at {floors['httpx'][1]:.1f} ms CPU/call")
+    for w, ratios in by_workers.items():
+        print(f"  workers={w}: ratio {_spread(ratios)}   (target <= 1.25x)")
     if importlib.util.find_spec("deepeval") is not None:
         print("  deepeval is importable: run its DAGMetric against this stub for a live "
               "figure (not automated here)")
@@ -182,6 +189,24 @@ def throughput(runs: int) -> None:
         print("  deepeval is not installed here; its figure below is from the reference notes")
     print(f"  DeepEval, same setup: {DEEPEVAL_REFERENCE_S:.1f} s for 100 cases "
           f"(4 calls per passing case; bound 4.0 s, ratio {DEEPEVAL_REFERENCE_S / 4.0:.1f}x)")
+
+
+def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
+    """Wall / bound for `runs` batches through `workers` processes (1: in process, warm)."""
+    ratios = []
+    for run in range(runs):
+        batch = cases(CASES, f"w{workers}-{run}-")
+        if workers == 1:
+            report = asyncio.run(evaluate_cases(engine, batch, concurrency=CONCURRENCY))
+        else:
+            report = evaluate_in_workers(engine, batch, workers=workers,
+                                         concurrency=CONCURRENCY)
+        bound = report.calls * LATENCY / CONCURRENCY
+        ratios.append(report.wall_time / bound)
+        print(f"  workers={workers} run {run + 1}: {report.calls} calls, wall "
+              f"{report.wall_time:.2f} s = {report.wall_time / bound:.2f}x bound | errors "
+              f"{len(report.errored)} | load {os.getloadavg()[0]:.1f}")
+    return ratios
 
 
 def overhead() -> None:
