@@ -89,19 +89,24 @@ def worker_main(conn: Connection, job: WorkerJob) -> None:
         from .judges.litellm_judge import LiteLLMJudge, import_litellm
 
         import_litellm()  # already loaded when preloaded; a no-op then
-        judge = LiteLLMJudge.from_worker_config(job.judge_config)
-        engine = Engine(job.graph, judge)
-        judge.supports(judge.model)  # litellm's model lookups: warm before the clock starts
-        conn.send(("ready", None, None))
-        if conn.recv() != "go":
-            return
-        asyncio.run(_work(conn, engine, job))
-        conn.send(("done", None, None))
+        engine = Engine(job.graph, LiteLLMJudge.from_worker_config(job.judge_config))
+        asyncio.run(_serve(conn, engine, job))
     except BaseException:  # noqa: BLE001 - anything: tell the parent, then exit
         with contextlib.suppress(Exception):
             conn.send(("fatal", None, traceback.format_exc(limit=8)))
     finally:
         conn.close()
+
+
+async def _serve(conn: Connection, engine: Engine, job: WorkerJob) -> None:
+    """Warm up, say ready, wait for go, run the share; one event loop throughout, so the
+    client state litellm sets up while warming is the one the real calls use."""
+    await engine.judge.warm_up()  # type: ignore[attr-defined]
+    conn.send(("ready", None, None))
+    if await asyncio.to_thread(conn.recv) != "go":
+        return
+    await _work(conn, engine, job)
+    conn.send(("done", None, None))
 
 
 async def _work(conn: Connection, engine: Engine, job: WorkerJob) -> None:
@@ -122,11 +127,26 @@ async def _work(conn: Connection, engine: Engine, job: WorkerJob) -> None:
 
 def _context() -> Any:
     """forkserver with litellm preloaded where it exists (POSIX); spawn elsewhere."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["dagtui.worker_preload"])
-        return ctx
-    return multiprocessing.get_context("spawn")
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    from multiprocessing import forkserver
+
+    from .worker_preload import PRELOAD_FLAG
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["dagtui.worker_preload"])
+    # the server is started once per process and inherits the environment of that moment:
+    # the flag is set only around its start, so nothing else in this process sees it
+    before = os.environ.get(PRELOAD_FLAG)
+    os.environ[PRELOAD_FLAG] = "1"
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ[PRELOAD_FLAG]
+        else:
+            os.environ[PRELOAD_FLAG] = before
+    return ctx
 
 
 class WorkerPool:

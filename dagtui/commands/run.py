@@ -157,6 +157,9 @@ def _write(path: str, text: str) -> None:
 async def _go(engine: Any, cases: Any, concurrency: int, progress: Progress) -> Any:
     from ..batch import evaluate_cases
 
+    warm_up = getattr(engine.judge, "warm_up", None)
+    if warm_up is not None:  # litellm's first-call setup, before the report's clock starts
+        await warm_up()
     return await evaluate_cases(engine, cases, concurrency=concurrency, on_result=progress.add)
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import os
@@ -159,6 +160,17 @@ class LiteLLMJudge(Judge):
         options = dict(config)
         cache_dir = options.pop("cache_dir", None)
         return cls(**options, cache=Cache(cache_dir) if cache_dir else None)
+
+    async def warm_up(self) -> None:
+        """Pay litellm's first-call costs now: its model lookups, and one mock completion
+        (no network) through its request path, whose lazy imports and setup otherwise
+        land on the first real calls. Worker processes do this before the clock starts."""
+        litellm = import_litellm()
+        self.supports(self.model)
+        # a warm-up that fails costs only the time it was meant to save
+        with contextlib.suppress(Exception):
+            await litellm.acompletion(model=self.model, mock_response="{}",
+                                      messages=[{"role": "user", "content": "warm up"}])
 
     # ---------------------------------------------------------------- capabilities
 
