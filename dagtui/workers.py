@@ -105,8 +105,9 @@ async def _serve(conn: Connection, engine: Engine, job: WorkerJob) -> None:
     conn.send(("ready", None, None))
     if await asyncio.to_thread(conn.recv) != "go":
         return
+    cpu = time.process_time()
     await _work(conn, engine, job)
-    conn.send(("done", None, None))
+    conn.send(("done", None, time.process_time() - cpu))
 
 
 async def _work(conn: Connection, engine: Engine, job: WorkerJob) -> None:
@@ -179,6 +180,8 @@ class WorkerPool:
         self._live: set[int] = set()
         self._seen: dict[int, float] = {}
         self._why: dict[int, str] = {}
+        #: CPU seconds each worker spent on its share (all its threads), once it is done
+        self.cpu: dict[int, float] = {}
 
     def start(self) -> None:
         """Start every worker and wait until each is warm (or has failed)."""
@@ -247,6 +250,7 @@ class WorkerPool:
         if kind == "result":
             self._set(index, payload, on_result)
         elif kind == "done":
+            self.cpu[w] = float(payload)
             self._live.discard(w)
         elif kind == "fatal":
             self._fail(w, _last_line(payload))

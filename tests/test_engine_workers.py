@@ -101,7 +101,7 @@ def test_a_killed_worker_becomes_judge_errors_not_a_hang():
     graph = load_file(MEETING).graph
     cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
              for i in range(6)]
-    with StubServer(latency=0.2) as stub:
+    with StubServer(latency=0.1) as stub:
         judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
                              concurrency=2, retries=0)
         pool = WorkerPool(Engine(graph, judge), cases, workers=2, concurrency=2,
@@ -143,3 +143,16 @@ def test_worker_count_resolution():
 def test_bad_workers_flag_is_a_usage_error(capsys):
     assert main(["run", MEETING, "--cases", CASES, "--workers", "two"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_api_evaluate_with_workers_matches_in_process():
+    import dagtui
+
+    with StubServer() as stub:
+        opts = {"judge": "openai/gpt-4.1-mini", "api_base": stub.base_url, "api_key": "test",
+                "cache": False, "concurrency": 4}
+        one = dagtui.evaluate(MEETING, CASES, workers=1, **opts)
+        two = dagtui.evaluate(MEETING, CASES, workers=2, **opts)
+    assert [(r.case, r.score, r.describe_path()) for r in two.results] == \
+        [(r.case, r.score, r.describe_path()) for r in one.results]
+    assert two.calls == one.calls > 0 and two.exit_code() == one.exit_code() == 0

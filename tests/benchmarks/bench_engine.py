@@ -41,7 +41,7 @@ from dagtui.cases import Case  # noqa: E402
 from dagtui.engine import Engine  # noqa: E402
 from dagtui.judges import CallbackJudge, LiteLLMJudge  # noqa: E402
 from dagtui.loader import load_file  # noqa: E402
-from dagtui.workers import evaluate_in_workers  # noqa: E402
+from dagtui.workers import WorkerPool  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 LATENCY = 0.2
@@ -192,20 +192,39 @@ def throughput(runs: int) -> None:
 
 
 def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
-    """Wall / bound for `runs` batches through `workers` processes (1: in process, warm)."""
+    """Wall / bound for `runs` batches through `workers` processes (1: in process, warm).
+
+    For workers > 1 the pool is driven directly (what `evaluate_in_workers` does) to read
+    each worker's CPU time: a worker far from a full core means the CPU left the GIL's
+    bottleneck and the rest is the machine (other load, the stub) or the latency itself."""
     ratios = []
     for run in range(runs):
         batch = cases(CASES, f"w{workers}-{run}-")
+        cpu_note = ""
         if workers == 1:
+            cpu0 = time.process_time()
             report = asyncio.run(evaluate_cases(engine, batch, concurrency=CONCURRENCY))
+            calls, wall, errors = report.calls, report.wall_time, len(report.errored)
+            cpu_note = f"CPU {(time.process_time() - cpu0) / calls * 1000:.1f} ms/call"
         else:
-            report = evaluate_in_workers(engine, batch, workers=workers,
-                                         concurrency=CONCURRENCY)
-        bound = report.calls * LATENCY / CONCURRENCY
-        ratios.append(report.wall_time / bound)
-        print(f"  workers={workers} run {run + 1}: {report.calls} calls, wall "
-              f"{report.wall_time:.2f} s = {report.wall_time / bound:.2f}x bound | errors "
-              f"{len(report.errored)} | load {os.getloadavg()[0]:.1f}")
+            pool = WorkerPool(engine, batch, workers=workers, concurrency=CONCURRENCY)
+            try:
+                pool.start()
+                start = time.perf_counter()
+                results = pool.run()
+                wall = time.perf_counter() - start
+            finally:
+                pool.close()
+            calls = sum(r.calls for r in results)
+            busiest = max(pool.cpu.values(), default=0.0)
+            cpu_note = (f"CPU {sum(pool.cpu.values()) / calls * 1000:.1f} ms/call, busiest "
+                        f"worker {busiest:.2f} s CPU in {wall:.2f} s")
+            errors = sum(1 for r in results if r.status == "error")
+        bound = calls * LATENCY / CONCURRENCY
+        ratios.append(wall / bound)
+        print(f"  workers={workers} run {run + 1}: {calls} calls, wall {wall:.2f} s = "
+              f"{wall / bound:.2f}x bound | {cpu_note} | errors {errors} | "
+              f"load {os.getloadavg()[0]:.1f}")
     return ratios
 
 
