@@ -20,9 +20,9 @@ from ..outline import (
     TYPE_ICONS,
     Item,
     ItemRef,
+    StructureKeys,
     build_outline,
     score_text,
-    structure_key,
     verdict_text,
 )
 
@@ -46,6 +46,10 @@ class GraphTree(Tree[ItemRef]):
         self.guide_depth = 3
         self.auto_expand = False
         self._structure: tuple[object, ...] | None = None
+        self._structure_keys = StructureKeys()
+        #: row keys by the node id they show (key[1]), for relabelling only changed nodes;
+        #: None when rows were added or removed since it was built
+        self._by_node: dict[object, list[tuple[object, ...]]] | None = None
         self._rows: dict[tuple[object, ...], TreeNode[ItemRef]] = {}
         self._labels: dict[tuple[object, ...], str] = {}
         self._collapsed: set[tuple[object, ...]] = set()
@@ -67,12 +71,13 @@ class GraphTree(Tree[ItemRef]):
             if self._structure != ("read-only",):
                 self.clear()
                 self._rows, self._labels = {}, {}
+                self._by_node = None
                 self._top = None
                 self.root.add_leaf(Text("✖ does not parse: see the file →", style="red"))
                 self.root.add_leaf(Text("  fix it on disk, then ctrl+r", style="dim"))
                 self._structure = ("read-only",)
             return False
-        key = structure_key(graph)
+        key = self._structure_keys.key(graph)
         if key != self._structure:
             self._rebuild(graph, counts)
             self._structure = key
@@ -152,6 +157,7 @@ class GraphTree(Tree[ItemRef]):
         """Bring the rows in line with a changed shape. Only the top-level entries whose
         subtree changed are replaced (a big graph is many entries: long chains continue
         as new entries), so an edit costs a few rows, not the whole tree."""
+        self._by_node = None
         cursor_key = self.current.key if self.current is not None else None
         cursor_node_id = self.current.node if self.current is not None else None
         items = build_outline(graph)
@@ -231,8 +237,13 @@ class GraphTree(Tree[ItemRef]):
         self._seen = seen
         if not changed:
             return
-        for key, row in self._rows.items():
-            if row.data is None or key[1] not in changed:
+        if self._by_node is None:
+            self._by_node = {}
+            for key in self._rows:
+                self._by_node.setdefault(key[1] if len(key) > 1 else None, []).append(key)
+        for key in [k for nid in changed for k in self._by_node.get(nid, ())]:
+            row = self._rows[key]
+            if row.data is None:
                 continue
             text = self._label(row.data, graph, counts)
             if text.plain != self._labels.get(key):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -39,6 +41,8 @@ class ProblemsTable(DataTable):
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self.diagnostics: list[Diagnostic] = []
         self._shown: list[tuple[object, ...]] | None = None
+        #: (text, style) of every cell of the rows on screen, to rewrite only what changed
+        self._signatures: list[tuple[tuple[str, str], ...]] = []
 
     def on_mount(self) -> None:
         self.add_column("", key="sev", width=1)
@@ -48,36 +52,73 @@ class ProblemsTable(DataTable):
         self.add_column("message", key="message")
 
     def show(self, diagnostics: list[Diagnostic], *, checking: bool = False) -> None:
-        """`checking`: the graph is not validated yet (just opened), so an empty list
-        means "not known yet", not "valid"."""
+        """Show `diagnostics`. `checking`: the graph is not validated yet (just opened), so
+        an empty list means "not known yet", not "valid".
+
+        Only rows whose text changed are rewritten, in place: a keystroke that adds or
+        fixes one problem costs one row, and a same-sized list never relayouts the screen.
+        """
         shown = [(d.code, d.line, d.node, d.field, d.message) for d in diagnostics]
         shown.append(("checking",) if checking else ())
         if shown == self._shown:
             return
         self._shown = shown
         self.diagnostics = list(diagnostics)
-        row = self.cursor_row
-        self.clear()
-        rows = []
-        for d in diagnostics:
-            mark, style = SEVERITY_MARK.get(d.severity, ("·", ""))
-            where = (d.node or "metric" if d.field or d.node else "file")
-            if d.field:
-                where += f".{d.field}"
-            rows.append((Text(mark, style=style), Text(d.code, style=style),
-                         str(d.line) if d.line else "", where, d.message))
-        if not rows and checking:
-            rows.append(("", "", "", "", Text("checking…", style="dim")))
-        elif not rows:
-            rows.append((Text("✔", style="green"), "", "", "",
-                         Text("no problems: the graph is valid", style="green")))
-        self.add_rows(rows)
-        self.move_cursor(row=min(row, len(rows) - 1), animate=False)
+        rows = problem_rows(diagnostics, checking)
+        signatures = [tuple(_cell_signature(cell) for cell in row) for row in rows]
+        old = self._signatures
+        self._signatures = signatures
+        if not old or self.row_count != len(old):
+            row = self.cursor_row
+            self.clear()
+            self.add_rows(rows)
+            self.move_cursor(row=min(row, len(rows) - 1), animate=False)
+            return
+        keep = min(len(old), len(rows))
+        columns = list(self.columns.values())
+        for r in range(keep):
+            if signatures[r] == old[r]:
+                continue
+            for c, cell in enumerate(rows[r]):
+                if signatures[r][c] != old[r][c]:
+                    wider = (columns[c].auto_width
+                             and cell_len(signatures[r][c][0]) > columns[c].content_width)
+                    self.update_cell_at(Coordinate(r, c), cell, update_width=wider)
+        for extra in [row.key for row in self.ordered_rows[keep:]]:
+            self.remove_row(extra)
+        if len(rows) > keep:
+            self.add_rows(rows[keep:])
+        if self.cursor_row >= len(rows):
+            self.move_cursor(row=len(rows) - 1, animate=False)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if 0 <= event.cursor_row < len(self.diagnostics):
             self.post_message(ProblemChosen(self.diagnostics[event.cursor_row]))
+
+
+def problem_rows(diagnostics: list[Diagnostic], checking: bool = False) -> list[tuple[Any, ...]]:
+    """The problems table's rows: mark, code, line, where (node.field), message."""
+    rows: list[tuple[Any, ...]] = []
+    for d in diagnostics:
+        mark, style = SEVERITY_MARK.get(d.severity, ("·", ""))
+        where = (d.node or "metric" if d.field or d.node else "file")
+        if d.field:
+            where += f".{d.field}"
+        rows.append((Text(mark, style=style), Text(d.code, style=style),
+                     str(d.line) if d.line else "", where, d.message))
+    if not rows and checking:
+        rows.append(("", "", "", "", Text("checking…", style="dim")))
+    elif not rows:
+        rows.append((Text("✔", style="green"), "", "", "",
+                     Text("no problems: the graph is valid", style="green")))
+    return rows
+
+
+def _cell_signature(cell: Any) -> tuple[str, str]:
+    if isinstance(cell, Text):
+        return cell.plain, str(cell.style)
+    return str(cell), ""
 
 
 class PathsTable(DataTable):
