@@ -22,11 +22,12 @@ from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane, TextArea, Tree
+from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from ..diagnostics import Diagnostic
 from ..model import CheckNode, TaskNode
@@ -299,9 +300,17 @@ class EditorApp(App[None]):
         self._sync_header()
 
     def _set_label(self, tabs: TabbedContent, tab: str, label: str) -> None:
-        """Relabel a tab only when the text changes (each relabel costs a layout pass)."""
+        """Relabel a tab only when the text changes. `Tab.label` relayouts the screen and
+        moves the underline; a label of the same width ("Problems 1" → "Problems 2", the
+        usual case while typing) only needs the tab itself repainted."""
         widget = tabs.get_tab(tab)
-        if str(widget.label) != label:
+        old = str(widget.label)
+        if old == label:
+            return
+        if len(old) == len(label):
+            widget._label = Content.from_text(label)  # what the `label` property returns
+            Static.update(widget, widget._label, layout=False)
+        else:
             widget.label = label
 
     def _update(self, selector: str, content: Text) -> None:
@@ -340,6 +349,8 @@ class EditorApp(App[None]):
                 form.border_title = "Metric"
             else:
                 form.border_title = "Node"
+        else:
+            form.show_title(state.graph)  # a label being typed shows in the title at once
         form.show_problems(state.diagnostics)
 
     def _sync_header(self) -> None:

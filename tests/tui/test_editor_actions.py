@@ -578,3 +578,56 @@ async def test_structural_edit_keeps_collapsed_rows_and_cursor(graph_file: Path)
         assert verdict_key("present", 2, None) in tree._rows
         assert not tree._rows[node_key("order", "extract")].is_expanded
         assert tree.current.node == "present"
+
+
+async def test_typing_a_label_updates_the_form_title_at_once(graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_row(pilot, app, node_key("order", "extract"))
+        title = form(app).page._title
+        assert "Heading order" in str(title.render())
+        label = form(app).field("label")
+        label.focus()
+        await pilot.press("end", "!", "!")
+        await pilot.pause()
+        assert app.state.graph.nodes["order"].label == "Heading order!!"
+        assert "Heading order!!" in str(title.render())  # without showing the node again
+
+
+async def test_problems_table_rewrites_rows_in_place(graph_file: Path) -> None:
+    """Adding and fixing problems leaves the table showing exactly the state's problems,
+    whether rows are rewritten in place, appended or dropped."""
+    app = make_app(graph_file)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(ProblemsTable)
+
+        def rows() -> list[str]:
+            return [" ".join(str(c) for c in table.get_row_at(r)) for r in range(table.row_count)]
+
+        def expected() -> list[str]:
+            return [f"{d.code} {d.message}" for d in app.state.diagnostics]
+
+        def check() -> None:
+            shown = rows()
+            assert len(shown) == max(1, len(expected()))
+            for row, want in zip(shown, expected(), strict=False):
+                code, message = want.split(" ", 1)
+                assert code in row and message in row
+
+        check()
+        before = len(app.state.diagnostics)
+        for nid, field in (("present", "criteria"), ("order", "criteria")):
+            app.state.set_field(nid, field, "")
+            await app.sync()
+            await pilot.pause()
+            check()
+        assert len(app.state.diagnostics) > before
+        app.state.undo()
+        await app.sync()
+        await pilot.pause()
+        check()
+        app.state.undo()
+        await app.sync()
+        await pilot.pause()
+        check()
+        assert len(app.state.diagnostics) == before

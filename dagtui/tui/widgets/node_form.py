@@ -93,6 +93,7 @@ class FormPage(Vertical):
         self.verdict_inputs: list[dict[str, Input]] = []
         self.boolean = False
         self._title = Static("", classes="form-title")
+        self._title_shown: tuple[object, ...] | None = None
         self._evidence = Static("", classes="form-note")
         self._rows: list[Widget] = [self._title, self._evidence]
         params = MULTI_TURN_PARAMS if graph.metric.multi_turn else SINGLE_TURN_PARAMS
@@ -187,18 +188,13 @@ class FormPage(Vertical):
     # -- filling --------------------------------------------------------------------------
     async def fill(self, graph: Graph, node_id: str | None) -> None:
         """Show `node_id`'s values (widgets are reused; nothing is announced upward)."""
+        self.show_title(graph, node_id)
         if node_id is None:
-            self._title.update(Text.assemble(("metric", "bold"),
-                                             ("  ·  settings of the whole graph", "dim")))
             self._evidence.display = False
             for name in METRIC_FIELDS:
                 set_quietly(self.widgets[name], name, getattr(graph.metric, name), None)
             return
         node = graph.nodes[node_id]
-        title = Text.assemble((node_id, "bold"), ("  ·  ", "dim"), (node.type, "cyan"))
-        if node.label:
-            title.append(f"  ·  {node.label}", style="italic")
-        self._title.update(title)
         evidence = graph.task_parents(node_id)
         self._evidence.display = bool(evidence)
         if evidence:
@@ -215,6 +211,24 @@ class FormPage(Vertical):
             set_quietly(widget, name, F.value_of(node, name), node)
         if self.verdict_box is not None:
             await self._fill_verdicts(getattr(node, "verdicts", []) or [])
+
+    def show_title(self, graph: Graph, node_id: str | None) -> None:
+        """The line above the fields: id · type · label. Redrawn on every edit so a label
+        being typed shows here at once; the line has a fixed height, so repainting it
+        never relayouts the form."""
+        if node_id is None:
+            title = Text.assemble(("metric", "bold"), ("  ·  settings of the whole graph", "dim"))
+        else:
+            node = graph.nodes.get(node_id)
+            if node is None:
+                return
+            title = Text.assemble((node_id, "bold"), ("  ·  ", "dim"), (node.type, "cyan"))
+            if node.label:
+                title.append(f"  ·  {node.label}", style="italic")
+        shown = (title.plain, tuple(title.spans))
+        if shown != self._title_shown:
+            self._title_shown = shown
+            self._title.update(title, layout=False)
 
     async def _fill_verdicts(self, verdicts: list[Any]) -> None:
         assert self.verdict_box is not None
@@ -366,6 +380,11 @@ class NodeForm(VerticalScroll):
     def verdict_widget(self, index: int, part: str) -> Input:
         assert self.page is not None, "no page shown"
         return self.page.verdict(index, part)
+
+    def show_title(self, graph: Graph) -> None:
+        """Bring the title line of the shown node up to date (its label may have changed)."""
+        if self.page is not None:
+            self.page.show_title(graph, self.node_id)
 
     # -- problems beside fields -----------------------------------------------------------
     def show_problems(self, diagnostics: list[Diagnostic]) -> None:
