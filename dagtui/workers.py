@@ -231,7 +231,8 @@ class WorkerPool:
             now = time.monotonic()
             for w in list(self._live):
                 if now - self._seen[w] > self.stall_timeout:
-                    self._fail(w, f"sent nothing for {self.stall_timeout:g} s (hung)")
+                    self._fail(w, f"sent nothing for {self.stall_timeout:g} s (hung)",
+                               kill=True)
         for w, job in enumerate(self.jobs):  # whatever a failed worker left undone
             for i in job.indices:
                 if self.slots[i] is None:
@@ -261,13 +262,17 @@ class WorkerPool:
         if on_result is not None:
             on_result(result)
 
-    def _fail(self, w: int, why: str) -> None:
-        """Stop worker `w`; its unfinished cases will be judge errors saying why."""
+    def _fail(self, w: int, why: str, *, kill: bool = False) -> None:
+        """Stop worker `w`; its unfinished cases will be judge errors saying why. A hung
+        worker is killed outright (a stopped or wedged process may never act on SIGTERM)."""
         self._why[w] = f"worker process {w} {why}"
         self._live.discard(w)
         proc = self.processes[w]
         if proc.is_alive():
-            proc.terminate()
+            if kill:
+                proc.kill()
+            else:
+                proc.terminate()
 
     def _error_result(self, index: int, why: str) -> RunResult:
         case = self.cases[index]

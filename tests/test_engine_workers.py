@@ -127,6 +127,28 @@ def test_a_killed_worker_becomes_judge_errors_not_a_hang():
     assert all(r.status == "pass" for r in results[0::2])  # worker 0's share is untouched
 
 
+def test_a_hung_worker_is_stopped_after_the_stall_timeout():
+    graph = load_file(MEETING).graph
+    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
+             for i in range(4)]
+    with StubServer(latency=0.1) as stub:
+        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
+                             concurrency=2, retries=0)
+        pool = WorkerPool(Engine(graph, judge), cases, workers=2, concurrency=2,
+                          stall_timeout=1.0)
+        try:
+            pool.start()
+            os.kill(pool.processes[1].pid, signal.SIGSTOP)  # alive, silent: a hang
+            start = time.monotonic()
+            results = pool.run()
+            elapsed = time.monotonic() - start
+        finally:
+            pool.close()
+    assert elapsed < 8
+    assert [r.status for r in results[0::2]] == ["pass", "pass"]
+    assert all(r.error_kind == WORKER_ERROR and "hung" in r.error for r in results[1::2])
+
+
 def test_worker_count_resolution():
     graph = load_file(MEETING).graph
     judge = LiteLLMJudge("openai/gpt-4.1-mini")
