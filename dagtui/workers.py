@@ -236,8 +236,8 @@ class WorkerPool:
         for w, job in enumerate(self.jobs):  # whatever a failed worker left undone
             for i in job.indices:
                 if self.slots[i] is None:
-                    self._set(i, self._error_result(i, self._why.get(w, "ended early")),
-                              on_result)
+                    why = self._why.get(w, f"worker process {w} ended early")
+                    self._set(i, self._error_result(i, why), on_result)
         return [r for r in self.slots if r is not None]
 
     def _receive(self, w: int, on_result: Callable[[RunResult], None] | None) -> None:
@@ -246,6 +246,9 @@ class WorkerPool:
         except (EOFError, OSError):
             code = self.processes[w].exitcode if not self.processes[w].is_alive() else None
             self._fail(w, f"exited (code {code})")
+            return
+        except Exception as exc:  # a message that does not unpickle: stop that worker
+            self._fail(w, f"sent an unreadable message ({type(exc).__name__}: {exc})")
             return
         self._seen[w] = time.monotonic()
         if kind == "result":
