@@ -22,6 +22,7 @@ import os
 import re
 import stat
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -52,6 +53,9 @@ from .paths import (
 )
 from .positions import Path, Positions
 from .schedule import Topology
+
+#: what path analysis looks like to the validator (`paths.analyze` or a memo of it)
+Analyzer = Callable[[Graph, Topology], PathReport]
 
 #: errors that change the graph's shape: path analysis on top of them would only repeat them
 #: (a dangling `then` makes every run through it "reach no leaf"), so path-derived
@@ -138,18 +142,23 @@ def check_graph(
     file: str | None = None,
     base_dir: str | None = None,
     raw: dict[str, Any] | None = None,
+    analyzer: Analyzer | None = None,
 ) -> Report:
     """Validate an in-memory graph (as edited) and keep the path report: `validate` plus
-    `Report.paths` in one pass, for callers that have a graph rather than text."""
+    `Report.paths` in one pass, for callers that have a graph rather than text.
+
+    `analyzer` replaces `paths.analyze` (the editor passes a memo that reuses the last
+    report while only text changed)."""
     file = file if file is not None else graph.path
-    diags, paths = _run(graph, positions, file=file, base_dir=base_dir, raw=raw)
+    diags, paths = _run(graph, positions, file=file, base_dir=base_dir, raw=raw,
+                        analyzer=analyzer)
     load = LoadResult(graph, [], positions=positions, raw=raw, file=file)
     return Report(load, sorted(_dedupe(diags), key=sort_key), paths)
 
 
 def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> Report:
     """Load and validate TOML text: what the editor calls on every keystroke."""
-    return _check(load_text(text, file), base_dir)
+    return check_load(load_text(text, file), base_dir=base_dir)
 
 
 def check_file(path: str | os.PathLike[str]) -> Report:
@@ -164,10 +173,12 @@ def check_file(path: str | os.PathLike[str]) -> Report:
         diag = Diagnostic("DAG022", severity_of("DAG022"),
                           "not a regular file (a device, pipe or socket)", file)
         return Report(LoadResult(None, [diag], file=file), [diag], None)
-    return _check(load_file(path), None)
+    return check_load(load_file(path))
 
 
-def _check(load: LoadResult, base_dir: str | None) -> Report:
+def check_load(load: LoadResult, *, base_dir: str | None = None) -> Report:
+    """Validate what the loader produced (text already parsed): loader and semantic
+    diagnostics together, plus the path report."""
     diags = list(load.diagnostics)
     paths: PathReport | None = None
     if load.graph is not None:
@@ -201,11 +212,12 @@ def _run(
     base_dir: str | None,
     raw: dict[str, Any] | None,
     prior: list[Diagnostic] | tuple[Diagnostic, ...] = (),
+    analyzer: Analyzer | None = None,
 ) -> tuple[list[Diagnostic], PathReport | None]:
     file = file if file is not None else graph.path
     if base_dir is None:
         base_dir = os.path.dirname(file) if file else os.getcwd()
-    checker = _Checker(graph, positions or Positions(), file, base_dir, raw)
+    checker = _Checker(graph, positions or Positions(), file, base_dir, raw, analyzer or analyze)
     try:
         return checker.run(prior)
     except Exception as exc:  # a validator bug must not take the editor or CI down with it
@@ -285,8 +297,10 @@ class _Checker:
         file: str | None,
         base_dir: str,
         raw: dict[str, Any] | None,
+        analyzer: Analyzer = analyze,
     ) -> None:
         self.graph = graph
+        self.analyzer = analyzer
         self.sink = Collector(file, positions, top_fallback=True)
         self.diags = self.sink.diags
         self.add = self.sink.add
@@ -369,7 +383,7 @@ class _Checker:
         report: PathReport | None = None
         blocked = any(d.code in STRUCTURAL for d in (*prior, *self.diags))
         try:
-            report = analyze(graph, self.topology())
+            report = self.analyzer(graph, self.topology())
         except Exception:  # pragma: no cover - analysis must never break validation
             report = None
         if report is not None and not blocked:

@@ -46,17 +46,10 @@ def load(text: str, file: str | None = None) -> LoadResult:
 
 def check_loaded(loaded: LoadResult) -> Checked:
     """Fully check text already parsed by `load`: the same findings as `check_text`,
-    without parsing the file a second time.
-
-    TODO(validate owner): `validate._check` is what `check_text` runs after loading; a
-    public `check_load(LoadResult)` would replace this reach into the module.
-    """
+    without parsing the file a second time."""
     from .. import validate as _validate
 
-    run = getattr(_validate, "_check", None)
-    if run is None:
-        return check_text(loaded.text or "", loaded.file)
-    report = run(loaded, None)
+    report = _validate.check_load(loaded)
     return Checked(list(report.diagnostics), report.paths, report.load)
 
 
@@ -106,21 +99,11 @@ _memo = _AnalysisMemo()
 def check_graph(graph: Graph, positions: Positions | None = None) -> Checked:
     """Check an in-memory graph as edited (positions are those of the last loaded text).
 
-    Path analysis is reused when only text changed (see `path_signature`): the validator
-    looks `analyze` up in its module at call time, so it is swapped for the memo around
-    the call. TODO(validate owner): a `paths=` parameter on `check_graph` would replace
-    this swap.
+    Path analysis is reused when only text changed (see `path_signature`).
     """
     from .. import validate as _validate
 
-    real = getattr(_validate, "analyze", None)
-    if real is not None:
-        _validate.analyze = _memo.analyze
-    try:
-        report = _validate.check_graph(graph, positions)
-    finally:
-        if real is not None:
-            _validate.analyze = real
+    report = _validate.check_graph(graph, positions, analyzer=_memo.analyze)
     return Checked(list(report.diagnostics), report.paths)
 
 
