@@ -100,8 +100,8 @@ def test_inline_checks_score_one_or_zero_without_calls() -> None:
 
 def test_run_parser_arguments_reach_the_suite_command(tmp_path: Path, capsys,
                                                       monkeypatch) -> None:
-    """The real `dagtui run` parser's namespace drives the suite command (the routing hook)."""
-    from dagtui.cli import build_parser
+    """`dagtui run SUITE.toml` routes to the suite runner, with the run parser's flags."""
+    from dagtui.cli import main
 
     suite = tmp_path / "s.toml"
     suite.write_text('[suite]\nname = "tiny"\n[rules.has_output]\n'
@@ -115,13 +115,11 @@ def test_run_parser_arguments_reach_the_suite_command(tmp_path: Path, capsys,
     cases.write_text('{"name": "a", "actual_output": "hello"}\n'
                      '{"name": "b", "actual_output": ""}\n')
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("DAGTUI_MEASURE_UNGATED", "1")
     with StubServer() as stub:
         argv = ["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
                 "--no-cache", "--json", str(tmp_path / "o.json"), "--junit",
-                str(tmp_path / "o.xml")]
-        ns = build_parser().parse_args(argv)
-        rc = run_suite_command(ns)
+                str(tmp_path / "o.xml"), "--measure-ungated"]
+        rc = main(argv)
         assert stub.calls == 1 + 2  # gated: only "a" reaches the judge; ungated: both
     assert rc == 1  # has_output fails on "b"
     data = json.loads((tmp_path / "o.json").read_text())

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
+    p.add_argument("--measure-ungated", action="store_true",
+                   help="suites: also run every active rule on every case, cache off, to "
+                        "measure the calls gating saved (else they are estimated)")
     p.set_defaults(func=run)
 
 
@@ -95,7 +98,12 @@ def safe_name(name: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..cases import CaseError
+    from ..suite.loader import is_suite_file
 
+    if is_suite_file(args.graph):  # a suite of rules: dagtui.suite runs it
+        from ..suite.cli import run_suite_command
+
+        return run_suite_command(args)
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
     if code:
         return code
