@@ -81,7 +81,11 @@ class Diagnostic:
 
     @property
     def title(self) -> str:
-        return CODES.get(self.code, "")
+        if self.code in CODES:
+            return CODES[self.code]
+        from .suite.codes import SUITE_CODES  # suite files report SUI codes
+
+        return SUITE_CODES.get(self.code, "")
 
     def location(self) -> str:
         """`file:line:col` (as much as is known), the form editors and CI jump to."""

@@ -9,7 +9,7 @@ import sys
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "edit",
-        help="edit a graph in the terminal UI (live validation, graph view, comment-keeping save)",
+        help="edit a graph (or a suite's rule DAG) in the terminal UI (live validation, graph view, comment-keeping save)",
         description="Open GRAPH.toml in the dagtui editor. A missing file is started from a "
         "starter graph (chosen in the UI, or --starter NAME) and written on the first save.",
     )
@@ -34,6 +34,12 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         print("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return 2
+    from ..suite.loader import is_suite_file
+
+    if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
+        from ..tui.suite_view import run_suite_editor
+
+        return run_suite_editor(args.graph)
     from ..tui.keymap import KeymapError, load_keymap, unknown_ids
 
     try:
