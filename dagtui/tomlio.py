@@ -218,11 +218,11 @@ def render(
         return canonical_text(new)
     data = _strict_parse(original_text)
     doc = _parse_or_refuse(original_text)
-    base = _model_raw(original_text, data)
+    base = _model_raw(data)
     try:
         merged = _merge(doc, base, new, dict(renames or {}))
         # verify: the merged text must mean exactly the graph being saved
-        ok = _same(_model_raw(merged, tomllib.loads(merged.lstrip("\ufeff"))), new)
+        ok = _same(_model_raw(tomllib.loads(merged.lstrip("\ufeff"))), new)
     except Exception:  # tomlkit corner cases: fall back to a correct canonical file
         ok = False
     if ok:
@@ -239,7 +239,7 @@ def _strict_parse(text: str) -> dict[str, Any]:
                               "overwrite what could not be parsed") from exc
 
 
-def _model_raw(text: str, data: dict[str, Any]) -> dict[str, Any]:
+def _model_raw(data: dict[str, Any]) -> dict[str, Any]:
     """`to_raw()` of the model the loader builds from parsed data.
 
     Positions are not needed here, so the loader's position scan (the slow half of
