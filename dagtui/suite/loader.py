@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..diagnostics import Diagnostic
-from ..loader import suggest
+from ..loader import Collector, suggest
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
 from ..positions import Path, Positions, locate
 from .codes import suite_diag
@@ -84,17 +84,12 @@ class SuiteError(Exception):
         super().__init__(f"suite has {len(errors)} error(s):\n{lines}")
 
 
-class _Ctx:
-    def __init__(self, file: str | None, positions: Positions) -> None:
-        self.file = file
-        self.positions = positions
-        self.diags: list[Diagnostic] = []
+class _Ctx(Collector):
+    """The shared diagnostic collector, with the rule id named `rule` (it is the node slot)."""
 
     def add(self, code: str, message: str, path: Path = (), *, rule: str | None = None,
             fld: str | None = None, at_value: bool = False) -> None:
-        pos = self.positions.value(path) if at_value else self.positions.key(path)
-        line, col = pos or (0, 0)
-        self.diags.append(suite_diag(code, message, self.file, line, col, rule, fld))
+        super().add(code, message, path, node=rule, fld=fld, at_value=at_value)
 
 
 # -- detection ---------------------------------------------------------------------------
