@@ -64,7 +64,7 @@ class NodeStats:
     def to_dict(self) -> dict[str, Any]:
         return {
             "reached": self.reached,
-            "verdicts": {_show(k): v for k, v in self.verdicts.items()},
+            "verdicts": {show_value(k): v for k, v in self.verdicts.items()},
             "calls": self.calls, "cache_hits": self.cache_hits,
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "cost": self.cost, "latency_p50": self.p50, "latency_p95": self.p95,
@@ -72,7 +72,8 @@ class NodeStats:
         }
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A verdict as the summaries print it (true/false as in TOML, labels as written)."""
     if value is True:
         return "true"
     if value is False:

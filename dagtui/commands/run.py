@@ -216,6 +216,8 @@ def _fmt_s(value: float | None) -> str:
 
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
+    from ..batch import show_value
+
     w = out.write
     n = len(report.results)
     rate = report.pass_rate
@@ -235,7 +237,7 @@ def print_summary(report: Any, out: TextIO) -> None:
     w("\nnode               reached  verdicts                               calls   tokens"
       "     cost   p50     p95\n")
     for nid, st in report.node_stats().items():
-        verdicts = ", ".join(f"{_show(k)}:{v}" for k, v in st.verdicts.most_common())
+        verdicts = ", ".join(f"{show_value(k)}:{v}" for k, v in st.verdicts.most_common())
         if st.errors:
             verdicts += (", " if verdicts else "") + ", ".join(
                 f"error {k}:{v}" for k, v in st.errors.items())
@@ -257,11 +259,3 @@ def print_summary(report: Any, out: TextIO) -> None:
             w(f"  {r.case}: score {r.score:.2f} — {r.describe_path()}\n")
     for r in report.errored[:10]:
         w(f"  error {r.case}: {r.error_kind}: {r.error}\n")
-
-
-def _show(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)

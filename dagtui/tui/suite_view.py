@@ -28,6 +28,7 @@ from ..suite.drawing import draw_suite
 from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text, resolve_graph_path
 from ..suite.model import Rule, SuiteEditError
 from ..suite.save import SuiteSaveError, render_suite, save_suite
+from .widgets.graph_view import styled_text
 
 UPSTREAM_STYLE = "cyan"
 DOWNSTREAM_STYLE = "yellow"
@@ -182,14 +183,7 @@ class SuiteApp(App[OpenGraph | None]):
             styles[sel] = FOCUS_STYLE
         focus = sel if self.focus_mode else None
         drawing = draw_suite(suite, self.load.kinds, focus=focus, styles=styles)
-        text = Text()
-        for y, row in enumerate(drawing.rows):
-            line = Text(row.rstrip())
-            for yy, start, end, style in drawing.spans:
-                if yy == y and start < len(line):
-                    line.stylize(style, start, min(end, len(line)))
-            text.append_text(line)
-            text.append("\n")
+        text = styled_text(drawing)
         self.drawing_text = drawing.text()
         self.drawing = drawing
         self.query_one("#dag-canvas", Static).update(text)

@@ -19,6 +19,23 @@ from ...model import Graph
 # frame never draws the graph, so it does not pay for the import.
 
 
+
+def styled_text(drawing: Any) -> Text:
+    """A box drawing (graph or suite: `.rows` of text plus `(row, start, end, style)`
+    `.spans`) as one rich Text, each span applied to its row."""
+    by_row: dict[int, list[tuple[int, int, str]]] = {}
+    for y, start, end, style in drawing.spans:
+        by_row.setdefault(y, []).append((start, end, style))
+    text = Text()
+    for y, row in enumerate(drawing.rows):
+        line = Text(row.rstrip())
+        for start, end, style in by_row.get(y, ()):
+            if start < len(line):
+                line.stylize(style, start, min(end, len(line)))
+        text.append_text(line)
+        text.append("\n")
+    return text
+
 class GraphView(ScrollableContainer):
     """Whole graph, or (focus mode) the selected node with its upstream and downstream."""
 
@@ -52,14 +69,7 @@ class GraphView(ScrollableContainer):
         self._key = key
         focus = selected if self.focus_mode else None
         drawing = draw(graph, focus, badges=badges, selected=selected)
-        text = Text()
-        for y, row in enumerate(drawing.rows):
-            line = Text(row.rstrip())
-            for yy, start, end, style in drawing.spans:
-                if yy == y and start < len(line):
-                    line.stylize(style, start, min(end, len(line)))
-            text.append_text(line)
-            text.append("\n")
+        text = styled_text(drawing)
         self.drawing_text = drawing.text()
         title = "Graph · " + (f"{selected}: upstream + downstream" if focus else "whole graph")
         self.border_title = title
