@@ -326,7 +326,7 @@ class Engine:
             self._steps_lock = asyncio.Lock()
         async with self._steps_lock:
             if key not in self._geval_steps:
-                prompt = geval_steps_prompt(node)
+                prompt = geval_steps_prompt(node, reasons=self.graph.metric.include_reason)
                 ask = Ask(self.graph, node, prompt, session.case, {}, 0, node.model)
                 reply = await self.judge.answer(ask)
                 rec.calls.extend(reply.calls)
@@ -569,5 +569,6 @@ class Session:
         res.score = round(raw_score / 10.0, 6)
         res.success = res.score + 1e-9 >= threshold
         res.leaf = leaf.node
-        res.reason = rec.reason
+        # include_reason = false: the judge was not asked; drop whatever it volunteered
+        res.reason = rec.reason if metric.include_reason else ""
         return res

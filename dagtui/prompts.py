@@ -31,6 +31,15 @@ SYSTEM_PROMPT = (
     "answer accordingly. Reply with a single JSON object and nothing else: first a short "
     "\"reason\" explaining your judgement, then the answer field the step asks for."
 )
+#: the system prompt of a graph with `include_reason = false`: the judge answers without
+#: explaining (fewer output tokens, the only cost a reason adds here), and nothing asks it to
+SYSTEM_PROMPT_NO_REASON = (
+    "You are a careful evaluator answering one step of an evaluation graph. Each step asks "
+    "one narrow question about a test case. Judge only what the step asks, using only the "
+    "material given to you; when the material is missing or empty, answer accordingly. "
+    "Reply with a single JSON object and nothing else: only the answer field the step asks for."
+)
+
 
 #: readable headings for test-case params
 PARAM_TITLES: dict[str, str] = {
@@ -64,6 +73,8 @@ class Prompt:
     messages: list[dict[str, str]]
     schema: dict[str, Any]
     labels: list[str] = field(default_factory=list)
+    #: False when the graph says `include_reason = false`: no reason is asked for
+    reasons: bool = True
 
     @property
     def schema_name(self) -> str:
@@ -203,31 +214,38 @@ def param_sections(node: NodeBase, case_fields: dict[str, Any], multi_turn: bool
 # --------------------------------------------------------------------------- requests
 
 
-def _schema(props: dict[str, Any]) -> dict[str, Any]:
+def _schema(props: dict[str, Any], reasons: bool = True) -> dict[str, Any]:
+    if reasons:
+        props = {"reason": {"type": "string"}, **props}
     return {
         "type": "object",
-        "properties": {"reason": {"type": "string"}, **props},
-        "required": ["reason", *props],
+        "properties": props,
+        "required": list(props),
         "additionalProperties": False,
     }
 
 
-def answer_instructions(kind: str, labels: list[str] | None = None) -> str:
-    if kind == "task":
-        return ('Answer with JSON: {"reason": "<how you found it>", "output": "<the extracted '
-                'text; use one line per item when there are several>"}')
-    if kind == "binary":
-        return 'Answer with JSON: {"reason": "<why>", "verdict": true or false}'
-    if kind == "non_binary":
-        return ('Answer with JSON: {"reason": "<why>", "verdict": "<exactly one of the labels '
-                'above, spelled as listed>"}')
-    if kind == "geval":
-        return ('Answer with JSON: {"reason": "<why>", "score": <an integer from 0 (worst) to '
-                '10 (best)>}')
-    if kind == "geval_steps":
-        return ('Answer with JSON: {"reason": "<why these steps>", "steps": ["<step 1>", '
-                '"<step 2>", ...]} with 3 to 5 concrete steps.')
-    raise ValueError(kind)
+#: per kind: what the reason should say, and the answer field(s) as shown to the judge
+_ANSWER_SHAPES: dict[str, tuple[str, str]] = {
+    "task": ("how you found it", '"output": "<the extracted text; use one line per item when '
+             'there are several>"'),
+    "binary": ("why", '"verdict": true or false'),
+    "non_binary": ("why", '"verdict": "<exactly one of the labels above, spelled as listed>"'),
+    "geval": ("why", '"score": <an integer from 0 (worst) to 10 (best)>'),
+    "geval_steps": ("why these steps", '"steps": ["<step 1>", "<step 2>", ...]'),
+}
+
+
+def answer_instructions(kind: str, labels: list[str] | None = None, *,
+                        reasons: bool = True) -> str:
+    """The last line of every request: the JSON shape to answer with, reason first unless
+    the graph turned reasons off."""
+    if kind not in _ANSWER_SHAPES:
+        raise ValueError(kind)
+    why, answer = _ANSWER_SHAPES[kind]
+    fields = f'"reason": "<{why}>", {answer}' if reasons else answer
+    tail = " with 3 to 5 concrete steps." if kind == "geval_steps" else ""
+    return f"Answer with JSON: {{{fields}}}{tail}"
 
 
 def build_prompt(
@@ -244,23 +262,24 @@ def build_prompt(
     by `geval_steps_prompt` first).
     """
     multi_turn = graph.metric.multi_turn
+    reasons = graph.metric.include_reason
     parts: list[str] = []
     labels: list[str] = []
     if isinstance(node, TaskNode):
         kind = "task"
         parts.append(f"Instructions:\n{node.instructions.strip()}")
-        schema = _schema({"output": {"type": "string"}})
+        schema = _schema({"output": {"type": "string"}}, reasons)
     elif isinstance(node, BinaryNode):
         kind = "binary"
         parts.append(f"Question (answer true or false):\n{node.criteria.strip()}")
-        schema = _schema({"verdict": {"type": "boolean"}})
+        schema = _schema({"verdict": {"type": "boolean"}}, reasons)
     elif isinstance(node, NonBinaryNode):
         kind = "non_binary"
         labels = node.labels
         listing = "\n".join(f"- {label}" for label in labels)
         parts.append(f"Criteria:\n{node.criteria.strip()}")
         parts.append(f"Choose exactly one of these labels:\n{listing}")
-        schema = _schema({"verdict": {"type": "string", "enum": labels}})
+        schema = _schema({"verdict": {"type": "string", "enum": labels}}, reasons)
     elif isinstance(node, GEvalNode):
         kind = "geval"
         title = node.name or node.id
@@ -269,7 +288,7 @@ def build_prompt(
             parts.append(f"Criteria:\n{node.criteria.strip()}")
         numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(steps or [], start=1))
         parts.append(f"Evaluation steps:\n{numbered}")
-        schema = _schema({"score": {"type": "integer"}})
+        schema = _schema({"score": {"type": "integer"}}, reasons)
     else:
         raise TypeError(f"node {node.id!r} of type {node.type!r} is not answered by a judge")
     for parent_id, output in evidence.items():
@@ -277,27 +296,30 @@ def build_prompt(
         title = parent.output_label if isinstance(parent, TaskNode) else parent_id
         parts.append(f"{title}:\n{render_evidence(output)}")
     parts.extend(param_sections(node, case_fields, multi_turn))
-    parts.append(answer_instructions(kind, labels))
+    parts.append(answer_instructions(kind, labels, reasons=reasons))
     messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
-    return Prompt(kind, messages, schema, labels)
+    return Prompt(kind, messages, schema, labels, reasons)
 
 
-def geval_steps_prompt(node: GEvalNode) -> Prompt:
-    """The one extra call a geval leaf with only `criteria` needs (cached like any call)."""
+def geval_steps_prompt(node: GEvalNode, *, reasons: bool = True) -> Prompt:
+    """The one extra call a geval leaf with only `criteria` needs (cached like any call).
+
+    `reasons` is the graph's `include_reason`."""
     params = ", ".join(PARAM_TITLES.get(p, p).lower() for p in node.params) or "the test case"
     text = (
         f"Write the evaluation steps for a metric named {node.name or node.id!r}.\n\n"
         f"Criteria:\n{(node.criteria or '').strip()}\n\n"
-        f"The steps will be applied to: {params}.\n\n" + answer_instructions("geval_steps")
+        f"The steps will be applied to: {params}.\n\n"
+        + answer_instructions("geval_steps", reasons=reasons)
     )
-    schema = _schema({"steps": {"type": "array", "items": {"type": "string"}}})
+    schema = _schema({"steps": {"type": "array", "items": {"type": "string"}}}, reasons)
     return Prompt("geval_steps", [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
         {"role": "user", "content": text},
-    ], schema)
+    ], schema, reasons=reasons)
 
 
 def corrective_message(prompt: Prompt, problem: str) -> dict[str, str]:
@@ -316,7 +338,8 @@ def corrective_message(prompt: Prompt, problem: str) -> dict[str, str]:
     return {
         "role": "user",
         "content": f"Your previous answer could not be used: {problem}. {want} "
-                   "Reply again with only the JSON object, reason first.",
+                   "Reply again with only the JSON object"
+                   + (", reason first." if prompt.reasons else "."),
     }
 
 

@@ -148,3 +148,24 @@ def test_binary_accepts_yes_no_and_geval_range():
         parse_answer(p, '{"reason": "", "verdict": "perhaps"}')
     msg = corrective_message(order_prompt(), "bad")
     assert msg["role"] == "user" and '"Correct order"' in msg["content"]
+
+
+def test_include_reason_false_asks_for_the_answer_alone():
+    """A graph that turns reasons off pays for no reason tokens: no prompt part asks for one."""
+    text = open(MEETING, encoding="utf-8").read().replace(
+        'threshold = 0.5', 'threshold = 0.5\ninclude_reason = false', 1)
+    graph = load_text(text, MEETING).graph
+    assert graph.metric.include_reason is False
+    for nid in ("extract", "present", "order"):
+        p = build_prompt(graph, graph.nodes[nid], {"actual_output": "x"}, {"extract": "x"})
+        assert p.reasons is False
+        assert "reason" not in p.schema["properties"]
+        assert "reason" not in p.schema["required"]
+        system, user = (m["content"] for m in p.messages)
+        assert "reason" not in system.lower() and '"reason"' not in user
+        assert user.rstrip().endswith("}")  # the answer shape still closes the request
+    order = build_prompt(graph, graph.nodes["order"], {"actual_output": "x"}, {"extract": "x"})
+    assert order.schema["required"] == ["verdict"]
+    assert corrective_message(order, "bad")["content"].endswith("only the JSON object.")
+    # the default graph keeps reason first, byte for byte as before
+    assert corrective_message(order_prompt(), "bad")["content"].endswith(", reason first.")

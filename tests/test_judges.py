@@ -172,3 +172,22 @@ def test_fault_object_from_responder():
         result = Engine(meeting(), judge_for(stub, retries=1)).run_sync(CASE)
         assert result.error_kind == "429" and result.error_node == "present"
         assert stub.faults_sent == {"429": 2}
+
+
+def test_include_reason_false_sends_no_reason_and_reports_none(stub):
+    """Through litellm to the stub: the schema sent has no reason field, the result has no
+    reason even though the stub volunteers one, and the call count is unchanged."""
+    path = "graphs/meeting_summary.toml"
+    text = open(path, encoding="utf-8").read().replace(
+        "threshold = 0.5", "threshold = 0.5\ninclude_reason = false", 1)
+    from dagtui.loader import load_text
+
+    graph = load_text(text, path).graph
+    result = Engine(graph, judge_for(stub)).run_sync(CASE)
+    assert result.score == 1.0 and stub.calls == 3
+    assert result.reason == ""
+    for request in stub.requests:
+        body = request["body"]
+        assert list(body["response_format"]["json_schema"]["schema"]["properties"]) in (
+            ["output"], ["verdict"])
+        assert "reason" not in body["messages"][0]["content"].lower()
