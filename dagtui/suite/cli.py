@@ -4,7 +4,8 @@
 (`dagtui.suite.is_suite_file`) it hands its parsed arguments to `run_suite_command`. Options
 are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--model`,
 `--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--cache-dir`) work here
-as they do for graphs; `add_suite_arguments` adds the one suite-only flag.
+as they do for graphs; `add_suite_arguments` adds the one suite-only flag. `--trace-dir DIR`
+writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`).
 
 Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
 (score below its graph's threshold; a check that does not hold) or the suite is invalid;
@@ -92,14 +93,18 @@ async def execute(
     *,
     measure_ungated: bool = False,
     on_rule_done: Any = None,
+    traces: Any = None,
 ) -> Any:
-    """Run the suite (and the ungated baseline when asked); returns the SuiteResult."""
+    """Run the suite (and the ungated baseline when asked); returns the SuiteResult.
+
+    `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
+    rule) pair of the gated run; the baseline run writes none."""
     from .gating import attach_baseline, estimate_baseline, run_suite
     from .runner import EngineRuleRunner
 
     assert load.suite is not None
     concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
-    runner = EngineRuleRunner(load, make_judge_factory(args))
+    runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces)
     try:
         result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
                                  kinds=load.kinds, on_rule_done=on_rule_done)
@@ -161,8 +166,18 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
         print(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
               f"{st.passed} passed, {st.calls} calls", file=sys.stderr)
 
+    traces = None
+    trace_dir = _opt(args, "trace_dir")
+    if trace_dir:
+        from .traces import TraceWriter
+
+        try:
+            traces = TraceWriter(trace_dir, cases)
+        except OSError as exc:
+            print(f"dagtui run: cannot write traces to {trace_dir}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     result = asyncio.run(execute(load, cases, args, measure_ungated=measure,
-                                 on_rule_done=None if quiet else rule_done))
+                                 on_rule_done=None if quiet else rule_done, traces=traces))
     from rich.console import Console
 
     print_summary(result, Console(width=max(120, _width())))

@@ -19,9 +19,12 @@ from .model import Rule
 if TYPE_CHECKING:
     from ..engine import Engine
     from ..judges.base import Judge
+    from .traces import TraceWriter
 
 #: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
 JudgeFactory = Callable[[Rule, Graph], "Judge"]
+#: what a rule sees of a case (the labels test hands each rule only its own labels)
+CaseView = Callable[[Rule, Any], Any]
 
 
 def case_fields(case: Any) -> dict[str, Any]:
@@ -51,11 +54,18 @@ def run_inline_check(graph: Graph, case: Any) -> RuleOutcome:
 
 class EngineRuleRunner:
     """Runs a loaded suite's rules. One engine (and one judge) per graph rule, made on first
-    use so a suite whose LLM rules are all gated away never builds a judge."""
+    use so a suite whose LLM rules are all gated away never builds a judge.
 
-    def __init__(self, load: SuiteLoad, judge_for: JudgeFactory) -> None:
+    `traces` (a `TraceWriter`) saves every evaluated pair's trace; `case_view` rewrites the
+    case a rule is given (the suite labels test narrows `expected` to the rule's own labels).
+    """
+
+    def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
+                 traces: TraceWriter | None = None, case_view: CaseView | None = None) -> None:
         self.load = load
         self.judge_for = judge_for
+        self.traces = traces
+        self.case_view = case_view
         self._engines: dict[str, Engine] = {}
         self.judges: list[Judge] = []
 
@@ -77,12 +87,29 @@ class EngineRuleRunner:
         graph = self.load.graphs.get(rule.id)
         if graph is None:
             return RuleOutcome(error=f"rule '{rule.id}' has no usable graph")
+        original = case
+        if self.case_view is not None:
+            case = self.case_view(rule, case)
         if rule.check is not None and rule.graph is None:
-            return run_inline_check(graph, case)
+            outcome = run_inline_check(graph, case)
+            if self.traces is not None:
+                from .traces import CodeCheck, check_rule_result
+
+                self.traces.write(rule, graph, original, CodeCheck(),
+                                  check_rule_result(rule, graph, case, outcome), seen=case)
+            return outcome
         try:
-            result = await self.engine(rule).run(case)
+            engine = self.engine(rule)
+            result = await engine.run(case)
         except Exception as exc:  # a case the graph cannot run (missing param, ...)
             return RuleOutcome(error=str(exc))
+        if self.traces is not None:
+            self.traces.write(rule, graph, original, engine.judge, result, seen=case)
+        return self.outcome_of(result)
+
+    @staticmethod
+    def outcome_of(result: Any) -> RuleOutcome:
+        """A rule's outcome from an engine `RunResult`."""
         return RuleOutcome(
             score=result.score,
             success=result.success,
