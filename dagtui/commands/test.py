@@ -5,7 +5,8 @@ in code, and the resulting score is compared with the case's `expected_score`. A
 fails with the path the graph took, the check nodes whose code verdict disagreed with the
 label, and the labels the path never used (a hint at where the graph and the human part).
 A per-node agreement table follows. Exit codes: 0 all pass, 1 any failure (or invalid
-graph), 2 unreadable graph or cases file.
+graph), 2 unreadable graph or cases file. A suite file (`dagtui.suite.is_suite_file`) is
+tested by `dagtui.suite.labels`: labels per rule, gates checked too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "test", help="logic test: the case labels answer each node, expected_score is checked",
         description="Run each case with the labels judge (no LLM calls) and compare scores.",
     )
-    p.add_argument("graphs", nargs="+", metavar="GRAPH", help="graph TOML file(s)")
+    p.add_argument("graphs", nargs="+", metavar="GRAPH",
+                   help="graph or suite TOML file(s)")
     p.add_argument("--cases", help="cases file (default: each graph's [metric].cases)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every case's path")
     p.set_defaults(func=run)
@@ -42,8 +44,15 @@ def _show(value: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     worst = EXIT_OK
+    from ..suite.loader import is_suite_file
+
     for path in args.graphs:
-        code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose)
+        if is_suite_file(path):  # rules gated on each other: labels per rule
+            from ..suite.labels import labels_test_command
+
+            code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose)
+        else:
+            code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose)
         if code == EXIT_USAGE or (code == EXIT_FAIL and worst != EXIT_USAGE):
             worst = code
     return worst

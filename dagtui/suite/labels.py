@@ -1,0 +1,345 @@
+"""`dagtui test SUITE.toml`: check a suite's logic against human labels, zero LLM calls.
+
+The suite counterpart of `dagtui test GRAPH`: every judgement node of every rule answers
+with the label the case gives it (the labels judge), checks run in code, the gates decide
+which rules run, exactly as in `dagtui run`. A case fails when
+
+- a rule the suite ran has a node the path reached but no label for it, or a label outside
+  the node's verdicts (the labels judge's error, named by rule and node);
+- a check (an inline check rule, or a check node inside a rule's graph) answered in code
+  differently from its label;
+- a rule's `expected_score` differs from the score its labels lead to;
+- the labels say a rule is `"skipped"` but the suite ran it, or label a rule the suite did
+  not run (a gate stopped it: the message says which). A paused rule's labels are unused,
+  never a failure;
+- a label names no rule, or no node of its rule (a typo would otherwise test nothing).
+
+Labels live in the case's `expected`, keyed by rule id (a nested table) — the natural shape
+in both JSONL and TOML:
+
+    {"name": "span-006", ..., "expected": {
+        "has_output": true,                           # an inline check rule: its verdict
+        "is_english": true,
+        "correctness": {"addresses": true, "agrees": false, "expected_score": 0},
+        "deep_analysis": "skipped"}}                  # the suite must not run this rule
+
+    [cases.expected.correctness]                      # the same in a TOML cases file
+    addresses = true
+    agrees = false
+
+A graph rule's table maps its node ids to verdicts (task nodes: evidence text, optional;
+geval leaves: a 0..10 score) plus an optional `expected_score` (0..1) for the rule; the
+dotted form `"correctness.agrees": false` is accepted too. Budgets (`max_calls`) never bind
+here, since the labels judge spends no calls. Exit codes as for `dagtui test`: 0 every case
+passed, 1 a case failed or the suite is invalid, 2 the suite or cases file is unreadable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..diagnostics import sort_key
+from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
+from .loader import SuiteLoad, load_suite_file
+from .model import Rule, Suite
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: a rule's label meaning "the suite must not run this rule on this case"
+SKIP_WORDS = ("skipped", "skip")
+#: the key, inside a rule's table, for the score the rule should give the case
+SCORE_KEY = "expected_score"
+TOLERANCE = 1e-6
+
+
+@dataclass
+class RuleLabels:
+    """One case's labels for one rule."""
+
+    nodes: dict[str, Any] = field(default_factory=dict)
+    skipped: bool = False
+    score: float | None = None
+
+    @property
+    def any(self) -> bool:
+        return bool(self.nodes) or self.score is not None
+
+
+@dataclass
+class CaseLabels:
+    """One case's labels split by rule, and what could not be placed."""
+
+    rules: dict[str, RuleLabels] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def of(self, rule: str) -> RuleLabels:
+        return self.rules.get(rule) or RuleLabels()
+
+
+def _show(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _split_key(key: str, rules: dict[str, Rule]) -> tuple[str, str] | None:
+    """`"rule.node"` -> (rule, node), trying the longest rule id first (ids may hold dots)."""
+    for rid in sorted(rules, key=len, reverse=True):
+        if key.startswith(rid + ".") and len(key) > len(rid) + 1:
+            return rid, key[len(rid) + 1:]
+    return None
+
+
+def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any]) -> CaseLabels:
+    """Read a case's `expected` into per-rule labels (see the module docstring)."""
+    out = CaseLabels()
+
+    def put(rid: str, node: str, value: Any) -> None:
+        labels = out.rules.setdefault(rid, RuleLabels())
+        if node == SCORE_KEY:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                out.problems.append(f"rule '{rid}': {SCORE_KEY} must be a number from 0 to 1, "
+                                    f"got {_show(value)}")
+            else:
+                labels.score = float(value)
+            return
+        graph = graphs.get(rid)
+        if graph is not None and node not in graph.nodes:
+            known = ", ".join(graph.nodes)
+            out.problems.append(f"rule '{rid}' has no node '{node}' (its nodes: {known})")
+            return
+        labels.nodes[node] = value
+
+    for key, value in expected.items():
+        if key in suite.rules:
+            if isinstance(value, dict):
+                for node, label in value.items():
+                    put(key, str(node), label)
+            elif isinstance(value, str) and value.strip().lower() in SKIP_WORDS:
+                out.rules.setdefault(key, RuleLabels()).skipped = True
+            elif graphs.get(key) is not None and key in graphs[key].nodes:
+                put(key, key, value)  # an inline check rule: its one node has the rule's id
+            else:
+                out.problems.append(
+                    f"rule '{key}' is a graph: label its nodes with a table, e.g. "
+                    f"\"{key}\": {{\"<node id>\": ...}}, or write \"{key}\": \"skipped\"")
+            continue
+        dotted = _split_key(str(key), suite.rules)
+        if dotted is None:
+            out.problems.append(f"label '{key}' names no rule of the suite (rules: "
+                                f"{', '.join(suite.rules)})")
+            continue
+        put(dotted[0], dotted[1], value)
+    for rid, labels in out.rules.items():
+        if labels.skipped and labels.any:
+            out.problems.append(f"rule '{rid}' is labelled both \"skipped\" and with verdicts")
+    return out
+
+
+def rule_view(case: Any, labels: RuleLabels) -> Any:
+    """The case as one rule sees it: `expected` narrowed to that rule's node labels, so the
+    labels judge finds them under plain node ids, and `expected_score` the rule's own."""
+    if dataclasses.is_dataclass(case) and hasattr(case, "expected"):
+        return dataclasses.replace(case, expected=dict(labels.nodes), expected_score=labels.score)
+    return case
+
+
+@dataclass
+class RuleTally:
+    """Per-rule agreement across the dataset (the table printed after the cases)."""
+
+    ran: int = 0
+    gated: int = 0
+    labelled: int = 0
+    check_agree: int = 0
+    check_disagree: int = 0
+    unused: int = 0
+
+
+@dataclass
+class LabelsReport:
+    """A whole suite labels test: per-case problems (empty list: the case passed)."""
+
+    suite: str
+    cases: list[str]
+    problems: dict[str, list[str]]
+    paths: dict[str, list[str]]
+    tallies: dict[str, RuleTally]
+    result: SuiteResult
+    calls: int = 0
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for p in self.problems.values() if p)
+
+    @property
+    def passed(self) -> bool:
+        return self.failures == 0
+
+
+async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 8) -> LabelsReport:
+    """Run the suite over `cases` with the labels judge and compare with the labels."""
+    from ..judges.labels import LabelsJudge
+    from .runner import EngineRuleRunner
+
+    suite = load.suite
+    assert suite is not None
+    split = {id(c): split_labels(suite, load.graphs, getattr(c, "expected", None) or {})
+             for c in cases}
+    judge = LabelsJudge()
+
+    def view(rule: Rule, case: Any) -> Any:
+        return rule_view(case, split[id(case)].of(rule.id))
+
+    runner = EngineRuleRunner(load, lambda _rule, _graph: judge, case_view=view)
+    try:
+        result = await run_suite(suite, cases, runner, concurrency=concurrency, kinds=load.kinds)
+    finally:
+        await runner.aclose()
+    tallies = {rid: RuleTally() for rid in result.rules}
+    problems: dict[str, list[str]] = {}
+    paths: dict[str, list[str]] = {}
+    for i, (name, case) in enumerate(zip(result.cases, cases, strict=True)):
+        labels = split[id(case)]
+        found = list(labels.problems)
+        shown: list[str] = []
+        for rid, st in result.rules.items():
+            rec = st.records[i]
+            found += _rule_problems(rid, rec, labels.of(rid), tallies[rid], shown)
+        problems[name] = found
+        paths[name] = shown
+    return LabelsReport(suite.meta.name, list(result.cases), problems, paths, tallies, result,
+                        calls=result.calls)
+
+
+def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
+                   shown: list[str]) -> list[str]:
+    """What is wrong with one (case, rule) pair; appends the path taken to `shown`."""
+    if labels.any:
+        tally.labelled += 1
+    if rec.state != EVALUATED or rec.outcome is None:
+        tally.gated += 1
+        shown.append(f"{rid}: not run ({rec.reason or rec.state})")
+        if rec.state == PAUSED:
+            tally.unused += 1 if labels.any else 0
+            return []
+        if labels.any:
+            tally.unused += 1
+            what = ", ".join(f"{n}={_show(v)}" for n, v in labels.nodes.items()) or (
+                f"{SCORE_KEY}={labels.score:g}")
+            return [f"rule '{rid}' is labelled ({what}) but the suite did not run it: "
+                    f"{rec.reason or rec.state}"]
+        return []
+    tally.ran += 1
+    outcome = rec.outcome
+    found: list[str] = []
+    if labels.skipped:
+        found.append(f"rule '{rid}' ran, but the labels say the suite should skip it")
+    detail = outcome.detail
+    steps = list(getattr(detail, "steps", []) or [])
+    if isinstance(detail, dict):  # an inline check: the verdict code gave
+        shown.append(f"{rid}: {_show(detail.get('verdict'))}")
+        _compare_check(rid, rid, detail.get("verdict"), str(detail.get("reason", "")),
+                       labels, tally, found)
+    else:
+        describe = getattr(detail, "describe_path", None)
+        shown.append(f"{rid}: {describe() if callable(describe) else '?'}")
+        for step in steps:
+            if step.source == "check" and step.error is None:
+                _compare_check(rid, step.node, step.answer, step.reason, labels, tally, found)
+    if outcome.error is not None:
+        node = getattr(detail, "error_node", None)
+        if getattr(detail, "error_kind", None) == "label_missing" and node:
+            found.insert(0, f"rule '{rid}', node '{node}': no label, and the suite's path "
+                            f"reaches it; add \"{rid}\": {{\"{node}\": ...}} to the case's "
+                            "\"expected\"")
+        else:
+            found.insert(0, f"rule '{rid}': {outcome.error}")
+        return found
+    reached = {s.node for s in steps} if steps else {rid}
+    if labels.score is not None and outcome.score is not None \
+            and abs(outcome.score - labels.score) > TOLERANCE:
+        found.insert(0, f"rule '{rid}': score {outcome.score:.2f} but its {SCORE_KEY} is "
+                        f"{labels.score:.2f}")
+        unused = [n for n in labels.nodes if n not in reached]
+        if unused:
+            found.append(f"rule '{rid}': labels for nodes this path never reached: "
+                         + ", ".join(f"{n}={_show(labels.nodes[n])}" for n in unused))
+    return found
+
+
+def _compare_check(rid: str, node: str, answer: Any, reason: str, labels: RuleLabels,
+                   tally: RuleTally, found: list[str]) -> None:
+    if node not in labels.nodes:
+        return
+    want = labels.nodes[node]
+    if isinstance(want, str) and want.lower() in ("true", "false"):
+        want = want.lower() == "true"
+    if answer == want:
+        tally.check_agree += 1
+        return
+    tally.check_disagree += 1
+    found.append(f"rule '{rid}', node '{node}': the check answered {_show(answer)} in code "
+                 f"({reason}); the label says {_show(want)}")
+
+
+def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
+                 verbose: bool = False) -> None:
+    total = len(report.cases)
+    out.write(f"{path}: {total} cases, {total - report.failures} passed, {report.failures} "
+              f"failed (labels judge, {report.calls} LLM calls)\n")
+    for name, case in zip(report.cases, cases, strict=True):
+        found = report.problems[name]
+        if not found and not verbose:
+            continue
+        where = getattr(case, "where", "")
+        out.write(f"  {'FAIL' if found else 'PASS'} {name}" + (f"  ({where})" if where else "")
+                  + "\n")
+        for line in report.paths[name]:
+            out.write(f"       {line}\n")
+        for line in found:
+            out.write(f"       ✘ {line}\n")
+    out.write("  rule                 ran  not run  labelled  check agrees  unused labels\n")
+    for rid, t in report.tallies.items():
+        checks = f"{t.check_agree}/{t.check_agree + t.check_disagree}" if (
+            t.check_agree + t.check_disagree) else "-"
+        out.write(f"  {rid[:20]:20} {t.ran:4d} {t.gated:8d} {t.labelled:9d} {checks:>13} "
+                  f"{t.unused:14d}\n")
+
+
+def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False) -> int:
+    """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code."""
+    from ..cases import CaseError, load_cases
+
+    load = load_suite_file(path)
+    for d in sorted(load.diagnostics, key=sort_key):
+        print(d.format(), file=sys.stderr)
+    if load.suite is None:
+        return EXIT_USAGE
+    if any(d.is_error for d in load.diagnostics):
+        print(f"dagtui test: {path}: the suite has errors; nothing was run", file=sys.stderr)
+        return EXIT_FAIL
+    if cases_arg is None and load.suite.meta.cases:
+        cases_arg = str(Path(path).parent / load.suite.meta.cases)
+    if cases_arg is None:
+        print("dagtui test: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        cases = load_cases(cases_arg)
+    except CaseError as exc:
+        print(f"dagtui test: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not cases:
+        print(f"dagtui test: {cases_arg}: no cases", file=sys.stderr)
+        return EXIT_USAGE
+    report = asyncio.run(check_labels(load, cases))
+    print_report(report, path, cases, out, verbose=verbose)
+    return EXIT_FAIL if report.failures else EXIT_OK
+
