@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from pydantic import ValidationError
-
 from .diagnostics import Diagnostic, severity_of
 from .model import (
     NODE_CLASSES,
@@ -25,6 +23,7 @@ from .model import (
     Graph,
     Metric,
     NodeBase,
+    TomlRecord,
     Verdict,
 )
 from .positions import Path, Positions, locate
@@ -33,7 +32,7 @@ from .positions import Path, Positions, locate
 MAX_BYTES = 4 * 1024 * 1024
 
 TOP_LEVEL_KEYS = ("metric", "nodes")
-METRIC_KEYS = tuple(Metric.model_fields)
+METRIC_KEYS = Metric.toml_keys()
 VERDICT_KEYS = ("verdict", "score", "then")
 
 
@@ -221,7 +220,8 @@ def _build_metric(data: Any, ctx: Collector) -> Metric:
                     ("metric", key), fld=key)
             continue
         clean[key] = value
-    return _validate_dropping(Metric, clean, ctx, ("metric",), None)  # type: ignore[return-value]
+    metric = _build_record(Metric, clean, ctx, ("metric",), None)
+    return metric if metric is not None else Metric()
 
 
 def _build_node(nid: str, data: Any, ctx: Collector) -> NodeBase | None:
@@ -252,7 +252,7 @@ def _build_node(nid: str, data: Any, ctx: Collector) -> NodeBase | None:
             continue
         clean[key] = value
     verdicts_raw = clean.pop("verdicts", None)
-    node = _validate_dropping(cls, clean, ctx, path, nid)
+    node = _build_record(cls, clean, ctx, path, nid)
     if node is None:
         return None
     node.id = nid
@@ -306,7 +306,7 @@ def _build_verdicts(nid: str, data: Any, ctx: Collector) -> list[Verdict]:
             ctx.add("DAG004", f"verdict {_show(value)}: 'then' must be a node id string",
                     path + ("then",), node=nid, fld="verdicts", at_value=True)
             then = None
-        out.append(Verdict.model_construct(verdict=value, score=score, then=then))
+        out.append(Verdict(verdict=value, score=score, then=then))
     return out
 
 
@@ -316,64 +316,16 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-_TYPE_WORDS = {
-    "string_type": "a string",
-    "int_type": "an integer",
-    "int_parsing": "an integer",
-    "int_from_float": "an integer",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-    "list_type": "a list",
-    "dict_type": "a table",
-    "tuple_type": "a two-item list",
-    "literal_error": "one of the allowed words",
-}
-
-
-def _validate_dropping(
-    cls: type, data: dict[str, Any], ctx: Collector, path: Path, nid: str | None
+def _build_record(
+    cls: type[TomlRecord], data: dict[str, Any], ctx: Collector, path: Path, nid: str | None
 ) -> Any:
-    """Validate `data` as `cls`; drop and report each field pydantic rejects, then retry.
-
-    Dropping keeps the rest of the node usable in the editor while the bad field is shown.
-    """
-    data = dict(data)
-    for _ in range(len(data) + 1):
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            dropped = False
-            for err in exc.errors():
-                loc = err.get("loc") or ()
-                if not loc:
-                    continue
-                key = str(loc[0])
-                if key not in data:
-                    key = "schema" if key == "schema_" and "schema" in data else key
-                if key not in data:
-                    continue
-                want = _TYPE_WORDS.get(err.get("type", ""), "")
-                got = data[key]
-                detail = f"must be {want}" if want else err.get("msg", "is invalid")
-                if err.get("type") == "literal_error":
-                    detail = err.get("msg", detail).replace("Input should be", "must be")
-                ctx.add("DAG004", f"'{key}' {detail} (got {_short(got)})", path + (key,),
-                        node=nid, fld=key, at_value=True)
-                del data[key]
-                dropped = True
-            if not dropped:
-                break
-    try:
-        return cls.model_validate({k: v for k, v in data.items() if k == "type"})
-    except ValidationError:
-        return None
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """Build `cls` from `data`, leaving out each value of the wrong type and reporting it
+    (DAG004) at the value, so the rest of the node stays usable while the bad value is shown."""
+    record, problems = cls.from_toml(data)
+    for problem in problems:
+        ctx.add("DAG004", problem.message, path + (problem.key,), node=nid, fld=problem.key,
+                at_value=True)
+    return record
 
 
 def is_check_kind_field(key: str) -> bool:

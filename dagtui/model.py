@@ -5,13 +5,24 @@ The model is deliberately *permissive*: it can hold a graph that is wrong (a ver
 able to show and fix such a graph. Whether a graph is runnable is the validator's job
 (`dagtui.validate`), never the model's. The loader (`dagtui.loader`) fills the model from TOML
 and reports every field it could not use as a diagnostic with a position.
+
+The classes are plain dataclasses, kept cheap to import because every editor start pays for
+it (`dagtui.fieldtypes` says why there is no validation library). Besides their fields they offer
+`Record.replace` (a copy with some fields changed) and, for the classes filled from TOML
+tables, `TomlRecord.from_toml` (build from a table, reporting each value of the wrong type),
+`TomlRecord.to_toml` (the table back, defaults left out) and `TomlRecord.toml_keys`. Values
+are checked against the field annotations by `dagtui.fieldtypes`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from .fieldtypes import Checker, FieldProblem, Mismatch, checker_for
 
 SINGLE_TURN_PARAMS: tuple[str, ...] = (
     "input",
@@ -53,14 +64,144 @@ CHECK_KINDS: tuple[str, ...] = (
 VerdictValue = bool | str
 
 
-class _Base(BaseModel):
-    """Shared pydantic settings: unknown keys are the loader's concern (it reports them with
-    a position and a suggestion), so the model itself ignores them."""
-
-    model_config = ConfigDict(extra="ignore", validate_assignment=False)
+#: field metadata of a field that lives in Python only (a node's `id`, a graph's `path`)
+NOT_IN_TOML: Mapping[str, Any] = {"toml_key": None}
 
 
-class Verdict(_Base):
+def toml_name(key: str) -> Mapping[str, Any]:
+    """Field metadata giving a field a TOML key other than its Python name (`schema_`)."""
+    return {"toml_key": key}
+
+
+class Record:
+    """What every model class shares: copying with changes."""
+
+    def replace(self, **changes: Any) -> Self:
+        """A shallow copy with `changes` (Python attribute names) applied, unchecked."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One TOML record class's fields, worked out once from its annotations."""
+
+    #: TOML key -> (attribute name, checker), in declaration order
+    by_key: dict[str, tuple[str, Checker]]
+    #: (attribute, TOML key, default) for `to_toml`, in declaration order
+    dump: tuple[tuple[str, str, Any], ...]
+    #: TOML keys of the fields without a default
+    required: tuple[str, ...]
+
+
+_NO_DEFAULT = object()
+_SPECS: dict[type, _Spec] = {}
+
+
+class TomlRecord(Record):
+    """A model class filled from a TOML table: checked on the way in, defaults dropped on the
+    way out. Unknown keys are the loader's concern (it reports them with a position and a
+    suggestion), so `from_toml` ignores them."""
+
+    @classmethod
+    def _spec(cls) -> _Spec:
+        spec = _SPECS.get(cls)
+        if spec is None:
+            spec = _SPECS[cls] = _build_spec(cls)
+        return spec
+
+    @classmethod
+    def toml_keys(cls) -> tuple[str, ...]:
+        """The TOML keys of this class's fields, in declaration order."""
+        return tuple(cls._spec().by_key)
+
+    @classmethod
+    def attr_for(cls, key: str) -> str:
+        """The Python attribute holding TOML key `key` (`schema` -> `schema_`)."""
+        entry = cls._spec().by_key.get(key)
+        return entry[0] if entry else key
+
+    @classmethod
+    def from_toml(cls, table: Mapping[str, Any]) -> tuple[Self | None, list[FieldProblem]]:
+        """Build from a TOML table, leaving out (and reporting) each value of the wrong type,
+        so the rest stays usable in the editor while the bad value is shown.
+
+        The record is None only when a field without a default is missing or wrong.
+        """
+        spec = cls._spec()
+        values: dict[str, Any] = {}
+        problems: list[FieldProblem] = []
+        for key, value in table.items():
+            entry = spec.by_key.get(key)
+            if entry is None:
+                continue
+            attr, check = entry
+            try:
+                values[attr] = check(value)
+            except Mismatch as exc:
+                problems.append(FieldProblem(key, value, exc.wanted))
+        missing = [k for k in spec.required if spec.by_key[k][0] not in values]
+        if missing:
+            problems.extend(FieldProblem.missing(k) for k in missing if k not in table)
+            return None, problems
+        return cls(**values), problems
+
+    def to_toml(self, *, skip_defaults: bool = True) -> dict[str, Any]:
+        """The record as a plain TOML-ready table (fresh lists and dicts, records as tables,
+        tuples kept), leaving out the fields still at their defaults when `skip_defaults`."""
+        out: dict[str, Any] = {}
+        for attr, key, default in self._spec().dump:
+            value = getattr(self, attr)
+            if skip_defaults and default is not _NO_DEFAULT and value == default:
+                continue
+            out[key] = _plain(value, skip_defaults)
+        return out
+
+
+def _build_spec(cls: type) -> _Spec:
+    hints = typing.get_type_hints(cls)
+    by_key: dict[str, tuple[str, Checker]] = {}
+    dump: list[tuple[str, str, Any]] = []
+    required: list[str] = []
+    for f in dataclasses.fields(cls):
+        key = f.metadata.get("toml_key", f.name)
+        if key is None:
+            continue
+        by_key[key] = (f.name, checker_for(hints[f.name], _record_from_table))
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = _NO_DEFAULT
+            required.append(key)
+        dump.append((f.name, key, default))
+    return _Spec(by_key, tuple(dump), tuple(required))
+
+
+def _record_from_table(cls: type, value: Any) -> Any:
+    """A nested record (a node's verdicts): a table with every value right, or a mismatch."""
+    if type(value) is not dict or not issubclass(cls, TomlRecord):
+        raise Mismatch("a table")
+    record, problems = cls.from_toml(value)
+    if record is None or problems:
+        raise Mismatch("a table")
+    return record
+
+
+def _plain(value: Any, skip_defaults: bool) -> Any:
+    if isinstance(value, TomlRecord):
+        return value.to_toml(skip_defaults=skip_defaults)
+    if isinstance(value, list):
+        return [_plain(v, skip_defaults) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v, skip_defaults) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v, skip_defaults) for k, v in value.items()}
+    return value
+
+
+@dataclass(kw_only=True)
+class Verdict(TomlRecord):
     """One outcome of a judgement or check node.
 
     Exactly one of `score` (ends the path with score/10) or `then` (continues at a node) is
@@ -77,7 +218,8 @@ class Verdict(_Base):
         return self.score is not None and self.then is None
 
 
-class Metric(_Base):
+@dataclass(kw_only=True)
+class Metric(TomlRecord):
     """The `[metric]` table: name, threshold, judge model and run settings."""
 
     name: str = "Untitled metric"
@@ -95,13 +237,14 @@ class Metric(_Base):
         return 1.0 if self.strict else self.threshold
 
 
-class NodeBase(_Base):
+@dataclass(kw_only=True)
+class NodeBase(TomlRecord):
     """Fields every node has. `id` is the TOML key under `[nodes]`, not a TOML field."""
 
-    id: str = Field(default="", exclude=True)
+    id: str = field(default="", metadata=NOT_IN_TOML)
     type: str
     label: str | None = None
-    params: list[str] = Field(default_factory=list)
+    params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
 
     #: field names of this node type, in canonical order (used by fmt and the editor form)
@@ -127,13 +270,14 @@ class NodeBase(_Base):
         return []
 
 
+@dataclass(kw_only=True)
 class TaskNode(NodeBase):
     """Extracts evidence with the judge; its output is shown to its `children`."""
 
     type: Literal["task"] = "task"
     instructions: str = ""
     output_label: str = ""
-    children: list[str] = Field(default_factory=list)
+    children: list[str] = field(default_factory=list)
 
     FIELDS: ClassVar[tuple[str, ...]] = (
         "type", "label", "instructions", "output_label", "params", "turn_window", "children",
@@ -159,12 +303,13 @@ class _JudgementMixin:
         return seen
 
 
+@dataclass(kw_only=True)
 class BinaryNode(_JudgementMixin, NodeBase):
     """A yes/no question: exactly one `true` and one `false` verdict."""
 
     type: Literal["binary"] = "binary"
     criteria: str = ""
-    verdicts: list[Verdict] = Field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
 
     FIELDS: ClassVar[tuple[str, ...]] = (
         "type", "label", "criteria", "params", "turn_window", "verdicts",
@@ -172,12 +317,13 @@ class BinaryNode(_JudgementMixin, NodeBase):
     REQUIRED: ClassVar[tuple[str, ...]] = ("criteria", "verdicts")
 
 
+@dataclass(kw_only=True)
 class NonBinaryNode(_JudgementMixin, NodeBase):
     """Picks one of several labels, offered to the judge in declared order."""
 
     type: Literal["non_binary"] = "non_binary"
     criteria: str = ""
-    verdicts: list[Verdict] = Field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
 
     FIELDS: ClassVar[tuple[str, ...]] = (
         "type", "label", "criteria", "params", "turn_window", "verdicts",
@@ -189,6 +335,7 @@ class NonBinaryNode(_JudgementMixin, NodeBase):
         return [str(v.verdict) for v in self.verdicts]
 
 
+@dataclass(kw_only=True)
 class CheckNode(_JudgementMixin, NodeBase):
     """A deterministic check run in code: no judge call.
 
@@ -201,12 +348,13 @@ class CheckNode(_JudgementMixin, NodeBase):
     check: str = ""
     param: str | None = None
     evidence: str | None = None
-    verdicts: list[Verdict] = Field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
     # regex
     pattern: str | None = None
     flags: str | None = None
     # json_schema
-    schema_: dict[str, Any] | str | None = Field(default=None, alias="schema")
+    # `schema` in TOML, `schema_` in Python: the mapping is this field's metadata
+    schema_: dict[str, Any] | str | None = field(default=None, metadata=toml_name("schema"))
     # length
     unit: Literal["chars", "words", "sentences"] | None = None
     min: int | None = None
@@ -219,8 +367,6 @@ class CheckNode(_JudgementMixin, NodeBase):
     allowed: list[str] | None = None
     # python
     function: str | None = None
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     FIELDS: ClassVar[tuple[str, ...]] = (
         "type", "label", "check", "param", "evidence", "pattern", "flags", "schema", "unit",
@@ -249,6 +395,7 @@ class CheckNode(_JudgementMixin, NodeBase):
         return False
 
 
+@dataclass(kw_only=True)
 class GEvalNode(NodeBase):
     """A G-Eval leaf: the judge scores 0..10 against steps; ends the path with that score."""
 
@@ -264,9 +411,7 @@ class GEvalNode(NodeBase):
     REQUIRED: ClassVar[tuple[str, ...]] = ("name", "params")
 
 
-Node = Annotated[
-    TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode, Field(discriminator="type")
-]
+Node = TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode
 NODE_CLASSES: dict[str, type[NodeBase]] = {
     "task": TaskNode,
     "binary": BinaryNode,
@@ -278,18 +423,17 @@ NODE_CLASSES: dict[str, type[NodeBase]] = {
 JudgementNode = BinaryNode | NonBinaryNode | CheckNode
 
 
-class Graph(_Base):
+@dataclass(kw_only=True)
+class Graph(Record):
     """A whole graph file: metric settings and nodes in file order.
 
     `path` is where it was loaded from (None for a graph built in memory); diagnostics and
     relative paths (json_schema files, cases files) are resolved against it.
     """
 
-    metric: Metric = Field(default_factory=Metric)
-    nodes: dict[str, TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode] = Field(
-        default_factory=dict
-    )
-    path: str | None = Field(default=None, exclude=True)
+    metric: Metric = field(default_factory=Metric)
+    nodes: dict[str, Node] = field(default_factory=dict)
+    path: str | None = None
 
     def node(self, node_id: str) -> NodeBase:
         return self.nodes[node_id]
@@ -331,10 +475,10 @@ class Graph(_Base):
         Fields left at their defaults are omitted so a saved file holds only what the user
         set; field order follows each node type's canonical order.
         """
-        metric = self.metric.model_dump(exclude_defaults=True)
+        metric = self.metric.to_toml()
         metric.setdefault("name", self.metric.name)
         metric.setdefault("threshold", self.metric.threshold)
-        out: dict[str, Any] = {"metric": _order(metric, list(Metric.model_fields))}
+        out: dict[str, Any] = {"metric": _order(metric, list(Metric.toml_keys()))}
         nodes: dict[str, Any] = {}
         for nid, node in self.nodes.items():
             nodes[nid] = node_to_raw(node)
@@ -344,15 +488,13 @@ class Graph(_Base):
 
 def node_to_raw(node: NodeBase) -> dict[str, Any]:
     """One node as a TOML-ready dict (type first, defaults dropped, canonical order)."""
-    data = node.model_dump(exclude_defaults=True, by_alias=True, exclude={"id"})
+    data = node.to_toml()
     data["type"] = node.type
     for key in node.REQUIRED:
         if key not in data:
-            value = getattr(node, "schema_" if key == "schema" else key)
+            value = getattr(node, node.attr_for(key))
             if value is not None:
-                data[key] = (
-                    [v.model_dump(exclude_none=True) for v in value] if key == "verdicts" else value
-                )
+                data[key] = _plain(value, True)
     if "turn_window" in data and data["turn_window"] is not None:
         data["turn_window"] = list(data["turn_window"])
     if "verdicts" in data:

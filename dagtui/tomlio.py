@@ -54,7 +54,7 @@ __all__ = [
     "toml_value",
 ]
 
-METRIC_ORDER: tuple[str, ...] = tuple(Metric.model_fields)
+METRIC_ORDER: tuple[str, ...] = Metric.toml_keys()
 VERDICT_ORDER: tuple[str, ...] = ("verdict", "score", "then")
 #: a list of scalars longer than this (as one line) is written one item per line
 _WRAP_AT = 88

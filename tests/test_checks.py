@@ -15,7 +15,8 @@ from dagtui.model import CheckNode, Graph
 
 
 def check(fields: dict, **settings) -> CheckNode:
-    node = CheckNode.model_validate({"type": "check", **fields, **settings})
+    node, problems = CheckNode.from_toml({"type": "check", **fields, **settings})
+    assert node is not None and problems == [], problems
     node.id = "c"
     return node
 

@@ -9,6 +9,7 @@ loads back as the same model, both fresh and merged into an earlier file after a
 
 from __future__ import annotations
 
+import copy
 import difflib
 import os
 import re
@@ -107,7 +108,8 @@ def nodes(draw, nid: str, ids: list[str]):
         # a check reads one `param` (or evidence): no params list, no turn window
         node = CheckNode(check=draw(st.sampled_from(CHECK_KINDS)),
                          verdicts=_verdicts(draw(st.permutations([True, False])), ids, draw),
-                         label=common["label"], **extra)
+                         label=common["label"],
+                         **{CheckNode.attr_for(key): value for key, value in extra.items()})
     else:
         node = GEvalNode(name=draw(TEXT), criteria=draw(st.none() | TEXT),
                          evaluation_steps=draw(st.none() | st.lists(TEXT, max_size=3)),
@@ -152,7 +154,7 @@ def _original(graph: Graph, aot: bool) -> str:
 @st.composite
 def edited(draw, graph: Graph):
     """A copy of `graph` with one random edit, plus the renames that edit implies."""
-    g = graph.model_copy(deep=True)
+    g = copy.deepcopy(graph)
     ids = list(g.nodes)
     action = draw(st.sampled_from(
         ["text", "score", "add_verdict", "drop_verdict", "drop_node", "add_node", "rename",

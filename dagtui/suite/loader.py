@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from pydantic import ValidationError
-
 from ..diagnostics import Diagnostic
 from ..loader import Collector, suggest
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
@@ -433,16 +431,9 @@ def check_graph(rule: Rule) -> tuple[Graph | None, list[tuple[str, str]]]:
             re.compile(data["pattern"])
         except re.error as exc:
             problems.append(("pattern", f"invalid regular expression: {exc}"))
-    try:
-        node = CheckNode.model_validate({
-            "type": "check", **data,
-            "verdicts": [{"verdict": True, "score": 10}, {"verdict": False, "score": 0}],
-        })
-    except ValidationError as exc:
-        for err in exc.errors():
-            key = str((err.get("loc") or ("check",))[0]).replace("schema_", "schema")
-            problems.append((key, f"'{key}': {err.get('msg', 'invalid value')}"))
-        return None, problems
+    node, wrong = CheckNode.from_toml({"type": "check", **data})
+    if node is None or wrong:
+        return None, problems + [(p.key, p.message) for p in wrong]
     node.id = rule.id
     node.verdicts = [Verdict(verdict=True, score=10), Verdict(verdict=False, score=0)]
     graph = Graph(metric=Metric(name=rule.display_name, threshold=1.0), nodes={rule.id: node})

@@ -22,10 +22,13 @@ from typing import Any
 from ..diagnostics import Diagnostic, Severity, sort_key
 from ..model import (
     NODE_CLASSES,
+    BinaryNode,
     CheckNode,
+    GEvalNode,
     Graph,
     Metric,
     NodeBase,
+    NonBinaryNode,
     TaskNode,
     Verdict,
 )
@@ -325,9 +328,7 @@ class EditorState:
 
     def _replace(self, node_id: str, **update: Any) -> None:
         node = self.graph.nodes[node_id]
-        if "schema" in update:
-            update["schema_"] = update.pop("schema")
-        new = node.model_copy(update=update)
+        new = node.replace(**{node.attr_for(key): value for key, value in update.items()})
         new.id = node_id
         self.graph.nodes[node_id] = new
 
@@ -335,8 +336,7 @@ class EditorState:
         """Set one field of a node (typing coalesces into one undo step per field)."""
         self._check_writable()
         node = self.graph.nodes[node_id]
-        attr = "schema_" if name == "schema" else name
-        if getattr(node, attr, None) == value:
+        if getattr(node, node.attr_for(name), None) == value:
             return
         self.edit(f"edit {node_id}.{name}", lambda: self._replace(node_id, **{name: value}),
                   key=("field", node_id, name))
@@ -347,7 +347,7 @@ class EditorState:
             return
 
         def change() -> None:
-            self.graph.metric = self.graph.metric.model_copy(update={name: value})
+            self.graph.metric = self.graph.metric.replace(**{name: value})
 
         self.edit(f"edit metric.{name}", change, key=("metric", name))
 
@@ -364,15 +364,17 @@ class EditorState:
             data["instructions" if new_type == "task" else "criteria"] = text
         verdicts = list(getattr(old, "verdicts", []) or [])
         if new_type in ("binary", "check") and not verdicts:
-            verdicts = [Verdict.model_construct(verdict=True, score=10, then=None),
-                        Verdict.model_construct(verdict=False, score=0, then=None)]
+            verdicts = [Verdict(verdict=True, score=10, then=None),
+                        Verdict(verdict=False, score=0, then=None)]
         if new_type == "non_binary" and not verdicts:
-            verdicts = [Verdict.model_construct(verdict="Yes", score=10, then=None),
-                        Verdict.model_construct(verdict="No", score=0, then=None)]
+            verdicts = [Verdict(verdict="Yes", score=10, then=None),
+                        Verdict(verdict="No", score=0, then=None)]
 
         def change() -> None:
-            new = cls.model_validate({"type": new_type, **{k: v for k, v in data.items()
-                                                              if v is not None}})
+            # from_toml copies the lists and leaves out a value the new type cannot hold
+            new, _ = cls.from_toml({"type": new_type, **{k: v for k, v in data.items()
+                                                         if v is not None}})
+            assert new is not None  # every node field has a default
             if hasattr(new, "verdicts"):
                 new.verdicts = verdicts
             if isinstance(new, TaskNode):
@@ -384,26 +386,23 @@ class EditorState:
 
     def new_node(self, node_type: str, node_id: str) -> NodeBase:
         """A fresh node with placeholder content the validator will point at."""
-        cls = NODE_CLASSES[node_type]
         node: NodeBase
         if node_type == "task":
-            node = cls.model_validate({"type": "task", "instructions": "", "output_label": ""})
+            node = TaskNode(instructions="", output_label="")
         elif node_type == "binary":
-            node = cls.model_validate({"type": "binary", "criteria": ""})
-            node.verdicts = [Verdict.model_construct(verdict=True, score=10, then=None),
-                             Verdict.model_construct(verdict=False, score=0, then=None)]
+            node = BinaryNode(criteria="", verdicts=[Verdict(verdict=True, score=10),
+                                                     Verdict(verdict=False, score=0)])
         elif node_type == "non_binary":
-            node = cls.model_validate({"type": "non_binary", "criteria": ""})
-            node.verdicts = [Verdict.model_construct(verdict="Good", score=10, then=None),
-                             Verdict.model_construct(verdict="Bad", score=0, then=None)]
+            node = NonBinaryNode(criteria="", verdicts=[Verdict(verdict="Good", score=10),
+                                                        Verdict(verdict="Bad", score=0)])
         elif node_type == "check":
-            node = cls.model_validate({"type": "check", "check": "json",
-                                       "param": "actual_output"})
-            node.verdicts = [Verdict.model_construct(verdict=True, score=10, then=None),
-                             Verdict.model_construct(verdict=False, score=0, then=None)]
+            node = CheckNode(check="json", param="actual_output",
+                             verdicts=[Verdict(verdict=True, score=10),
+                                       Verdict(verdict=False, score=0)])
+        elif node_type == "geval":
+            node = GEvalNode(name=node_id, params=["actual_output"])
         else:
-            node = cls.model_validate({"type": "geval", "name": node_id,
-                                       "params": ["actual_output"]})
+            raise KeyError(node_type)
         node.id = node_id
         return node
 
@@ -440,8 +439,7 @@ class EditorState:
                 if verdict_index is not None and hasattr(owner, "verdicts"):
                     vs = list(owner.verdicts)
                     v = vs[verdict_index]
-                    vs[verdict_index] = Verdict.model_construct(verdict=v.verdict, score=None,
-                                                                then=node_id)
+                    vs[verdict_index] = Verdict(verdict=v.verdict, score=None, then=node_id)
                     self._replace(parent, verdicts=vs)
                 elif isinstance(owner, TaskNode):
                     self._replace(parent, children=[*owner.children, node_id])
@@ -470,7 +468,7 @@ class EditorState:
         else:
             have = {v.verdict for v in vs if isinstance(v.verdict, bool)}
             value = not (True in have and False not in have)
-        vs.append(Verdict.model_construct(verdict=value, score=0, then=None))
+        vs.append(Verdict(verdict=value, score=0, then=None))
         self.edit(f"add verdict to {node_id}", lambda: self._replace(node_id, verdicts=vs))
         return len(vs) - 1
 
@@ -500,7 +498,7 @@ class EditorState:
                 new_score = None
         if (new_verdict, new_score, new_then) == (old.verdict, old.score, old.then):
             return
-        vs[index] = Verdict.model_construct(verdict=new_verdict, score=new_score, then=new_then)
+        vs[index] = Verdict(verdict=new_verdict, score=new_score, then=new_then)
         self.edit(f"edit verdict of {node_id}", lambda: self._replace(node_id, verdicts=vs),
                   key=("verdict", node_id, index, verdict is ..., score is ..., then is ...))
 
@@ -566,15 +564,15 @@ class EditorState:
                 if isinstance(owner, TaskNode):
                     self._replace(pid, children=[c for c in owner.children if c != node_id])
                 if hasattr(owner, "verdicts"):
-                    vs = [Verdict.model_construct(verdict=v.verdict, score=v.score, then=None)
+                    vs = [Verdict(verdict=v.verdict, score=v.score, then=None)
                           if v.then == node_id else v for v in owner.verdicts]
                     self._replace(pid, verdicts=vs)
                 if isinstance(owner, CheckNode) and owner.evidence == node_id:
                     self._replace(pid, evidence=None)
             del self.graph.nodes[node_id]
             if self.graph.metric.roots and node_id in self.graph.metric.roots:
-                self.graph.metric = self.graph.metric.model_copy(
-                    update={"roots": [r for r in self.graph.metric.roots if r != node_id]})
+                self.graph.metric = self.graph.metric.replace(
+                    roots=[r for r in self.graph.metric.roots if r != node_id])
             if self.selected == node_id:
                 self.selected = dependents[0] if dependents else next(iter(self.graph.nodes),
                                                                       None)
@@ -609,19 +607,19 @@ class EditorState:
                     update["children"] = swap(node.children)
                 if hasattr(node, "verdicts") and any(v.then == old for v in node.verdicts):
                     update["verdicts"] = [
-                        Verdict.model_construct(verdict=v.verdict, score=v.score, then=new)
+                        Verdict(verdict=v.verdict, score=v.score, then=new)
                         if v.then == old else v for v in node.verdicts]
                 if isinstance(node, CheckNode) and node.evidence == old:
                     update["evidence"] = new
                 if update or nid == old:
-                    node = node.model_copy(update=update)
+                    node = node.replace(**update)
                 key = new if nid == old else nid
                 node.id = key
                 nodes[key] = node
             self.graph.nodes = nodes
             if self.graph.metric.roots:
-                self.graph.metric = self.graph.metric.model_copy(
-                    update={"roots": swap(self.graph.metric.roots)})
+                self.graph.metric = self.graph.metric.replace(
+                    roots=swap(self.graph.metric.roots))
             # chain renames so tomlio maps the ORIGINAL key to the newest name
             origin = next((k for k, v in self.renames.items() if v == old), old)
             self.renames[origin] = new

@@ -105,8 +105,9 @@ def field_from_text(name: str, text: str) -> Any:
 def with_field(graph: Graph, node_id: str, name: str, value: Any) -> Graph:
     """A copy of `graph` with one node field changed (the original is left alone)."""
     nodes = dict(graph.nodes)
-    nodes[node_id] = nodes[node_id].model_copy(update={name: value})
-    return graph.model_copy(update={"nodes": nodes})
+    node = nodes[node_id]
+    nodes[node_id] = node.replace(**{node.attr_for(name): value})
+    return graph.replace(nodes=nodes)
 
 
 class DebugRun:
