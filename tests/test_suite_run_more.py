@@ -1,0 +1,159 @@
+"""Suite runs catching up with `dagtui run`/`dagtui test` on graphs: per-(case, rule) traces
+and the zero-call labels test. Calls are counted at the loopback stub."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dagtui.cli import main
+from dagtui.loader import load_file
+from dagtui.suite import load_suite_file
+from dagtui.suite.labels import split_labels
+from dagtui.trace import Trace
+
+sys.path.insert(0, str(Path(__file__).parent))
+from stub_server import StubServer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "graphs" / "suites" / "spans.toml"
+LABELLED = ROOT / "graphs" / "suites" / "spans.labels.jsonl"
+
+
+def _tiny_suite(tmp_path: Path) -> tuple[Path, Path]:
+    """has_output (code) gates judge (one binary LLM node); case "b" has no output."""
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nname = "tiny"\n[rules.has_output]\n'
+                     'check = { check = "length", param = "actual_output", min = 1 }\n'
+                     '[rules.judge]\ngraph = "j.toml"\ndepends_on = ["has_output"]\n')
+    (tmp_path / "j.toml").write_text(
+        '[metric]\nname = "j"\nmodel = "openai/gpt-4.1-mini"\n[nodes.ok]\ntype = "binary"\n'
+        'criteria = "Is it ok?"\nparams = ["actual_output"]\n'
+        'verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]\n')
+    cases = tmp_path / "c.jsonl"
+    cases.write_text('{"name": "a", "actual_output": "hello"}\n'
+                     '{"name": "b/odd name", "actual_output": ""}\n')
+    return suite, cases
+
+
+def test_trace_dir_writes_one_reopenable_trace_per_evaluated_pair(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    suite, cases = _tiny_suite(tmp_path)
+    traces = tmp_path / "traces"
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with StubServer() as stub:
+        rc = main(["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
+                   "--no-cache", "-q", "--json", str(tmp_path / "o.json"),
+                   "--trace-dir", str(traces)])
+        calls = stub.calls
+    assert rc == 1  # has_output fails on the empty case
+    assert calls == 1
+    # "b" never reached the judge rule (gated off): no file for that pair
+    names = sorted(p.name for p in traces.iterdir())
+    assert names == ["001_a__has_output.json", "001_a__judge.json",
+                     "002_b_odd_name__has_output.json"]
+    data = json.loads((tmp_path / "o.json").read_text())
+    evaluated = sum(1 for r in data["rules"] for c in r["cases"] if c["state"] == "evaluated")
+    assert evaluated == len(names)
+    skipped = [c for r in data["rules"] for c in r["cases"] if c["state"] != "evaluated"]
+    assert [(c["case"], c["state"]) for c in skipped] == [("b/odd name", "skipped_deps")]
+
+    judged = Trace.load(traces / "001_a__judge.json")
+    graph = load_file(tmp_path / "j.toml").graph
+    assert judged.matches(graph)  # `dagtui step j.toml --trace FILE` accepts it
+    assert judged.case["name"] == "a" and judged.case["actual_output"] == "hello"
+    assert judged.judge["name"] == "litellm" and judged.judge["api_base"].startswith(
+        stub.base_url.rstrip("/"))
+    assert [s.node for s in judged.steps] == ["ok"]
+    assert judged.steps[0].answer is True and len(judged.steps[0].calls) == 1
+    assert judged.result.score == 1.0 and judged.result.describe_path() == "ok=true → score 10"
+
+    failed_check = Trace.load(traces / "002_b_odd_name__has_output.json")
+    assert failed_check.judge["name"] == "check"
+    step = failed_check.steps[0]
+    assert (step.node, step.node_type, step.source, step.answer) == (
+        "has_output", "check", "check", False)
+    assert failed_check.result.score == 0.0 and failed_check.result.success is False
+    assert failed_check.result.calls == 0
+
+
+def test_labels_test_passes_the_labelled_example_with_zero_calls(monkeypatch, capsys) -> None:
+    with StubServer() as stub:
+        # were anything to reach a model, it would reach the stub
+        monkeypatch.setenv("OPENAI_API_BASE", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        rc = main(["test", str(EXAMPLE), "--cases", str(LABELLED)])
+        assert stub.calls == 0
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "7 cases, 7 passed, 0 failed (labels judge, 0 LLM calls)" in out
+    table = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
+    assert table["correctness"][:3] == ["4", "3", "4"]  # ran, not run, labelled
+    assert table["is_english"][3] == "7/7"  # the inline check agreed with every label
+
+
+def _labelled_cases() -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in map(json.loads, LABELLED.read_text().splitlines())}
+
+
+def _write(tmp_path: Path, cases: dict[str, dict[str, Any]]) -> Path:
+    path = tmp_path / "mislabelled.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases.values()))
+    return path
+
+
+def test_mislabelled_cases_fail_naming_rule_and_node(tmp_path: Path, capsys) -> None:
+    cases = _labelled_cases()
+    cases["span-009"]["expected"]["is_english"] = True  # Italian: the check says false
+    del cases["span-001"]["expected"]["correctness"]["agrees"]  # the path reaches it
+    cases["span-008"]["expected"]["correctness"]["expected_score"] = 1  # labels lead to 0
+    cases["span-003"]["expected"]["correctness"] = {"addresses": True}  # filtered out
+    cases["span-010"]["expected"]["correctness"] = "skipped"  # but it runs
+    cases["span-004"]["expected"]["correctness"]["agree"] = True  # no such node
+    rc = main(["test", str(EXAMPLE), "--cases", str(_write(tmp_path, cases))])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "7 cases, 1 passed, 6 failed" in out
+    assert ("rule 'is_english', node 'is_english': the check answered false in code" in out
+            and "the label says true" in out)
+    assert ("rule 'correctness', node 'agrees': no label, and the suite's path reaches it; "
+            'add "correctness": {"agrees": ...}') in out
+    assert "rule 'correctness': score 0.00 but its expected_score is 1.00" in out
+    assert ("rule 'correctness' is labelled (addresses=true) but the suite did not run it: "
+            "filter: metadata.kind in ['chat', 'qa']") in out
+    assert "rule 'correctness' ran, but the labels say the suite should skip it" in out
+    assert "rule 'correctness' has no node 'agree' (its nodes: addresses, agrees)" in out
+    fails = [line.split()[1] for line in out.splitlines() if line.strip().startswith("FAIL")]
+    assert fails == ["span-001", "span-003", "span-004", "span-008", "span-009", "span-010"]
+
+
+def test_dotted_labels_read_like_nested_tables() -> None:
+    load = load_suite_file(EXAMPLE)
+    nested = split_labels(load.suite, load.graphs, {
+        "has_output": True, "correctness": {"addresses": True, "expected_score": 0.5},
+        "deep_analysis": "skipped"})
+    dotted = split_labels(load.suite, load.graphs, {
+        "has_output.has_output": True, "correctness.addresses": True,
+        "correctness.expected_score": 0.5, "deep_analysis": "Skipped"})
+    assert nested == dotted and not nested.problems
+    assert nested.of("correctness").nodes == {"addresses": True}
+    assert nested.of("correctness").score == 0.5
+    assert nested.of("deep_analysis").skipped and not nested.of("is_english").any
+    wrong = split_labels(load.suite, load.graphs, {"corectness.agrees": True,
+                                                   "correctness": True})
+    assert wrong.problems[0].startswith("label 'corectness.agrees' names no rule")
+    assert "rule 'correctness' is a graph: label its nodes with a table" in wrong.problems[1]
+
+
+@pytest.mark.parametrize("cases_text, code", [(None, 2), ("not json\n", 2)])
+def test_labels_test_input_errors_exit_2(tmp_path: Path, cases_text: str | None,
+                                         code: int, capsys) -> None:
+    path = tmp_path / "cases.jsonl"
+    if cases_text is not None:
+        path.write_text(cases_text)
+    assert main(["test", str(EXAMPLE), "--cases", str(path)]) == code
+    assert "dagtui test:" in capsys.readouterr().err
