@@ -1,7 +1,8 @@
-"""The core must never pull in Textual or litellm (SPEC §12).
+"""The core must never pull in Textual, litellm or pydantic (SPEC §12, issue #4).
 
-Textual belongs to `dagtui/tui/` only, and litellm (seconds and ~200 MB to import) must wait
-for a real judge call. Importing every other module of the package in a fresh interpreter
+Textual belongs to `dagtui/tui/` only, litellm (seconds and ~200 MB to import) must wait
+for a real judge call, and pydantic (about a tenth of a second) is not used at all: the
+editor's first frame must come fast, so neither the core nor the editor may load it. Importing every other module of the package in a fresh interpreter
 and then looking at `sys.modules` proves both, including for modules added later: the list
 is discovered by walking the package, not written by hand.
 """
@@ -15,7 +16,7 @@ import textwrap
 
 import pytest
 
-FORBIDDEN = ("textual", "litellm")
+FORBIDDEN = ("textual", "litellm", "pydantic")
 
 _PROBE = textwrap.dedent(
     """
@@ -42,7 +43,7 @@ _PROBE = textwrap.dedent(
             failed[name] = f"{type(exc).__name__}: {exc}"
     forbidden = sorted(
         m for m in sys.modules
-        if m.split(".")[0] in ("textual", "litellm")
+        if m.split(".")[0] in ("textual", "litellm", "pydantic", "pydantic_core")
     )
     print(json.dumps({"imported": names, "failed": failed, "forbidden": forbidden}))
     """
@@ -78,3 +79,20 @@ def test_every_core_module_imports(probe: dict) -> None:
 def test_core_does_not_import(probe: dict, package: str) -> None:
     leaked = [m for m in probe["forbidden"] if m.split(".")[0] == package]
     assert leaked == [], f"importing the core loaded {package}: {leaked[:5]}"
+
+
+def test_editor_startup_does_not_import_pydantic() -> None:
+    """What `dagtui edit` imports before its first frame (the TUI included) stays free of
+    pydantic; litellm brings its own copy, loaded only with litellm."""
+    probe = (
+        "import sys, json\n"
+        "import dagtui, dagtui.loader, dagtui.validate, dagtui.tomlio, dagtui.cli\n"
+        "import dagtui.tui.state, dagtui.tui.app\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pydantic', 'pydantic_core'))))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
