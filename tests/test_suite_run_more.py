@@ -3,6 +3,7 @@ and the zero-call labels test. Calls are counted at the loopback stub."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -157,3 +158,53 @@ def test_labels_test_input_errors_exit_2(tmp_path: Path, cases_text: str | None,
         path.write_text(cases_text)
     assert main(["test", str(EXAMPLE), "--cases", str(path)]) == code
     assert "dagtui test:" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """`--workers 2` spreads each LLM rule's admitted cases over worker processes; the
+    budgeted rule (deep_analysis, max_calls) stays in process. Nothing else may differ."""
+    cases = tmp_path / "spans.jsonl"  # the first 20 spans: every gate still stops some
+    cases.write_text("".join((EXAMPLE.parent / "spans.cases.jsonl").read_text()
+                             .splitlines(keepends=True)[:20]))
+    from dagtui.suite import cli as suite_cli
+    from dagtui.suite.runner import EngineRuleRunner
+
+    pools: list[dict[str, int]] = []
+    real_init = EngineRuleRunner.__init__
+
+    def recording_init(self: EngineRuleRunner, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        pools.append(self.pools)
+
+    monkeypatch.setattr(EngineRuleRunner, "__init__", recording_init)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("CI", "1")
+    seen: dict[str, Any] = {}
+    with StubServer() as stub:
+        for workers in ("1", "2"):
+            before = stub.calls
+            rc = main(["run", str(EXAMPLE), "--cases", str(cases), "--api-base",
+                       stub.base_url, "--no-cache", "-q",
+                       "--workers", workers, "--json", str(tmp_path / f"w{workers}.json"),
+                       "--trace-dir", str(tmp_path / f"t{workers}")])
+            data = json.loads((tmp_path / f"w{workers}.json").read_text())
+            seen[workers] = {
+                "rc": rc, "stub": stub.calls - before, "calls": data["totals"]["calls"],
+                "outcomes": [(r["rule"], [(c["case"], c["state"], c.get("score"))
+                                          for c in r["cases"]]) for r in data["rules"]],
+                "traces": sorted(p.name for p in (tmp_path / f"t{workers}").iterdir()),
+            }
+    one, two = seen["1"], seen["2"]
+    assert one["stub"] == one["calls"] > 0 and two["stub"] == two["calls"] == one["calls"]
+    assert two["outcomes"] == one["outcomes"] and two["rc"] == one["rc"]
+    assert two["traces"] == one["traces"]
+    assert pools == [{}, {"correctness": 2}]  # in process; then correctness in 2 workers
+    assert suite_cli.workers_option(argparse.Namespace(workers="auto")) == "auto"
+
+
+@pytest.mark.parametrize("value", ["0", "two"])
+def test_bad_workers_flag_is_a_usage_error(value: str, capsys) -> None:
+    assert main(["run", str(EXAMPLE), "--workers", value]) == 2
+    assert "--workers must be a whole number >= 1 or 'auto'" in capsys.readouterr().err

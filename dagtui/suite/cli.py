@@ -5,7 +5,9 @@
 are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--model`,
 `--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--cache-dir`) work here
 as they do for graphs; `add_suite_arguments` adds the one suite-only flag. `--trace-dir DIR`
-writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`).
+writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers N|auto`
+runs each LLM rule's admitted cases in worker processes (`dagtui.workers`), except rules
+with `max_calls`, which admit case by case and so stay in process.
 
 Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
 (score below its graph's threshold; a check that does not hold) or the suite is invalid;
@@ -104,7 +106,9 @@ async def execute(
 
     assert load.suite is not None
     concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
-    runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces)
+    workers = workers_option(args)
+    runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
+                              workers=workers, concurrency=concurrency)
     try:
         result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
                                  kinds=load.kinds, on_rule_done=on_rule_done)
@@ -112,7 +116,8 @@ async def execute(
         await runner.aclose()
     if measure_ungated:
         # cache off: a cached answer is a call the gated run already paid for
-        base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False))
+        base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False),
+                                       workers=workers, concurrency=concurrency)
         try:
             if on_rule_done is not None:
                 print("measuring the ungated baseline (every active rule on every case)...",
@@ -125,6 +130,20 @@ async def execute(
     else:
         estimate_baseline(result)
     return result
+
+
+def workers_option(args: argparse.Namespace) -> int | str:
+    """`--workers`: a whole number >= 1 or "auto"; raises ValueError otherwise."""
+    value = _opt(args, "workers", default=1)
+    if value == "auto":
+        return "auto"
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = 0
+    if count < 1:
+        raise ValueError("--workers must be a whole number >= 1 or 'auto'")
+    return count
 
 
 def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
@@ -155,6 +174,11 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     try:
         cases = load_cases(cases_arg)
     except CaseError as exc:
+        print(f"dagtui run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        workers_option(args)
+    except ValueError as exc:
         print(f"dagtui run: {exc}", file=sys.stderr)
         return EXIT_USAGE
     measure = bool(_opt(args, "measure_ungated", default=False)) or (

@@ -84,6 +84,20 @@ class RuleRunner(Protocol):
     async def run(self, rule: Rule, case: Any) -> RuleOutcome: ...
 
 
+class BatchRuleRunner(RuleRunner, Protocol):
+    """A runner that may take a rule's admitted cases all at once (worker processes).
+
+    `batches(rule, n)` says whether `n` admitted cases of `rule` go to `run_batch` (one
+    outcome per case, in order) instead of one `run` each. Only rules without a budget are
+    batched: `max_calls` admits case by case on the calls really spent, which a batch
+    cannot honour, so those rules always run case by case.
+    """
+
+    def batches(self, rule: Rule, n_cases: int) -> bool: ...
+
+    async def run_batch(self, rule: Rule, cases: list[Any]) -> list[RuleOutcome]: ...
+
+
 @dataclass
 class CaseRecord:
     """One (rule, case) pair: the gate that stopped it, or its outcome."""
@@ -432,6 +446,9 @@ async def _run_rule(
             spent += outcome.calls
             reserved -= hold
             budget_changed.notify_all()
+        account(i, outcome)
+
+    def account(i: int, outcome: RuleOutcome) -> None:
         st.calls += outcome.calls
         if outcome.cost is None:
             if outcome.calls:
@@ -452,6 +469,8 @@ async def _run_rule(
                 st.below_threshold += 1
         settle(i, rec)
 
+    admitted: list[int] = []  # cases for a batch runner, when this rule is batched
+    may_batch = budget is None and callable(getattr(runner, "batches", None))
     for i, case in enumerate(cases):
         if not rule.active:
             settle(i, CaseRecord(names[i], PAUSED, "rule is paused"))
@@ -459,6 +478,9 @@ async def _run_rule(
         state, why = gate_reason(rule, names[i], case, passes) if gated else (EVALUATED, "")
         if state != EVALUATED:
             settle(i, CaseRecord(names[i], state, why))
+            continue
+        if may_batch:
+            admitted.append(i)
             continue
         if budget is not None:
             if out_of_budget:
@@ -477,6 +499,19 @@ async def _run_rule(
                 continue
         await limit.acquire()
         tasks.append(asyncio.create_task(evaluate(i, worst if budget is not None else 0)))
+    if admitted:
+        batch: BatchRuleRunner = runner  # type: ignore[assignment]
+        if batch.batches(rule, len(admitted)):
+            try:
+                outcomes = await batch.run_batch(rule, [cases[i] for i in admitted])
+            except Exception as exc:  # a runner bug must not take the suite down
+                outcomes = [RuleOutcome(error=f"{type(exc).__name__}: {exc}")] * len(admitted)
+            for i, outcome in zip(admitted, outcomes, strict=True):
+                account(i, outcome)
+        else:
+            for i in admitted:
+                await limit.acquire()
+                tasks.append(asyncio.create_task(evaluate(i, 0)))
     if tasks:
         await asyncio.gather(*tasks)
     st.records = [r for r in records if r is not None]

@@ -8,6 +8,7 @@ that answers a label (a `python` check may) is a categorical output, which never
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -58,14 +59,25 @@ class EngineRuleRunner:
 
     `traces` (a `TraceWriter`) saves every evaluated pair's trace; `case_view` rewrites the
     case a rule is given (the suite labels test narrows `expected` to the rule's own labels).
+
+    `workers` (an int or "auto", as `dagtui run --workers`) hands each graph rule's admitted
+    cases to `dagtui.workers.evaluate_in_workers`, one pool per rule and one pool at a time
+    (a pool already uses every core it is given); `dagtui.workers.resolve_workers` decides,
+    so "auto" and non-litellm judges stay in process. `concurrency` is the pool's share.
     """
 
     def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
-                 traces: TraceWriter | None = None, case_view: CaseView | None = None) -> None:
+                 traces: TraceWriter | None = None, case_view: CaseView | None = None,
+                 workers: int | str = 1, concurrency: int = 8) -> None:
         self.load = load
         self.judge_for = judge_for
         self.traces = traces
         self.case_view = case_view
+        self.workers = workers
+        self.concurrency = concurrency
+        self._pool_turn: asyncio.Lock | None = None
+        #: rule id -> worker processes its last batch used (for reports and tests)
+        self.pools: dict[str, int] = {}
         self._engines: dict[str, Engine] = {}
         self.judges: list[Judge] = []
 
@@ -106,6 +118,51 @@ class EngineRuleRunner:
         if self.traces is not None:
             self.traces.write(rule, graph, original, engine.judge, result, seen=case)
         return self.outcome_of(result)
+
+    # -- worker processes (see `gating.BatchRuleRunner`) -----------------------------------
+    def _workers_for(self, rule: Rule, n_cases: int) -> int:
+        if self.workers in (None, 1) or rule.graph is None or rule.id not in self.load.graphs:
+            return 1
+        from ..workers import resolve_workers
+
+        return resolve_workers(self.workers, n_cases, self.engine(rule).judge)
+
+    def batches(self, rule: Rule, n_cases: int) -> bool:
+        return self._workers_for(rule, n_cases) > 1
+
+    async def run_batch(self, rule: Rule, cases: list[Any]) -> list[RuleOutcome]:
+        """Run `cases` of a graph rule in worker processes. Cases the graph cannot run
+        (a missing field) get the same error outcome an in-process run gives them; the
+        others go to one pool. Traces are written here, from the results sent back."""
+        from ..cases import CaseError
+        from ..workers import evaluate_in_workers
+
+        engine = self.engine(rule)
+        graph = self.load.graphs[rule.id]
+        seen = [self.case_view(rule, c) if self.case_view else c for c in cases]
+        outcomes: list[RuleOutcome | None] = [None] * len(cases)
+        runnable: list[int] = []
+        for i, case in enumerate(seen):
+            try:
+                engine.preflight(case)
+            except CaseError as exc:
+                outcomes[i] = RuleOutcome(error=str(exc))
+                continue
+            runnable.append(i)
+        if runnable:
+            workers = self._workers_for(rule, len(runnable))
+            if self._pool_turn is None:
+                self._pool_turn = asyncio.Lock()
+            async with self._pool_turn:  # rules of one level: one pool after another
+                report = await asyncio.to_thread(
+                    evaluate_in_workers, engine, [seen[i] for i in runnable],
+                    workers=workers, concurrency=self.concurrency)
+            self.pools[rule.id] = workers
+            for i, result in zip(runnable, report.results, strict=True):
+                if self.traces is not None:
+                    self.traces.write(rule, graph, cases[i], engine.judge, result, seen=seen[i])
+                outcomes[i] = self.outcome_of(result)
+        return [o if o is not None else RuleOutcome(error="no result") for o in outcomes]
 
     @staticmethod
     def outcome_of(result: Any) -> RuleOutcome:
