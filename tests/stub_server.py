@@ -20,6 +20,7 @@ the first label of a non-binary one, 7 for a G-Eval score). `Script` builds a re
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import atexit
 import contextlib
@@ -75,11 +76,17 @@ def prompt_kind(body: dict[str, Any]) -> str:
 
 
 def labels_in(body: dict[str, Any]) -> list[str]:
+    """The labels a non-binary request offers: dagtui's bullet list, or DeepEval's Python
+    list after `'verdict'` (so the benchmark can drive DeepEval's own DAGMetric too)."""
     text = first_user(body)
     m = re.search(r"Choose exactly one of these labels:\n((?:- .*\n?)+)", text)
-    if not m:
-        return []
-    return [line[2:] for line in m.group(1).splitlines() if line.startswith("- ")]
+    if m:
+        return [line[2:] for line in m.group(1).splitlines() if line.startswith("- ")]
+    m = re.search(r"'verdict' (\[[^\]\n]*\])", text)
+    if m:
+        with contextlib.suppress(ValueError, SyntaxError):
+            return [str(label) for label in ast.literal_eval(m.group(1))]
+    return []
 
 
 def smart_answer(body: dict[str, Any]) -> dict[str, Any]:

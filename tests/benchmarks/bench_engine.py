@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -183,12 +184,64 @@ def throughput(runs: int) -> None:
     for w, ratios in by_workers.items():
         print(f"  workers={w}: ratio {_spread(ratios)}   (target <= 1.25x)")
     if importlib.util.find_spec("deepeval") is not None:
-        print("  deepeval is importable: run its DAGMetric against this stub for a live "
-              "figure (not automated here)")
+        deepeval_live()
     else:
-        print("  deepeval is not installed here; its figure below is from the reference notes")
-    print(f"  DeepEval, same setup: {DEEPEVAL_REFERENCE_S:.1f} s for 100 cases "
-          f"(4 calls per passing case; bound 4.0 s, ratio {DEEPEVAL_REFERENCE_S / 4.0:.1f}x)")
+        print("  deepeval is not installed here (it is the `interop` extra, in its own venv); "
+              "its figure from the reference notes:")
+        print(f"  DeepEval, same setup: {DEEPEVAL_REFERENCE_S:.1f} s for 100 cases "
+              f"(4 calls per passing case; bound 4.0 s, ratio {DEEPEVAL_REFERENCE_S / 4.0:.1f}x)")
+
+
+def deepeval_live() -> None:
+    """DeepEval's own DAGMetric on the same workload: the graph exported to DeepEval Python
+    (`dagtui export --format deepeval-python`), its OpenAI-compatible LocalModel pointed at a
+    fresh stub at the same latency, 100 cases with 20 `a_measure` in flight. Calls are
+    counted at the stub, so the figure includes DeepEval's separate reason call."""
+    import tempfile
+
+    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
+    os.environ.setdefault("DEEPEVAL_DISABLE_DOTENV", "1")
+    from deepeval.models import LocalModel
+    from deepeval.test_case import LLMTestCase
+    from test_export_support import load_module
+
+    from dagtui.export import export_graph
+
+    graph = load_file(GRAPH).graph
+    with tempfile.TemporaryDirectory() as tmp:
+        module = load_module(export_graph(graph, "deepeval-python"), Path(tmp))
+
+    async def batch(items: list[Case], base_url: str) -> tuple[float, list[float | None]]:
+        model = LocalModel(model="gpt-4.1-mini", base_url=base_url, api_key="test")
+        sem = asyncio.Semaphore(CONCURRENCY)
+
+        async def one(case: Case) -> float | None:
+            async with sem:
+                metric = module.build_metric(model=model)
+                await metric.a_measure(LLMTestCase(input="", **case.fields),
+                                       _show_indicator=False)
+                return metric.score
+
+        start = time.perf_counter()
+        scores = await asyncio.gather(*(one(c) for c in items))
+        return time.perf_counter() - start, scores
+
+    async def warm_then_measure(warm_url: str, url: str) -> tuple[float, list[float | None]]:
+        await batch(cases(2, "dwarm"), warm_url)  # imports and first-call setup
+        return await batch(cases(CASES, "d"), url)
+
+    # one stub for the warm-up and a fresh one for the measured batch, so its count is clean
+    warm, stub = StubProcess("--latency", str(LATENCY)), StubProcess("--latency", str(LATENCY))
+    try:
+        wall, scores = asyncio.run(warm_then_measure(warm.base_url, stub.base_url))
+    finally:
+        warm.close()
+        tail = stub.close()
+    calls = int(tail.split()[1]) if tail.startswith("calls ") else 0
+    bound = calls * LATENCY / CONCURRENCY
+    print(f"  DeepEval {importlib.metadata.version('deepeval')} live, same setup: {CASES} cases, "
+          f"{calls} calls ({calls / CASES:.1f} per case), wall {wall:.2f} s = "
+          f"{wall / bound:.2f}x its own bound; {sum(sc is None for sc in scores)} unscored")
 
 
 def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
