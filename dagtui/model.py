@@ -188,7 +188,13 @@ def _record_from_table(cls: type, value: Any) -> Any:
     return record
 
 
+_ATOMS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any, skip_defaults: bool) -> Any:
+    """A field value as TOML data: containers copied, records as tables."""
+    if type(value) in _ATOMS:
+        return value
     if isinstance(value, TomlRecord):
         return value.to_toml(skip_defaults=skip_defaults)
     if isinstance(value, list):
