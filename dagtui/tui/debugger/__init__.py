@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .app import DebuggerApp, graph_cases, open_debugger
 from .human import TuiHumanJudge
-from .screen import DEBUGGER_HELP, DEBUGGER_KEYS, DebuggerScreen
+from .keys import DEBUGGER_HELP, DEBUGGER_KEYS
+from .screen import DebuggerScreen
 
 __all__ = [
     "DEBUGGER_HELP",

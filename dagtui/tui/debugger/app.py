@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
 from ...cases import Case, CaseError, load_cases
 from ...model import Graph
@@ -31,21 +33,36 @@ def graph_cases(graph: Graph, graph_path: str | Path | None,
 
 
 class DebuggerApp(App[int]):
-    """`dagtui step`: the debugger screen alone; esc quits."""
+    """`dagtui step`: the debugger screen alone; esc quits.
+
+    `keymap`: binding id -> key(s), the user's remaps (`keys.load_debugger_keymap`); tests
+    and screenshots pass none, so they never depend on the machine's settings.
+    """
 
     TITLE = "dagtui step"
-    # the palette would only offer Textual's generic commands; the footer needs the room
-    ENABLE_COMMAND_PALETTE = False
+    # ctrl+p: the screen's provider lists every debugger action (its footer hides the
+    # palette key to keep the room for the debugger's own keys; F1 names it)
+    ENABLE_COMMAND_PALETTE = True
 
     def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
-                 cursor_blink: bool = True, **screen_args: Any) -> None:
+                 cursor_blink: bool = True, keymap: Mapping[str, str] | None = None,
+                 **screen_args: Any) -> None:
         super().__init__()
         self.cursor_blink = cursor_blink
         self.graph = graph
         self.graph_path = graph_path
         self.screen_args = screen_args
+        self.user_keymap = dict(keymap or {})
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's own commands, less its "Keys" panel (F1 is the debugger's list)."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
 
     def on_mount(self) -> None:
+        if self.user_keymap:
+            self.set_keymap(self.user_keymap)
         self.push_screen(DebuggerScreen(self.graph, self.graph_path, standalone=True,
                                         **self.screen_args))
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich.table import Table
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -415,17 +417,44 @@ class CaseEditScreen(DebuggerDialog):
 
 
 class KeysScreen(DebuggerDialog):
-    """Every debugger key and what it does (F1 / ?)."""
+    """Every debugger key, what it does and its binding id (F1 / ?), read from the live
+    bindings and the user's remaps by `keys.help_sections`."""
 
+    DEFAULT_CSS = """
+    KeysScreen #keys-scroll {
+        height: auto;
+        max-height: 26;
+    }
+    """
     BINDINGS = [Binding("q,f1,question_mark", "cancel", "close", id="debugger.keys.close")]
 
-    def __init__(self, rows: list[tuple[str, str]]) -> None:
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str, str]]]]) -> None:
         super().__init__()
-        self.rows = rows
+        self.sections = sections
+
+    @property
+    def binding_ids(self) -> set[str]:
+        """The binding ids listed."""
+        return {bid for _title, rows in self.sections for _key, _does, bid in rows if bid}
+
+    def key_for(self, binding_id: str) -> str | None:
+        """The key shown for `binding_id` (None when it is not listed)."""
+        return next((key for _title, rows in self.sections for key, _does, bid in rows
+                     if bid == binding_id), None)
 
     def compose(self) -> ComposeResult:
-        width = max((len(k) for k, _ in self.rows), default=4) + 2
-        text = "\n".join(f"{k:<{width}}{what}" for k, what in self.rows)
+        table = Table(box=None, expand=True, pad_edge=False, header_style="bold")
+        table.add_column("key", style="bold cyan", no_wrap=True)
+        table.add_column("does")
+        table.add_column("binding id", style="dim", no_wrap=True)
+        for title, rows in self.sections:
+            table.add_row(Text(title, style="bold underline"), "", "")
+            for key, does, bid in rows:
+                table.add_row(key, does, bid)
         with Vertical():
             yield Label("Debugger keys (esc closes)", classes="dlg-title")
-            yield Static(text, id="keys-text")
+            with VerticalScroll(id="keys-scroll"):
+                yield Static(table, id="keys-text")
+            yield Static("Remap a key by its id: DAGTUI_KEYS='debugger.step=s;debugger.back=q' "
+                         "or lines like \"debugger.step\" = \"s\" in "
+                         "~/.config/dagtui/keys.toml.", classes="dlg-hint")

@@ -32,6 +32,8 @@ from ...model import Graph, TaskNode
 from ...trace import Trace
 from .actions import RunActions
 from .dialogs import settle_blink
+from .keys import DEBUGGER_KEYS, help_sections
+from .palette import DebuggerCommands
 from .panes_text import (
     evidence_text,
     prompt_text,
@@ -47,45 +49,6 @@ from .run_model import (
 from .widgets import PANES, PathTree, StepPanes
 
 WORKER_GROUP = "debugger-judge"
-
-#: (binding id, key, action, footer text, shown in footer)
-DEBUGGER_KEYS: list[tuple[str, str, str, str, bool]] = [
-    ("debugger.step", "n", "step", "step", True),
-    ("debugger.continue", "c", "continue_run", "continue", True),
-    ("debugger.restart", "r", "restart", "restart", True),
-    ("debugger.breakpoint", "b", "breakpoint", "breakpoint", True),
-    ("debugger.override", "o", "override", "override", True),
-    ("debugger.edit", "e", "edit_node", "edit & rerun", True),
-    ("debugger.case", "p", "pick_case", "case", True),
-    ("debugger.edit_case", "i", "edit_case", "edit case", False),
-    ("debugger.judge", "J", "pick_judge", "judge", False),
-    ("debugger.stop", "x", "stop", "stop", True),
-    ("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True),
-    ("debugger.open_trace", "t", "open_trace", "open trace", False),
-    ("debugger.copy_pane", "y", "copy_pane", "copy pane", False),
-    ("debugger.help", "question_mark,f1", "keys", "keys", True),
-    ("debugger.back", "escape", "back", "back", True),
-]
-
-#: what each action does (help text, README)
-DEBUGGER_HELP: dict[str, str] = {
-    "step": "run the next node (one judge call at most)",
-    "continue_run": "run to the end, or until a node with a breakpoint is next",
-    "restart": "start the case again from the first node",
-    "breakpoint": "toggle a breakpoint on the selected node",
-    "override": "what-if: set the selected node's verdict yourself and follow that branch",
-    "edit_node": "edit the selected node's criteria/instructions and re-run from it "
-                 "(upstream steps reused)",
-    "pick_case": "pick the case from the cases file (or edit it inline)",
-    "edit_case": "edit every field of the current case inline",
-    "pick_judge": "switch judge: labels, human, or the graph's model",
-    "stop": "cancel the judge call in flight",
-    "save_trace": "save the run as a trace (JSON)",
-    "open_trace": "open a saved trace read-only",
-    "copy_pane": "copy the whole text of the pane shown (prompt, response, ...) to the clipboard",
-    "keys": "this list of keys",
-    "back": "close a trace view / back to the editor / quit",
-}
 
 SCREEN_CSS = """
 DebuggerScreen {
@@ -176,6 +139,8 @@ class DebuggerScreen(RunActions, Screen[None]):
     """
 
     DEFAULT_CSS = SCREEN_CSS
+    #: ctrl+p lists every action below by name (see `palette.py`)
+    COMMANDS = {DebuggerCommands}
     BINDINGS = [
         Binding(key, action, desc, show=show, id=bid)
         for bid, key, action, desc, show in DEBUGGER_KEYS
@@ -237,7 +202,8 @@ class DebuggerScreen(RunActions, Screen[None]):
                 yield Static("", id="dbg-result")
             with Vertical(id="dbg-right"):
                 yield StepPanes(id="dbg-panes")
-        yield Footer()
+        # the footer's room goes to the debugger's own keys; F1 names ctrl+p
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         tree = self.query_one(PathTree)
@@ -524,13 +490,7 @@ class DebuggerScreen(RunActions, Screen[None]):
     def action_keys(self) -> None:
         from .dialogs import KeysScreen
 
-        rows = [(key.replace("ctrl+", "^").replace("question_mark", "?").replace(",", " / "),
-                 DEBUGGER_HELP.get(action, action))
-                for _bid, key, action, _desc, _show in DEBUGGER_KEYS]
-        rows.append(("1 … 5", "Prompt · Response · Evidence · Verdict · Usage pane"))
-        rows.append(("j / k", "move in the path tree"))
-        rows.append(("tab", "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies"))
-        self.app.push_screen(KeysScreen(rows))
+        self.app.push_screen(KeysScreen(help_sections(self.app)))
 
     def action_copy_pane(self) -> None:
         panes = self.query_one(StepPanes)

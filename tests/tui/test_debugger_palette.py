@@ -1,0 +1,235 @@
+"""The debugger's command palette (ctrl+p), its F1 list and key remaps, driven by keys.
+
+Each palette test opens the palette, types part of an action's name, presses enter and
+checks the run behind the screen changed the way the action's key would change it (the
+labels judge answers, so no network).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.command import CommandList, CommandPalette
+
+from dagtui.judges.labels import LabelsJudge
+from dagtui.tui.debugger import DEBUGGER_KEYS, DebuggerScreen
+from dagtui.tui.debugger.dialogs import KeysScreen, PickScreen
+from dagtui.tui.debugger.keys import binding_ids, load_debugger_keymap
+from dagtui.tui.debugger.widgets import PANES, StepPanes
+from dagtui.tui.keymap import KeymapError
+
+from .debugger_helpers import ROOT, SIZE, meeting_app, select, settle
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def entries(app: Any) -> list[tuple[str, str]]:
+    """(title, help) of each entry the open palette lists, top first."""
+    listing = app.screen.query_one(CommandList)
+    out = []
+    for index in range(listing.option_count):
+        prompt = str(listing.get_option_at_index(index).prompt)
+        title, _, help_text = prompt.partition("\n")
+        out.append((title, help_text))
+    return out
+
+
+async def palette(app: Any, pilot: Any, query: str, expect: str) -> list[tuple[str, str]]:
+    """Open the palette, type `query`, wait until the top entry starts with `expect`."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    assert isinstance(app.screen, CommandPalette)
+    if query:
+        await pilot.press(*query)
+    deadline = time.monotonic() + 10
+    while True:
+        await pilot.pause(0.05)
+        listed = entries(app)
+        if listed and listed[0][0].startswith(expect):
+            return listed
+        assert time.monotonic() < deadline, f"top entry for {query!r}: {listed[:3]}"
+
+
+async def choose(app: Any, pilot: Any, query: str, expect: str) -> DebuggerScreen:
+    """Pick the top entry for `query` (it must start with `expect`) and let it finish."""
+    await palette(app, pilot, query, expect)
+    await pilot.press("enter")
+    return await settle(app, pilot)
+
+
+async def test_typing_step_and_enter_runs_one_node() -> None:
+    app = meeting_app(LabelsJudge(), case="intro and body swapped")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = await choose(app, pilot, "step", "Step: run the next node")
+        assert [r.node for r in screen.live.records] == ["extract"]
+        assert screen.live.next_node() == "present"
+        screen = await choose(app, pilot, "step", "Step")
+        assert [r.node for r in screen.live.records] == ["extract", "present"]
+
+
+async def test_breakpoint_from_the_palette_stops_continue_from_the_palette() -> None:
+    app = meeting_app(LabelsJudge(), case=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await select(app, pilot, "order")
+        # the entry names the node it acts on
+        screen = await choose(app, pilot, "breakpoint on", "Toggle a breakpoint on order")
+        assert screen.live.breakpoints == {"order"}
+        screen = await choose(app, pilot, "continue", "Continue")
+        run = screen.live
+        assert [r.node for r in run.records] == ["extract", "present"]
+        assert run.next_node() == "order" and not run.finished
+        await select(app, pilot, "order")
+        screen = await choose(app, pilot, "toggle", "Toggle a breakpoint on order")
+        assert screen.live.breakpoints == set()
+
+
+async def test_step_once_the_run_is_over_is_listed_last_and_says_why() -> None:
+    app = meeting_app(LabelsJudge(), case="all headings in order")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        screen = await settle(app, pilot)
+        run = screen.live
+        assert run.finished and len(run.records) == 3
+        said: list[str] = []
+        screen.notify = lambda message, **_: said.append(str(message))  # type: ignore[method-assign]
+        listed = await palette(app, pilot, "step: run", "Step: run the next node")
+        title, help_text = listed[0]
+        assert "(not now)" in title and "the run is over (r starts it again)" in help_text
+        await pilot.press("enter")
+        screen = await settle(app, pilot)
+        assert len(screen.live.records) == 3 and screen.live.finished  # nothing ran
+        assert said == ["the run is over (r starts it again)"]
+        # what can run still comes first when the query fits both
+        listed = await palette(app, pilot, "re", "Restart the case")
+        assert "(not now)" not in listed[0][0]
+        await pilot.press("enter")
+        screen = await settle(app, pilot)
+        assert screen.live.records == [] and not screen.live.finished
+
+
+async def test_override_from_the_palette_follows_the_other_branch() -> None:
+    app = meeting_app(LabelsJudge(), case="all headings in order")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        await settle(app, pilot)
+        await select(app, pilot, "present")
+        await palette(app, pilot, "what-if", "Override the verdict of present")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen)
+        await pilot.press("enter")  # false: the first verdict listed
+        screen = await settle(app, pilot)
+        result = screen.live.result()
+        assert result.score == 0.0 and result.step("present").source == "override"
+
+
+async def test_pane_entries_switch_the_step_view() -> None:
+    app = meeting_app(LabelsJudge(), case=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = await choose(app, pilot, "usage pane", "Show the Usage pane")
+        assert screen.query_one(StepPanes).active == "usage"
+
+
+async def test_the_empty_palette_lists_every_action_with_its_key_and_id() -> None:
+    app = meeting_app(LabelsJudge(), case=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        listed = await palette(app, pilot, "", "Step")
+        ids = [h.rsplit("·", 1)[-1].strip() for _t, h in listed if "debugger." in h]
+        expected = [bid for bid, *_ in DEBUGGER_KEYS] + [f"debugger.pane.{p}" for p, _ in PANES]
+        assert sorted(ids) == sorted(expected)
+        helps = dict(listed)
+        assert "^s  ·  debugger.save_trace" in helps["Save the trace  (not now)"]
+        assert helps["Quit the debugger"].endswith("esc  ·  debugger.back")
+        # nothing has run: stop and save are last, after everything that can run
+        titles = [t for t, h in listed if "debugger." in h]
+        unavailable = [t for t in titles if t.endswith("(not now)")]
+        assert titles[-len(unavailable):] == unavailable
+        assert {"Stop the judge call  (not now)", "Save the trace  (not now)"} <= set(
+            unavailable)
+        assert "Keys" not in helps  # Textual's own key panel: F1 is the debugger's list
+
+
+async def test_remapped_keys_move_and_show_everywhere() -> None:
+    app = meeting_app(LabelsJudge(), case=0, keymap={"debugger.step": "s"})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settle(app, pilot)
+        await pilot.press("n")
+        screen = await settle(app, pilot)
+        assert screen.live.records == []  # n no longer steps
+        await pilot.press("s")
+        screen = await settle(app, pilot)
+        assert [r.node for r in screen.live.records] == ["extract"]
+        listed = await palette(app, pilot, "step", "Step")
+        assert listed[0][1].endswith("s  ·  debugger.step")
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        keys = app.screen
+        assert isinstance(keys, KeysScreen)
+        assert keys.key_for("debugger.step") == "s"
+        assert keys.key_for("debugger.continue") == "c"
+
+
+async def test_f1_lists_every_binding_id_and_the_palette_key() -> None:
+    app = meeting_app(LabelsJudge(), case=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        keys = app.screen
+        assert isinstance(keys, KeysScreen)
+        assert keys.binding_ids == binding_ids()
+        assert keys.key_for("debugger.help") == "? or F1"
+        rows = [row for _title, section in keys.sections for row in section]
+        assert ("^p", "command palette: every debugger action by name", "") in rows
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+
+
+def test_step_reads_only_the_debugger_part_of_the_shared_keymap(tmp_path: Path) -> None:
+    missing = tmp_path / "keys.toml"
+    env = {"DAGTUI_KEYS": "editor.rename=n; debugger.step=s; debugger.back=q"}
+    assert load_debugger_keymap(env, missing) == {"debugger.step": "s", "debugger.back": "q"}
+    with pytest.raises(KeymapError, match="debugger.stpe"):
+        load_debugger_keymap({"DAGTUI_KEYS": "debugger.stpe=s"}, missing)
+    assert {"debugger.step", "debugger.tree.down", "debugger.human.pick9",
+            "debugger.case.submit", "debugger.pane.usage"} <= binding_ids()
+
+
+async def test_f5_in_the_editor_offers_the_debugger_actions(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            ) -> None:
+    from dagtui.tui.app import EditorApp
+
+    for name in ("meeting_summary.toml", "meeting_summary.cases.jsonl"):
+        shutil.copy(ROOT / "graphs" / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    app = EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DebuggerScreen)
+        listed = await palette(app, pilot, "back to", "Back to the editor")
+        await pilot.press("escape")
+        await pilot.pause()
+        await palette(app, pilot, "step: run", "Step: run the next node")
+        await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [r.node for r in screen.live.records] == ["extract"]
+        assert listed
