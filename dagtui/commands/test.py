@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _show(value: Any) -> str:
+def show_label(value: Any) -> str:
+    """A label as messages print it: true/false as in TOML, strings quoted."""
     if value is True:
         return "true"
     if value is False:
@@ -117,8 +118,8 @@ def case_problems(graph: Any, case: Any, result: Any, agree: dict[str, Counter])
                 else:
                     tally["disagree"] += 1
                     problems.append(
-                        f"check '{step.node}' answered {_show(step.answer)} in code "
-                        f"({step.reason}); the label says {_show(expected[step.node])}")
+                        f"check '{step.node}' answered {show_label(step.answer)} in code "
+                        f"({step.reason}); the label says {show_label(expected[step.node])}")
     for nid in expected:
         if nid not in reached:
             agree.setdefault(nid, Counter())["unused"] += 1
@@ -131,7 +132,7 @@ def case_problems(graph: Any, case: Any, result: Any, agree: dict[str, Counter])
         unused = [nid for nid in expected if nid not in reached]
         if unused:
             problems.append("labels for nodes this path never reached: "
-                            + ", ".join(f"{n}={_show(expected[n])}" for n in unused))
+                            + ", ".join(f"{n}={show_label(expected[n])}" for n in unused))
         return problems
     # a passing score with disagreeing checks still fails: the path is not the one labelled
     return problems

@@ -146,36 +146,52 @@ def workers_option(args: argparse.Namespace) -> int | str:
     return count
 
 
+def load_suite_and_cases(
+    target: str, cases_arg: str | None, command: str
+) -> tuple[SuiteLoad | None, list[Any] | None, int]:
+    """(load, cases, exit code) for a suite command, after printing the suite's diagnostics;
+    load and cases are None (and the code says why) when nothing should run: an unreadable
+    suite or cases file (2), a suite with errors (1). `cases_arg` defaults to `[suite].cases`,
+    relative to the suite file."""
+    from ..cases import CaseError, load_cases
+
+    load = load_suite_file(target)
+    diags = sorted(load.diagnostics, key=sort_key)
+    for d in diags:
+        print(d.format(), file=sys.stderr)
+    if load.suite is None:
+        return None, None, EXIT_USAGE
+    if any(d.is_error for d in diags):
+        print(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
+        return None, None, EXIT_FAIL
+    if cases_arg is None and load.suite.meta.cases:
+        cases_arg = str(Path(target).parent / load.suite.meta.cases)
+    if cases_arg is None:
+        print(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
+              file=sys.stderr)
+        return load, None, EXIT_USAGE
+    try:
+        cases = load_cases(cases_arg)
+    except CaseError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return load, None, EXIT_USAGE
+    if not cases:
+        print(f"{command}: {cases_arg}: no cases", file=sys.stderr)
+        return load, None, EXIT_USAGE
+    return load, cases, EXIT_OK
+
+
 def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     """Run a suite file from the command line; returns the exit code."""
-    from ..cases import CaseError, load_cases
     from .report import print_summary, write_json, write_junit
 
     target = path or _target(args)
     if not target:
         print("dagtui run: no suite file given", file=sys.stderr)
         return EXIT_USAGE
-    load = load_suite_file(target)
-    diags = sorted(load.diagnostics, key=sort_key)
-    for d in diags:
-        print(d.format(), file=sys.stderr)
-    if load.suite is None:
-        return EXIT_USAGE
-    if any(d.is_error for d in diags):
-        print(f"dagtui run: {target}: the suite has errors; nothing was run", file=sys.stderr)
-        return EXIT_FAIL
-    cases_arg = _opt(args, "cases")
-    if cases_arg is None and load.suite.meta.cases:
-        cases_arg = str(Path(target).parent / load.suite.meta.cases)
-    if cases_arg is None:
-        print("dagtui run: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
-              file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        cases = load_cases(cases_arg)
-    except CaseError as exc:
-        print(f"dagtui run: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    load, cases, code = load_suite_and_cases(target, _opt(args, "cases"), "dagtui run")
+    if load is None or cases is None:
+        return code
     try:
         workers_option(args)
     except ValueError as exc:

@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
-from ..diagnostics import sort_key
+from ..commands.test import show_label
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
-from .loader import SuiteLoad, load_suite_file
+from .loader import SuiteLoad
 from .model import Rule, Suite
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -80,14 +78,6 @@ class CaseLabels:
         return self.rules.get(rule) or RuleLabels()
 
 
-def _show(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return repr(value) if isinstance(value, str) else str(value)
-
-
 def _split_key(key: str, rules: dict[str, Rule]) -> tuple[str, str] | None:
     """`"rule.node"` -> (rule, node), trying the longest rule id first (ids may hold dots)."""
     for rid in sorted(rules, key=len, reverse=True):
@@ -105,7 +95,7 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
         if node == SCORE_KEY:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
                 out.problems.append(f"rule '{rid}': {SCORE_KEY} must be a number from 0 to 1, "
-                                    f"got {_show(value)}")
+                                    f"got {show_label(value)}")
             else:
                 labels.score = float(value)
             return
@@ -231,7 +221,7 @@ def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
             return []
         if labels.any:
             tally.unused += 1
-            what = ", ".join(f"{n}={_show(v)}" for n, v in labels.nodes.items()) or (
+            what = ", ".join(f"{n}={show_label(v)}" for n, v in labels.nodes.items()) or (
                 f"{SCORE_KEY}={labels.score:g}")
             return [f"rule '{rid}' is labelled ({what}) but the suite did not run it: "
                     f"{rec.reason or rec.state}"]
@@ -244,7 +234,7 @@ def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
     detail = outcome.detail
     steps = list(getattr(detail, "steps", []) or [])
     if isinstance(detail, dict):  # an inline check: the verdict code gave
-        shown.append(f"{rid}: {_show(detail.get('verdict'))}")
+        shown.append(f"{rid}: {show_label(detail.get('verdict'))}")
         _compare_check(rid, rid, detail.get("verdict"), str(detail.get("reason", "")),
                        labels, tally, found)
     else:
@@ -270,7 +260,7 @@ def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
         unused = [n for n in labels.nodes if n not in reached]
         if unused:
             found.append(f"rule '{rid}': labels for nodes this path never reached: "
-                         + ", ".join(f"{n}={_show(labels.nodes[n])}" for n in unused))
+                         + ", ".join(f"{n}={show_label(labels.nodes[n])}" for n in unused))
     return found
 
 
@@ -285,8 +275,8 @@ def _compare_check(rid: str, node: str, answer: Any, reason: str, labels: RuleLa
         tally.check_agree += 1
         return
     tally.check_disagree += 1
-    found.append(f"rule '{rid}', node '{node}': the check answered {_show(answer)} in code "
-                 f"({reason}); the label says {_show(want)}")
+    found.append(f"rule '{rid}', node '{node}': the check answered {show_label(answer)} in code "
+                 f"({reason}); the label says {show_label(want)}")
 
 
 def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
@@ -315,30 +305,11 @@ def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO,
 
 def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False) -> int:
     """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code."""
-    from ..cases import CaseError, load_cases
+    from .cli import load_suite_and_cases
 
-    load = load_suite_file(path)
-    for d in sorted(load.diagnostics, key=sort_key):
-        print(d.format(), file=sys.stderr)
-    if load.suite is None:
-        return EXIT_USAGE
-    if any(d.is_error for d in load.diagnostics):
-        print(f"dagtui test: {path}: the suite has errors; nothing was run", file=sys.stderr)
-        return EXIT_FAIL
-    if cases_arg is None and load.suite.meta.cases:
-        cases_arg = str(Path(path).parent / load.suite.meta.cases)
-    if cases_arg is None:
-        print("dagtui test: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
-              file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        cases = load_cases(cases_arg)
-    except CaseError as exc:
-        print(f"dagtui test: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if not cases:
-        print(f"dagtui test: {cases_arg}: no cases", file=sys.stderr)
-        return EXIT_USAGE
+    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test")
+    if load is None or cases is None:
+        return code
     report = asyncio.run(check_labels(load, cases))
     print_report(report, path, cases, out, verbose=verbose)
     return EXIT_FAIL if report.failures else EXIT_OK
