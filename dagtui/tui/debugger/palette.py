@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from .screen import DebuggerScreen
 
 
+#: added to a match's score (0..1) so the debugger's entries rank in tiers, see `search`
+TIER_AVAILABLE, TIER_UNAVAILABLE = 2.0, 1.0
+
+
 @dataclass(frozen=True)
 class PaletteCommand:
     """One palette entry: `action` is run on the debugger screen like its key would be."""
@@ -167,8 +171,11 @@ class DebuggerCommands(Provider):
             score = matcher.match(command.title)
             if score <= 0:
                 continue
-            if command.unavailable:
-                score /= 2  # below every entry that can run and matches as well
+            # Textual lists hits by score (a match scores 0..1): a tier on top puts what
+            # the debugger can do now first, then what it cannot do now, then the app's
+            # own commands (after F5 those are the editor's, which are off while the
+            # debugger is on top)
+            score += TIER_UNAVAILABLE if command.unavailable else TIER_AVAILABLE
             yield Hit(score, _display(matcher.highlight(command.title), command),
                       _runner(screen, command), text=command.title, help=command.help)
 
