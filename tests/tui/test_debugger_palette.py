@@ -7,7 +7,6 @@ labels judge answers, so no network).
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ from dagtui.tui.debugger.keys import binding_ids, load_debugger_keymap
 from dagtui.tui.debugger.widgets import PANES, StepPanes
 from dagtui.tui.keymap import KeymapError
 
-from .debugger_helpers import ROOT, SIZE, meeting_app, select, settle
+from .debugger_helpers import SIZE, meeting_app, select, settle
+from .test_debugger_editor import editor, workdir  # noqa: F401 - workdir is a fixture
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -208,15 +208,9 @@ def test_step_reads_only_the_debugger_part_of_the_shared_keymap(tmp_path: Path) 
             "debugger.case.submit", "debugger.pane.usage"} <= binding_ids()
 
 
-async def test_f5_in_the_editor_offers_the_debugger_actions(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch,
-                                                            ) -> None:
-    from dagtui.tui.app import EditorApp
-
-    for name in ("meeting_summary.toml", "meeting_summary.cases.jsonl"):
-        shutil.copy(ROOT / "graphs" / name, tmp_path / name)
-    monkeypatch.chdir(tmp_path)
-    app = EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+@pytest.mark.usefixtures("workdir")  # the example graph and its cases in a temp cwd
+async def test_f5_in_the_editor_offers_the_debugger_actions() -> None:
+    app = editor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("f5")
