@@ -129,7 +129,8 @@ def layers(keys: list[str], edges: list[Edge]) -> dict[str, int]:
     out: dict[str, list[str]] = defaultdict(list)
     indeg: dict[str, int] = {n: 0 for n in keys}
     for e in edges:
-        out[e.source].append(e.target)
+        if e.source in indeg and e.target in indeg:
+            out[e.source].append(e.target)
     # drop back edges (DFS) so the rest is acyclic
     state: dict[str, int] = {}
     acyclic: dict[str, list[str]] = defaultdict(list)

@@ -29,6 +29,11 @@ def test_whole_dag_shows_every_rule_with_kind_and_status() -> None:
     assert ys["has_output"] == ys["is_english"] < ys["correctness"] < ys["deep_analysis"]
     x, y, w, h = pic.boxes["correctness"]
     assert pic.rule_at(x + 1, y + 1) == "correctness" and pic.rule_at(0, y + h + 1) is None
+    assert pic.rows[y + h - 1][x:x + w].count("┬") == 2  # one port per dependent
+    # the boxes of a level are equally tall, and the picture ends with the last level
+    assert pic.boxes["deep_analysis"][3] == pic.boxes["concise"][3]
+    assert pic.rows[-1].strip() and len(pic.rows) == max(by + bh for _, by, _, bh in
+                                                        pic.boxes.values())
 
 
 def test_focus_keeps_upstream_and_downstream_only() -> None:
@@ -50,6 +55,18 @@ def test_skipping_edges_route_around_boxes() -> None:
     bx, by, bw, bh = pic.boxes["b"]
     inside = [row[bx + 1:bx + bw - 1] for row in pic.rows[by + 1:by + bh - 1]]
     assert not any("│" in part for part in inside)  # nothing drawn through b
+
+
+def test_rules_of_one_level_line_up_even_when_one_has_no_label() -> None:
+    s = Suite(rules={r.id: r for r in [
+        Rule("root", check={}), Rule("short", check={}, depends_on=["root"]),
+        Rule("long", label="A longer label", check={}, depends_on=["root"], status="paused"),
+    ]})
+    pic = draw_suite(s)
+    assert pic.boxes["short"][1] == pic.boxes["long"][1]
+    assert pic.boxes["short"][3] == pic.boxes["long"][3] == 5
+    x, y, w, h = pic.boxes["long"]
+    assert all((row, x, x + w, "dim") in pic.spans for row in range(y, y + h))  # paused
 
 
 def test_save_keeps_comments_and_applies_edits(tmp_path: Path) -> None:
