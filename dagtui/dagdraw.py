@@ -376,7 +376,8 @@ class _Canvas:
         self.w, self.h = width, height
         self.looks, self.mixed_style = looks, mixed_style
         self.mask: dict[tuple[int, int], int] = {}
-        self.kind: dict[tuple[int, int], set[str]] = {}
+        self.kind: dict[tuple[int, int], str | None] = {}  # None: edges of several kinds
+        self._glyphs: dict[tuple[int, str | None], tuple[str, str]] = {}
         self.chars: dict[tuple[int, int], str] = {}
         self.styles: dict[tuple[int, int], str] = {}
 
@@ -399,7 +400,10 @@ class _Canvas:
         if (x, y) in self.chars:
             return
         self.mask[(x, y)] = self.mask.get((x, y), 0) | bits
-        self.kind.setdefault((x, y), set()).add(kind)
+        if self.kind.get((x, y), kind) != kind:
+            self.kind[(x, y)] = None
+        elif (x, y) not in self.kind:
+            self.kind[(x, y)] = kind
 
     def vline(self, x: int, y0: int, y1: int, kind: str, *, up: bool = True,
               down: bool = True) -> None:
@@ -415,38 +419,46 @@ class _Canvas:
             self.line(x, y, bits, kind)
 
     def box(self, box: _Box, node: Node) -> None:
+        """Border in the node's style, each line of text (space-padded to the border) in
+        its line style. Boxes never overlap and always lie inside the canvas."""
         x, y, w, style = box.x, box.y, box.width, node.style
-        self.put(x, y, "┌", style)
-        self.put(x + w - 1, y, "┐", style)
-        self.put(x, y + box.height - 1, "└", style)
-        self.put(x + w - 1, y + box.height - 1, "┘", style)
-        for i in range(1, w - 1):
-            self.put(x + i, y, "─", style)
-            self.put(x + i, y + box.height - 1, "─", style)
-        styles = node.line_styles or []
+        line_styles = node.line_styles or []
+        inner = w - 2
+        rows = [("┌" + "─" * inner + "┐", style, style)]
         for j in range(box.height - 2):
-            yy = y + 1 + j
-            self.put(x, yy, "│", style)
-            self.put(x + w - 1, yy, "│", style)
             line = box.lines[j] if j < len(box.lines) else ""
-            text_style = styles[j] if j < len(styles) else style
-            for i, ch in enumerate(f" {line}".ljust(w - 2)):
-                self.put(x + 1 + i, yy, ch, text_style)
+            text_style = line_styles[j] if j < len(line_styles) else style
+            rows.append(("│" + f" {line}".ljust(inner) + "│", style, text_style))
+        rows.append(("└" + "─" * inner + "┘", style, style))
+        chars, styles = self.chars, self.styles
+        for j, (text, border, fill) in enumerate(rows):
+            yy = y + j
+            for i, ch in enumerate(text):
+                chars[(x + i, yy)] = ch
+                cell_style = border if i == 0 or i == w - 1 else fill
+                if cell_style:
+                    styles[(x + i, yy)] = cell_style
 
-    def _line_cell(self, key: tuple[int, int], bits: int) -> tuple[str, str]:
-        kinds = self.kind.get(key, set())
-        look = self.looks.get(next(iter(kinds))) if len(kinds) == 1 else None
-        if look is None:
-            return GLYPHS.get(bits, "┼"), self.mixed_style if len(kinds) > 1 else ""
-        ch = (DASHED.get(bits) if look.dashed else None) or GLYPHS.get(bits, "┼")
-        return ch, look.line
+    def _line_cell(self, bits: int, kind: str | None) -> tuple[str, str]:
+        """Glyph and style of a line cell: dashed and styled by its kind's look when one
+        kind of edge passes there, solid in the mixed style when several do."""
+        cached = self._glyphs.get((bits, kind))
+        if cached is None:
+            look = self.looks.get(kind) if kind is not None else None
+            if look is None:
+                cached = GLYPHS.get(bits, "┼"), self.mixed_style if kind is None else ""
+            else:
+                ch = (DASHED.get(bits) if look.dashed else None) or GLYPHS.get(bits, "┼")
+                cached = ch, look.line
+            self._glyphs[(bits, kind)] = cached
+        return cached
 
     def picture(self, boxes: dict[str, tuple[int, int, int, int]]) -> Picture:
         # only the written cells are visited: a wide picture is mostly blank
         cells: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
         for (x, y), bits in self.mask.items():
             if bits and (x, y) not in self.chars and 0 <= x < self.w and 0 <= y < self.h:
-                cells[y][x] = self._line_cell((x, y), bits)
+                cells[y][x] = self._line_cell(bits, self.kind[(x, y)])
         for (x, y), ch in self.chars.items():
             cells[y][x] = (ch, self.styles.get((x, y), ""))
         rows: list[str] = []
