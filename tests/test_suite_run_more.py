@@ -208,3 +208,36 @@ def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
 def test_bad_workers_flag_is_a_usage_error(value: str, capsys) -> None:
     assert main(["run", str(EXAMPLE), "--workers", value]) == 2
     assert "--workers must be a whole number >= 1 or 'auto'" in capsys.readouterr().err
+
+
+def test_check_nodes_inside_a_rule_graph_are_compared_with_their_labels(tmp_path: Path,
+                                                                       capsys) -> None:
+    (tmp_path / "fmt.toml").write_text(
+        '[metric]\nname = "fmt"\nmodel = "openai/gpt-4.1-mini"\n'
+        '[nodes.is_json]\ntype = "check"\ncheck = "json"\nparam = "actual_output"\n'
+        'verdicts = [{ verdict = false, score = 0 }, { verdict = true, then = "good" }]\n'
+        '[nodes.good]\ntype = "binary"\ncriteria = "Is the JSON good?"\n'
+        'params = ["actual_output"]\n'
+        'verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 3 }]\n')
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nname = "json"\n[rules.fmt]\ngraph = "fmt.toml"\n')
+    cases = tmp_path / "c.toml"
+    cases.write_text(
+        '[[cases]]\nname = "right"\nactual_output = \'{"a": 1}\'\n'
+        '[cases.expected.fmt]\nis_json = true\ngood = false\nexpected_score = 0.3\n'
+        '[[cases]]\nname = "wrong"\nactual_output = \'{"a": 1}\'\n'
+        '[cases.expected.fmt]\nis_json = false\ngood = true\n')
+    graph = ROOT / "graphs" / "meeting_summary.toml"
+    rc = main(["test", str(suite), "--cases", str(cases), "-v"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "2 cases, 1 passed, 1 failed" in out
+    assert "PASS right" in out and "fmt: is_json=true → good ; good=false → score 3" in out
+    wrong = out[out.index("FAIL wrong"):]
+    assert "rule 'fmt', node 'is_json': the check answered true in code (" in wrong
+    assert wrong.split("\n")[2].endswith("); the label says false")
+    assert "fmt                     2        0         2           1/2" in out
+    # a graph and a suite in one call: each goes to its own logic test
+    assert main(["test", str(graph), str(suite), "--cases", str(cases)]) == 1
+    both = capsys.readouterr().out
+    assert f"{suite}: 2 cases" in both
