@@ -115,10 +115,11 @@ def test_mislabelled_cases_fail_naming_rule_and_node(tmp_path: Path, capsys) -> 
     cases["span-003"]["expected"]["correctness"] = {"addresses": True}  # filtered out
     cases["span-010"]["expected"]["correctness"] = "skipped"  # but it runs
     cases["span-004"]["expected"]["correctness"]["agree"] = True  # no such node
+    cases["span-005"]["expected_score"] = 0.0  # a graph's field, not a suite's
     rc = main(["test", str(EXAMPLE), "--cases", str(_write(tmp_path, cases))])
     out = capsys.readouterr().out
     assert rc == 1
-    assert "7 cases, 1 passed, 6 failed" in out
+    assert "7 cases, 0 passed, 7 failed" in out
     assert ("rule 'is_english', node 'is_english': the check answered false in code" in out
             and "the label says true" in out)
     assert ("rule 'correctness', node 'agrees': no label, and the suite's path reaches it; "
@@ -129,7 +130,10 @@ def test_mislabelled_cases_fail_naming_rule_and_node(tmp_path: Path, capsys) -> 
     assert "rule 'correctness' ran, but the labels say the suite should skip it" in out
     assert "rule 'correctness' has no node 'agree' (its nodes: addresses, agrees)" in out
     fails = [line.split()[1] for line in out.splitlines() if line.strip().startswith("FAIL")]
-    assert fails == ["span-001", "span-003", "span-004", "span-008", "span-009", "span-010"]
+    assert fails == ["span-001", "span-003", "span-004", "span-005", "span-008", "span-009",
+                     "span-010"]
+    assert ("expected_score 0 at the top of the case means nothing for a suite: put it in a "
+            "rule's table") in out
 
 
 def test_dotted_labels_read_like_nested_tables() -> None:

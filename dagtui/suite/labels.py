@@ -12,7 +12,8 @@ which rules run, exactly as in `dagtui run`. A case fails when
 - the labels say a rule is `"skipped"` but the suite ran it, or label a rule the suite did
   not run (a gate stopped it: the message says which). A paused rule's labels are unused,
   never a failure;
-- a label names no rule, or no node of its rule (a typo would otherwise test nothing).
+- a label names no rule, or no node of its rule (a typo would otherwise test nothing), or
+  the case has a top-level `expected_score` (a graph's field: a suite has one score per rule).
 
 Labels live in the case's `expected`, keyed by rule id (a nested table) — the natural shape
 in both JSONL and TOML:
@@ -182,6 +183,12 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
     assert suite is not None
     split = {id(c): split_labels(suite, load.graphs, getattr(c, "expected", None) or {})
              for c in cases}
+    for c in cases:  # a graph's case-level score has no meaning for a suite: say so
+        if getattr(c, "expected_score", None) is not None:
+            split[id(c)].problems.append(
+                f"expected_score {c.expected_score:g} at the top of the case means nothing "
+                f"for a suite: put it in a rule's table, e.g. \"<rule>\": "
+                f"{{\"{SCORE_KEY}\": {c.expected_score:g}}}")
     judge = LabelsJudge()
 
     def view(rule: Rule, case: Any) -> Any:
