@@ -174,8 +174,10 @@ def draw_dag(nodes: list[Node], edges: list[Edge], looks: dict[str, EdgeLook], *
     """Lay out and draw `nodes` (in this order inside a layer before the sweeps) joined by
     `edges`; edges to or from unknown keys and back edges of cycles are left out.
 
-    `even_heights` stretches every box to its layer's tallest, so a row of boxes lines up
-    top and bottom; otherwise each box is as tall as its lines.
+    `looks` says how each edge kind is drawn (a kind it does not name: solid, unstyled);
+    `mixed_style` colours the cells where edges of several kinds meet. `even_heights`
+    stretches every box to its layer's tallest, so a row of boxes lines up top and bottom;
+    otherwise each box is as tall as its lines.
     """
     if not nodes:
         return Picture([])
