@@ -25,37 +25,39 @@ EXAMPLE = ROOT / "graphs" / "suites" / "spans.toml"
 LABELLED = ROOT / "graphs" / "suites" / "spans.labels.jsonl"
 
 
-def _tiny_suite(tmp_path: Path) -> tuple[Path, Path]:
-    """has_output (code) gates judge (one binary LLM node); case "b" has no output."""
+CORRECTNESS = EXAMPLE.parent / "correctness.toml"
+
+
+def _gated_suite(tmp_path: Path) -> tuple[Path, Path]:
+    """has_output (code) gates the example's correctness graph (two binary LLM nodes);
+    case "b/odd name" has no output, so correctness never runs on it."""
     suite = tmp_path / "s.toml"
-    suite.write_text('[suite]\nname = "tiny"\n[rules.has_output]\n'
+    suite.write_text('[suite]\nname = "gated correctness"\n[rules.has_output]\n'
                      'check = { check = "length", param = "actual_output", min = 1 }\n'
-                     '[rules.judge]\ngraph = "j.toml"\ndepends_on = ["has_output"]\n')
-    (tmp_path / "j.toml").write_text(
-        '[metric]\nname = "j"\nmodel = "openai/gpt-4.1-mini"\n[nodes.ok]\ntype = "binary"\n'
-        'criteria = "Is it ok?"\nparams = ["actual_output"]\n'
-        'verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]\n')
+                     f'[rules.correct]\ngraph = {json.dumps(str(CORRECTNESS))}\n'
+                     'depends_on = ["has_output"]\n')
     cases = tmp_path / "c.jsonl"
-    cases.write_text('{"name": "a", "actual_output": "hello"}\n'
-                     '{"name": "b/odd name", "actual_output": ""}\n')
+    case = {"input": "Capital of France?", "expected_output": "Paris."}
+    cases.write_text(json.dumps({"name": "a", **case, "actual_output": "Paris."}) + "\n"
+                     + json.dumps({"name": "b/odd name", **case, "actual_output": ""}) + "\n")
     return suite, cases
 
 
 def test_trace_dir_writes_one_reopenable_trace_per_evaluated_pair(tmp_path: Path,
                                                                   monkeypatch) -> None:
-    suite, cases = _tiny_suite(tmp_path)
+    suite, cases = _gated_suite(tmp_path)
     traces = tmp_path / "traces"
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     with StubServer() as stub:
-        rc = main(["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
-                   "--no-cache", "-q", "--json", str(tmp_path / "o.json"),
-                   "--trace-dir", str(traces)])
+        rc = main(["run", str(suite), "--cases", str(cases), "--model", "openai/gpt-4.1-mini",
+                   "--api-base", stub.base_url, "--no-cache", "-q",
+                   "--json", str(tmp_path / "o.json"), "--trace-dir", str(traces)])
         calls = stub.calls
     assert rc == 1  # has_output fails on the empty case
-    assert calls == 1
-    # "b" never reached the judge rule (gated off): no file for that pair
+    assert calls == 2  # addresses, then agrees, for "a" only
+    # "b" never reached the correctness rule (gated off): no file for that pair
     names = sorted(p.name for p in traces.iterdir())
-    assert names == ["001_a__has_output.json", "001_a__judge.json",
+    assert names == ["001_a__correct.json", "001_a__has_output.json",
                      "002_b_odd_name__has_output.json"]
     data = json.loads((tmp_path / "o.json").read_text())
     evaluated = sum(1 for r in data["rules"] for c in r["cases"] if c["state"] == "evaluated")
@@ -63,15 +65,17 @@ def test_trace_dir_writes_one_reopenable_trace_per_evaluated_pair(tmp_path: Path
     skipped = [c for r in data["rules"] for c in r["cases"] if c["state"] != "evaluated"]
     assert [(c["case"], c["state"]) for c in skipped] == [("b/odd name", "skipped_deps")]
 
-    judged = Trace.load(traces / "001_a__judge.json")
-    graph = load_file(tmp_path / "j.toml").graph
-    assert judged.matches(graph)  # `dagtui step j.toml --trace FILE` accepts it
-    assert judged.case["name"] == "a" and judged.case["actual_output"] == "hello"
+    judged = Trace.load(traces / "001_a__correct.json")
+    # `dagtui step graphs/suites/correctness.toml --trace FILE` opens it as its own trace
+    assert judged.matches(load_file(CORRECTNESS).graph)
+    assert judged.graph_path == str(CORRECTNESS)
+    assert judged.case["name"] == "a" and judged.case["actual_output"] == "Paris."
     assert judged.judge["name"] == "litellm" and judged.judge["api_base"].startswith(
         stub.base_url.rstrip("/"))
-    assert [s.node for s in judged.steps] == ["ok"]
-    assert judged.steps[0].answer is True and len(judged.steps[0].calls) == 1
-    assert judged.result.score == 1.0 and judged.result.describe_path() == "ok=true → score 10"
+    assert [s.node for s in judged.steps] == ["addresses", "agrees"]
+    assert all(len(s.calls) == 1 and s.answer is True for s in judged.steps)
+    assert judged.result.score == 1.0
+    assert judged.result.describe_path() == "addresses=true → agrees ; agrees=true → score 10"
 
     failed_check = Trace.load(traces / "002_b_odd_name__has_output.json")
     assert failed_check.judge["name"] == "check"
