@@ -239,3 +239,28 @@ async def test_f5_in_the_editor_offers_the_debugger_actions() -> None:
         await pilot.pause()
         assert [r.node for r in screen.live.records] == ["extract"]
         assert app.screen is screen
+
+
+@pytest.mark.usefixtures("workdir")
+async def test_the_editors_keymap_remaps_the_debugger_it_opens() -> None:
+    """`dagtui edit` applies the user's remaps to its whole app: after F5 they reach the
+    debugger's bindings too, and its F1 list shows them."""
+    app = editor()
+    app.set_keymap({"debugger.step": "s", "debugger.help": "f2"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DebuggerScreen)
+        await pilot.press("n", "s")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [r.node for r in screen.live.records] == ["extract"]
+        await pilot.press("f2")
+        await pilot.pause()
+        keys = app.screen
+        assert isinstance(keys, KeysScreen)
+        assert keys.key_for("debugger.step") == "s"
+        assert keys.key_for("debugger.help") == "F2"
