@@ -456,35 +456,39 @@ class _Canvas:
         return cached
 
     def picture(self, boxes: dict[str, tuple[int, int, int, int]]) -> Picture:
-        # only the written cells are visited: a wide picture is mostly blank
-        cells: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
+        # only the written cells are visited (a wide picture is mostly blank), and spans
+        # come from the styled ones alone
+        chars: dict[int, dict[int, str]] = defaultdict(dict)
+        styles: dict[int, dict[int, str]] = defaultdict(dict)
         for (x, y), bits in self.mask.items():
             if bits and (x, y) not in self.chars and 0 <= x < self.w and 0 <= y < self.h:
-                cells[y][x] = self._line_cell(bits, self.kind[(x, y)])
+                ch, style = self._line_cell(bits, self.kind[(x, y)])
+                chars[y][x] = ch
+                if style:
+                    styles[y][x] = style
         for (x, y), ch in self.chars.items():
-            cells[y][x] = (ch, self.styles.get((x, y), ""))
+            chars[y][x] = ch
+        for (x, y), style in self.styles.items():
+            styles[y][x] = style
         rows: list[str] = []
         spans: list[tuple[int, int, int, str]] = []
         blank = " " * self.w
         for y in range(self.h):
-            row = cells.get(y)
+            row = chars.get(y)
             if not row:
                 rows.append(blank)
                 continue
-            chars = [" "] * self.w
-            run_style, run_start, prev = "", 0, -1
-            for x in sorted(row):
-                ch, style = row[x]
-                chars[x] = ch
-                if x > prev + 1 and run_style:  # blank cells between: they are unstyled
-                    spans.append((y, run_start, prev + 1, run_style))
-                    run_style = ""
-                if style != run_style:
+            line = [" "] * self.w
+            for x, ch in row.items():
+                line[x] = ch
+            rows.append("".join(line))
+            run_style, run_start, prev = "", 0, -2
+            for x, style in sorted(styles.get(y, {}).items()):
+                if style != run_style or x != prev + 1:  # a run: one style, no gap
                     if run_style:
-                        spans.append((y, run_start, x, run_style))
+                        spans.append((y, run_start, prev + 1, run_style))
                     run_style, run_start = style, x
                 prev = x
             if run_style:
                 spans.append((y, run_start, prev + 1, run_style))
-            rows.append("".join(chars))
         return Picture(rows, spans, boxes)
