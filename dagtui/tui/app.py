@@ -176,6 +176,8 @@ class EditorApp(App[None]):
         self.notices: list[str] = []
         self.poll_interval = poll_interval
         self.graph_big = False
+        #: the bottom panels (problems, paths, graph), mounted right after the first frame
+        self._bottom: TabbedContent | None = None
         self._form_ready = False
         self._asking_disk = False
         self._syncing = False
@@ -213,15 +215,34 @@ class EditorApp(App[None]):
                                   soft_wrap=False)
                 source.border_title = "File (read-only: it does not parse)"
                 yield source
-        with TabbedContent(id="bottom", initial="problems"):
-            with TabPane("Problems", id="problems"):
-                yield ProblemsTable(id="problems-table")
-            with TabPane("Paths", id="paths"):
-                yield PathsTable(id="paths-table")
-            with TabPane("Graph", id="graph"):
-                yield GraphView(id="graph-view")
+        # the bottom panels come right after the first frame (`_mount_bottom`); this empty
+        # slot holds their rows meanwhile, so nothing moves when they arrive
+        yield Static(id="bottom-slot")
         yield TextLine(id="status")
         yield Footer()
+
+    def _bottom_panels(self) -> TabbedContent:
+        """Problems, paths and the graph drawing as tabs.
+
+        A tabbed panel costs more to build and style than the rest of the screen together,
+        and none of it has anything to show before the first validation, so it is mounted
+        right after the first frame, in place of `#bottom-slot`.
+        """
+        tabs = TabbedContent(id="bottom", initial="problems")
+        for title, pane_id, content in (
+                ("Problems", "problems", ProblemsTable(id="problems-table")),
+                ("Paths", "paths", PathsTable(id="paths-table")),
+                ("Graph", "graph", GraphView(id="graph-view"))):
+            tabs.compose_add_child(TabPane(title, content, id=pane_id))
+        return tabs
+
+    async def _mount_bottom(self) -> None:
+        slot = self.query_one("#bottom-slot")
+        tabs = self._bottom_panels()
+        await self.mount(tabs, after=slot)
+        await slot.remove()
+        self._bottom = tabs
+        self._sync_bottom(tabs)
 
     async def on_mount(self) -> None:
         if self.state.new_file and not self.state.graph.nodes and self.state.text is None:
@@ -236,8 +257,10 @@ class EditorApp(App[None]):
         tree.focus()
         if self.state.selected:
             self.call_after_refresh(tree.select_node_id, self.state.selected)
-        # the form (the most widgets) is filled right after the first frame is on screen,
-        # and the file is validated then too: the tree paints first, problems follow
+        # the bottom panels and the form (the most widgets) are built right after the first
+        # frame is on screen, and the file is validated then too: the tree paints first,
+        # problems follow
+        self.call_after_refresh(self._mount_bottom)
         self.call_after_refresh(self._first_form)
         self.call_after_refresh(self._first_check)
         if self.poll_interval > 0:
@@ -287,8 +310,14 @@ class EditorApp(App[None]):
         tree = self.query_one(GraphTree)
         tree.show(state.graph, state.problem_counts(), state.graph.metric.name,
                   read_only=state.read_only)
+        if self._bottom is not None:
+            self._sync_bottom(self._bottom)
+        await self._sync_form(rebuild_form)
+        self._sync_header()
+
+    def _sync_bottom(self, tabs: TabbedContent) -> None:
+        state = self.state
         self.query_one(ProblemsTable).show(state.diagnostics, checking=state.checking)
-        tabs = self.query_one("#bottom", TabbedContent)
         npaths = len(getattr(state.paths, "paths", []) or []) if state.paths else 0
         self._set_label(tabs, "problems", f"Problems {len(state.diagnostics)}")
         self._set_label(tabs, "paths", f"Paths {npaths}")
@@ -296,8 +325,11 @@ class EditorApp(App[None]):
             self.query_one(PathsTable).show(state.paths, state.graph.metric.effective_threshold)
         if tabs.active == "graph":
             self._show_graph()
-        await self._sync_form(rebuild_form)
-        self._sync_header()
+
+    @property
+    def bottom_tab(self) -> str | None:
+        """The bottom panel's active tab (None in the moment before it is mounted)."""
+        return self._bottom.active if self._bottom is not None else None
 
     def _set_label(self, tabs: TabbedContent, tab: str, label: str) -> None:
         """Relabel a tab only when the text changes. `Tab.label` relayouts the screen and
@@ -409,7 +441,7 @@ class EditorApp(App[None]):
             self.state.selected = selected
             self.state.break_coalescing()
             await self._sync_form(rebuild=True)
-            if self.query_one("#bottom", TabbedContent).active == "graph":
+            if self.bottom_tab == "graph":
                 self._show_graph()
 
     @on(Tree.NodeSelected, "#tree")
@@ -741,7 +773,9 @@ class EditorApp(App[None]):
         self.push_screen(CommandPalette(providers=[NodeCommands], placeholder="Go to node…"))
 
     def action_show_tab(self, tab: str) -> None:
-        tabs = self.query_one("#bottom", TabbedContent)
+        tabs = self._bottom
+        if tabs is None:  # a key pressed in the instant before the panels are mounted
+            return
         tabs.active = tab
         self._tab_shown(tab)
         target = {"problems": ProblemsTable, "paths": PathsTable}.get(tab)
@@ -749,7 +783,9 @@ class EditorApp(App[None]):
             self.query_one(target).focus()
 
     def action_show_graph(self) -> None:
-        tabs = self.query_one("#bottom", TabbedContent)
+        tabs = self._bottom
+        if tabs is None:
+            return
         if tabs.active == "graph":
             self.graph_big = not self.graph_big
         tabs.active = "graph"
@@ -757,9 +793,11 @@ class EditorApp(App[None]):
         self._tab_shown("graph")
 
     def action_graph_scope(self) -> None:
+        tabs = self._bottom
+        if tabs is None:
+            return
         view = self.query_one(GraphView)
         view.focus_mode = not view.focus_mode
-        tabs = self.query_one("#bottom", TabbedContent)
         tabs.active = "graph"
         self._tab_shown("graph")
         self.notify("graph: " + ("selected node, upstream and downstream" if view.focus_mode
