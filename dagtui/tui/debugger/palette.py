@@ -22,10 +22,6 @@ if TYPE_CHECKING:
     from .screen import DebuggerScreen
 
 
-#: added to a match's score (0..1) so the debugger's entries rank in tiers, see `search`
-TIER_AVAILABLE, TIER_UNAVAILABLE = 2.0, 1.0
-
-
 @dataclass(frozen=True)
 class PaletteCommand:
     """One palette entry: `action` is run on the debugger screen like its key would be."""
@@ -171,13 +167,23 @@ class DebuggerCommands(Provider):
             score = matcher.match(command.title)
             if score <= 0:
                 continue
-            # Textual lists hits by score (a match scores 0..1): a tier on top puts what
-            # the debugger can do now first, then what it cannot do now, then the app's
-            # own commands (after F5 those are the editor's, which are off while the
-            # debugger is on top)
-            score += TIER_UNAVAILABLE if command.unavailable else TIER_AVAILABLE
-            yield Hit(score, _display(matcher.highlight(command.title), command),
+            yield Hit(ranked(score, query, bool(command.unavailable)),
+                      _display(matcher.highlight(command.title), command),
                       _runner(screen, command), text=command.title, help=command.help)
+
+
+def ranked(score: float, query: str, unavailable: bool) -> float:
+    """`score` lifted into a tier: what can run now, then what cannot, then the rest.
+
+    Textual lists every provider's hits by score alone, so without tiers the app's own
+    commands mix in (after F5 those are the editor's, which are off while the debugger is
+    on top) and "step" once the run is over would outrank "restart". Textual's fuzzy
+    matcher scores a hit at most 8 per query character (2 per letter, doubled for a first
+    letter, at most x2 for a single run and x2 for an exact match), so a tier that starts
+    above that keeps each tier's own order.
+    """
+    ceiling = 8.0 * max(len(query), 1) + 1.0
+    return score + (ceiling if unavailable else 2 * ceiling)
 
 
 def _display(title: str | Content, command: PaletteCommand) -> Content:
