@@ -44,10 +44,11 @@ def wide_suite(n: int = 60) -> Suite:
 def main() -> None:
     graph = load_text(big_graph_text(200)).graph
     assert len(graph.nodes) == 1000
+    suite = wide_suite()
     for name, fn in [
         ("editor, 1,000 nodes, whole graph", lambda: draw(graph)),
         ("editor, 1,000 nodes, focus task_100", lambda: draw(graph, "task_100")),
-        ("suite, 60 rules, whole DAG", lambda: draw_suite(wide_suite())),
+        ("suite, 60 rules, whole DAG", lambda: draw_suite(suite)),
     ]:
         best, median = best_of(5, fn)
         print(f"{name:40s} best {best * 1000:8.1f} ms   median {median * 1000:8.1f} ms")
