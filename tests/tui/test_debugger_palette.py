@@ -64,6 +64,15 @@ async def palette(app: Any, pilot: Any, query: str, expect: str) -> list[tuple[s
     return listed
 
 
+async def press_and_wait(app: Any, pilot: Any, *keys: str) -> Any:
+    """Press `keys`, let any judge worker finish; return the screen on top."""
+    await pilot.press(*keys)
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    return app.screen
+
+
 async def choose(app: Any, pilot: Any, query: str, expect: str) -> DebuggerScreen:
     """Pick the top entry for `query` (it must start with `expect`) and let it finish."""
     await palette(app, pilot, query, expect)
@@ -187,9 +196,7 @@ async def test_remapped_keys_move_and_show_everywhere() -> None:
         assert listed[0][1].endswith("s  ·  debugger.step")
         await pilot.press("escape")
         await pilot.pause()
-        await pilot.press("f1")
-        await pilot.pause()
-        keys = app.screen
+        keys = await press_and_wait(app, pilot, "f1")
         assert isinstance(keys, KeysScreen)
         assert keys.key_for("debugger.step") == "s"
         assert keys.key_for("debugger.continue") == "c"
@@ -199,9 +206,7 @@ async def test_f1_lists_every_binding_id_and_the_palette_key() -> None:
     app = meeting_app(LabelsJudge(), case=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("f1")
-        await pilot.pause()
-        keys = app.screen
+        keys = await press_and_wait(app, pilot, "f1")
         assert isinstance(keys, KeysScreen)
         assert keys.binding_ids == binding_ids()
         assert keys.key_for("debugger.help") == "? or F1"
@@ -227,9 +232,7 @@ async def test_f5_in_the_editor_offers_the_debugger_actions() -> None:
     app = editor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await pilot.press("f5")
-        await pilot.pause()
-        screen = app.screen
+        screen = await press_and_wait(app, pilot, "f5")
         assert isinstance(screen, DebuggerScreen)
         await palette(app, pilot, "back to", "Back to the editor")
         await pilot.press("escape")
@@ -237,12 +240,8 @@ async def test_f5_in_the_editor_offers_the_debugger_actions() -> None:
         # the debugger's entries come before the editor's "Open the step debugger"
         listed = await palette(app, pilot, "step", "Step: run the next node")
         assert "Open the step debugger" in [title for title, _help in listed]
-        await pilot.press("enter")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        assert await press_and_wait(app, pilot, "enter") is screen
         assert [r.node for r in screen.live.records] == ["extract"]
-        assert app.screen is screen
 
 
 @pytest.mark.usefixtures("workdir")
@@ -253,18 +252,11 @@ async def test_the_editors_keymap_remaps_the_debugger_it_opens() -> None:
     app.set_keymap({"debugger.step": "s", "debugger.help": "f2"})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await pilot.press("f5")
-        await pilot.pause()
-        screen = app.screen
+        screen = await press_and_wait(app, pilot, "f5")
         assert isinstance(screen, DebuggerScreen)
-        await pilot.press("n", "s")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_wait(app, pilot, "n", "s")
         assert [r.node for r in screen.live.records] == ["extract"]
-        await pilot.press("f2")
-        await pilot.pause()
-        keys = app.screen
+        keys = await press_and_wait(app, pilot, "f2")
         assert isinstance(keys, KeysScreen)
         assert keys.key_for("debugger.step") == "s"
         assert keys.key_for("debugger.help") == "F2"
