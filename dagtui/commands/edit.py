@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from ..tui.app import EditorApp, binding_ids
 
-    unknown = unknown_ids(keymap, binding_ids())
+    unknown = unknown_ids(keymap, binding_ids()) if keymap else []
     if unknown:
         print(f"dagtui edit: unknown binding id(s) in the key remaps: {', '.join(unknown)} "
               "(F1 in the editor lists the ids)", file=sys.stderr)

@@ -14,7 +14,7 @@ import os
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -24,10 +24,9 @@ from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
+from textual.widgets import Footer, Static, Tree
 
 from ..diagnostics import Diagnostic
 from ..model import CheckNode, TaskNode
@@ -36,7 +35,6 @@ from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from .outline import ItemRef
 from .state import EditorState, EditRefused, environment_editor
 from .widgets.graph_tree import GraphTree
-from .widgets.graph_view import GraphView
 from .widgets.node_form import (
     FieldChanged,
     FieldFocused,
@@ -45,7 +43,17 @@ from .widgets.node_form import (
     VerdictChanged,
     set_quietly,
 )
-from .widgets.panels import PathsTable, ProblemChosen, ProblemsTable
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+    from textual.widgets import TabbedContent, TextArea
+
+    from .widgets.bottom import BottomPanels
+    from .widgets.panels import ProblemChosen
+
+# Not imported here: the bottom panels (`widgets.bottom`: a tabbed panel with two data
+# tables, ~20 ms of imports) are mounted right after the first frame, and the read-only
+# source view (a TextArea, ~15 ms) only for a file that does not parse.
 
 #: (binding id, key, action, footer text, shown in footer)
 EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
@@ -72,6 +80,9 @@ EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
     ("editor.help", "f1", "help", "help", True),
     ("editor.quit", "ctrl+q,q", "quit", "quit", True),
 ]
+
+#: actions that need the bottom panels: they wait the instant until those are mounted
+BOTTOM_ACTIONS: frozenset[str] = frozenset({"show_tab", "show_graph", "graph_scope", "help"})
 
 #: the action names of the editor's bindings (without parameters): they run only while the
 #: editor's main screen is on top (see `EditorApp.check_action`)
@@ -177,7 +188,9 @@ class EditorApp(App[None]):
         self.poll_interval = poll_interval
         self.graph_big = False
         #: the bottom panels (problems, paths, graph), mounted right after the first frame
-        self._bottom: TabbedContent | None = None
+        self._bottom: BottomPanels | None = None
+        #: the file's text, shown instead of the form while it does not parse (built then)
+        self._source: TextArea | None = None
         self._form_ready = False
         self._asking_disk = False
         self._syncing = False
@@ -211,38 +224,36 @@ class EditorApp(App[None]):
                 form = NodeForm(id="form")
                 form.border_title = "Node"
                 yield form
-                source = TextArea("", read_only=True, id="source", show_line_numbers=True,
-                                  soft_wrap=False)
-                source.border_title = "File (read-only: it does not parse)"
-                yield source
         # the bottom panels come right after the first frame (`_mount_bottom`); this empty
         # slot holds their rows meanwhile, so nothing moves when they arrive
         yield Static(id="bottom-slot")
         yield TextLine(id="status")
         yield Footer()
 
-    def _bottom_panels(self) -> TabbedContent:
-        """Problems, paths and the graph drawing as tabs.
-
-        A tabbed panel costs more to build and style than the rest of the screen together,
-        and none of it has anything to show before the first validation, so it is mounted
-        right after the first frame, in place of `#bottom-slot`.
-        """
-        tabs = TabbedContent(id="bottom", initial="problems")
-        for title, pane_id, content in (
-                ("Problems", "problems", ProblemsTable(id="problems-table")),
-                ("Paths", "paths", PathsTable(id="paths-table")),
-                ("Graph", "graph", GraphView(id="graph-view"))):
-            tabs.compose_add_child(TabPane(title, content, id=pane_id))
-        return tabs
-
     async def _mount_bottom(self) -> None:
+        """Put the bottom panels in place of `#bottom-slot` (see `widgets.bottom` for why
+        only now)."""
+        from .widgets.bottom import BottomPanels
+
         slot = self.query_one("#bottom-slot")
-        tabs = self._bottom_panels()
-        await self.mount(tabs, after=slot)
+        bottom = BottomPanels()
+        await self.mount(bottom, after=slot)
         await slot.remove()
-        self._bottom = tabs
-        self._sync_bottom(tabs)
+        self._bottom = bottom
+        self._sync_bottom(bottom)
+        self.refresh_bindings()  # `BOTTOM_ACTIONS` are available from now on
+
+    async def _mount_source(self) -> TextArea:
+        """The read-only view of a file that does not parse (built the first time one is
+        opened: most files parse)."""
+        from textual.widgets import TextArea
+
+        source = TextArea("", read_only=True, id="source", show_line_numbers=True,
+                          soft_wrap=False)
+        source.border_title = "File (read-only: it does not parse)"
+        source.cursor_blink = self.cursor_blink
+        await self.query_one("#right").mount(source)
+        return source
 
     async def on_mount(self) -> None:
         if self.state.new_file and not self.state.graph.nodes and self.state.text is None:
@@ -315,15 +326,15 @@ class EditorApp(App[None]):
         await self._sync_form(rebuild_form)
         self._sync_header()
 
-    def _sync_bottom(self, tabs: TabbedContent) -> None:
+    def _sync_bottom(self, bottom: BottomPanels) -> None:
         state = self.state
-        self.query_one(ProblemsTable).show(state.diagnostics, checking=state.checking)
+        bottom.problems.show(state.diagnostics, checking=state.checking)
         npaths = len(getattr(state.paths, "paths", []) or []) if state.paths else 0
-        self._set_label(tabs, "problems", f"Problems {len(state.diagnostics)}")
-        self._set_label(tabs, "paths", f"Paths {npaths}")
-        if tabs.active == "paths":
-            self.query_one(PathsTable).show(state.paths, state.graph.metric.effective_threshold)
-        if tabs.active == "graph":
+        self._set_label(bottom, "problems", f"Problems {len(state.diagnostics)}")
+        self._set_label(bottom, "paths", f"Paths {npaths}")
+        if bottom.active == "paths":
+            bottom.paths.show(state.paths, state.graph.metric.effective_threshold)
+        if bottom.active == "graph":
             self._show_graph()
 
     @property
@@ -358,9 +369,11 @@ class EditorApp(App[None]):
     async def _sync_form_now(self, rebuild: bool) -> None:
         state = self.state
         form = self.query_one(NodeForm)
-        source = self.query_one("#source", TextArea)
+        source = self._source
         if state.read_only:
             form.display = False
+            if source is None:
+                source = self._source = await self._mount_source()
             source.display = True
             if source.text != (state.text or ""):
                 source.load_text(state.text or "")
@@ -372,7 +385,8 @@ class EditorApp(App[None]):
                 source.border_subtitle = f"{where}: {err.message}"
             return
         form.display = True
-        source.display = False
+        if source is not None:
+            source.display = False
         if not self._form_ready:
             return
         if rebuild or form.needs_rebuild(state.graph, state.selected):
@@ -539,11 +553,10 @@ class EditorApp(App[None]):
     def _field_focused(self) -> None:
         self.state.break_coalescing()
 
-    @on(ProblemChosen)
-    def _problem_chosen(self, event: ProblemChosen) -> None:
+    def on_problem_chosen(self, event: ProblemChosen) -> None:
         d: Diagnostic = event.diagnostic
-        if self.state.read_only:
-            source = self.query_one("#source", TextArea)
+        source = self._source
+        if self.state.read_only and source is not None:
             if d.line:
                 source.move_cursor((d.line - 1, 0), center=True)
             source.focus()
@@ -567,6 +580,8 @@ class EditorApp(App[None]):
         """
         if action in EDITOR_ACTIONS and not self.on_main_screen:
             return False
+        if action in BOTTOM_ACTIONS and self._bottom is None:
+            return False  # pressed in the instant before the bottom panels are mounted
         state = self.state
         editing = {"add_node", "add_verdict", "remove_verdict", "delete", "delete_detach",
                    "rename", "move", "undo", "redo", "external_editor"}
@@ -772,39 +787,40 @@ class EditorApp(App[None]):
     def action_goto(self) -> None:
         self.push_screen(CommandPalette(providers=[NodeCommands], placeholder="Go to node…"))
 
+    @property
+    def bottom(self) -> BottomPanels:
+        """The bottom panels (mounted right after the first frame; `BOTTOM_ACTIONS` wait
+        for them)."""
+        if self._bottom is None:
+            raise NoMatches("the bottom panels are not mounted yet")
+        return self._bottom
+
     def action_show_tab(self, tab: str) -> None:
-        tabs = self._bottom
-        if tabs is None:  # a key pressed in the instant before the panels are mounted
-            return
-        tabs.active = tab
+        bottom = self.bottom
+        bottom.active = tab
         self._tab_shown(tab)
-        target = {"problems": ProblemsTable, "paths": PathsTable}.get(tab)
+        target = {"problems": bottom.problems, "paths": bottom.paths}.get(tab)
         if target is not None:
-            self.query_one(target).focus()
+            target.focus()
 
     def action_show_graph(self) -> None:
-        tabs = self._bottom
-        if tabs is None:
-            return
-        if tabs.active == "graph":
+        bottom = self.bottom
+        if bottom.active == "graph":
             self.graph_big = not self.graph_big
-        tabs.active = "graph"
+        bottom.active = "graph"
         self.screen.set_class(self.graph_big, "graph-big")
         self._tab_shown("graph")
 
     def action_graph_scope(self) -> None:
-        tabs = self._bottom
-        if tabs is None:
-            return
-        view = self.query_one(GraphView)
+        bottom = self.bottom
+        view = bottom.graph
         view.focus_mode = not view.focus_mode
-        tabs.active = "graph"
+        bottom.active = "graph"
         self._tab_shown("graph")
         self.notify("graph: " + ("selected node, upstream and downstream" if view.focus_mode
                                  else "whole graph"), timeout=2)
 
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._tab_shown(event.pane.id or "")
 
     def _tab_shown(self, tab: str) -> None:
@@ -812,15 +828,17 @@ class EditorApp(App[None]):
         if tab != "graph" and self.graph_big:
             self.graph_big = False
             self.screen.set_class(False, "graph-big")
+        if self._bottom is None:
+            return
         if tab == "paths":
-            self.query_one(PathsTable).show(self.state.paths,
-                                            self.state.graph.metric.effective_threshold)
+            self._bottom.paths.show(self.state.paths,
+                                    self.state.graph.metric.effective_threshold)
         elif tab == "graph":
             self._show_graph()
 
     def _show_graph(self) -> None:
-        self.query_one(GraphView).show(self.state.graph, self.state.selected,
-                                       self.state.problem_counts())
+        self.bottom.graph.show(self.state.graph, self.state.selected,
+                               self.state.problem_counts())
 
     def action_focus_tree(self) -> None:
         if self.graph_big:
@@ -871,8 +889,8 @@ class EditorApp(App[None]):
         groups: list[tuple[str, list[Binding]]] = [
             ("editor", [self._described(b) for b in self._bindings_of(self)]),
             ("tree", list(self._bindings_of(self.query_one(GraphTree)))),
-            ("problems list", list(self._bindings_of(self.query_one(ProblemsTable)))),
-            ("graph view", list(self._bindings_of(self.query_one(GraphView)))),
+            ("problems list", list(self._bindings_of(self.bottom.problems))),
+            ("graph view", list(self._bindings_of(self.bottom.graph))),
         ]
         groups[0][1].append(Binding(self.COMMAND_PALETTE_BINDING, "command_palette",
                                     "command palette: every action by name",
@@ -1035,6 +1053,8 @@ def binding_ids() -> set[str]:
     """Every remappable binding id of the editor and its widgets and dialogs."""
     from .screens.dialogs import AddNodeScreen
     from .screens.help import HelpScreen
+    from .widgets.graph_view import GraphView
+    from .widgets.panels import ProblemsTable
 
     ids: set[str] = set()
     for owner in (EditorApp, GraphTree, ProblemsTable, GraphView, AddNodeScreen, HelpScreen):

@@ -13,14 +13,14 @@ one as the count changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select, SelectionList, Static, TextArea
+from textual.widgets import Input, Label, Select, Static
 
 from ...diagnostics import Diagnostic, Severity
 from ...model import (
@@ -34,6 +34,12 @@ from ...model import (
 )
 from .. import fields as F
 from ..outline import verdict_text
+
+if TYPE_CHECKING:
+    from textual.widgets import SelectionList, TextArea
+
+# TextArea and SelectionList are imported where a page first needs one: together they take
+# ~20 ms to import, and no page is built before the editor's first frame is on screen.
 
 METRIC_FIELDS = ("name", "threshold", "model", "include_reason", "strict", "multi_turn",
                  "roots", "cases")
@@ -152,8 +158,12 @@ class FormPage(Vertical):
             return Select([("true", True), ("false", False)], compact=True, id=wid,
                           name=wname, prompt="(default)")
         if name == "params":
+            from textual.widgets import SelectionList
+
             return SelectionList(*[(p, p) for p in params], compact=True, id=wid, name=wname)
         if name in F.LONG_TEXT:
+            from textual.widgets import TextArea
+
             return TextArea("", soft_wrap=True, compact=True, id=wid, name=wname,
                             classes="long-text", tab_behavior="focus")
         return Input("", compact=True, id=wid, name=wname, placeholder=F.HELP.get(name, ""),
@@ -263,15 +273,18 @@ def set_quietly(widget: Widget, name: str, value: Any, node: Any) -> None:
             with widget.prevent(Input.Changed):
                 widget.value = text
                 widget.cursor_position = len(text)
-    elif isinstance(widget, TextArea):
-        text = F.to_text(name, value)
-        if widget.text != text:
-            with widget.prevent(TextArea.Changed):
-                widget.load_text(text)
-    elif isinstance(widget, SelectionList):
-        _fill_selection(widget, list(value or []))
     elif isinstance(widget, Select):
         _fill_select(widget, value)
+    else:  # only pages that hold these widgets get here, so they are imported already
+        from textual.widgets import SelectionList, TextArea
+
+        if isinstance(widget, TextArea):
+            text = F.to_text(name, value)
+            if widget.text != text:
+                with widget.prevent(TextArea.Changed):
+                    widget.load_text(text)
+        elif isinstance(widget, SelectionList):
+            _fill_selection(widget, list(value or []))
 
 
 def _fill_select(widget: Select, value: Any) -> None:
@@ -289,7 +302,7 @@ def _fill_select(widget: Select, value: Any) -> None:
 
 def _fill_selection(widget: SelectionList, chosen: list[str]) -> None:
     options = [widget.get_option_at_index(i).value for i in range(widget.option_count)]
-    with widget.prevent(SelectionList.SelectedChanged):
+    with widget.prevent(widget.SelectedChanged):
         missing = [p for p in chosen if p not in options]
         if missing:
             widget.add_options([(f"{p} (unknown)", p) for p in missing])
@@ -491,8 +504,7 @@ class NodeForm(VerticalScroll):
         return self.page is None or widget not in self.page.widgets.values() and \
             not any(widget in row.values() for row in self.page.verdict_inputs)
 
-    @on(TextArea.Changed)
-    def _text_changed(self, event: TextArea.Changed) -> None:
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
         if self._not_shown(event.text_area):
             return
@@ -509,8 +521,8 @@ class NodeForm(VerticalScroll):
         value = None if event.value is Select.NULL else event.value
         self._post_value(name, value, parsed=True)
 
-    @on(SelectionList.SelectedChanged)
-    def _params_changed(self, event: SelectionList.SelectedChanged) -> None:
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged,
+                                           ) -> None:
         event.stop()
         name = event.selection_list.name
         if self._not_shown(event.selection_list):
