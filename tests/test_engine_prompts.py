@@ -6,6 +6,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -152,7 +153,7 @@ def test_binary_accepts_yes_no_and_geval_range():
 
 def test_include_reason_false_asks_for_the_answer_alone():
     """A graph that turns reasons off pays for no reason tokens: no prompt part asks for one."""
-    text = open(MEETING, encoding="utf-8").read().replace(
+    text = Path(MEETING).read_text(encoding="utf-8").replace(
         'threshold = 0.5', 'threshold = 0.5\ninclude_reason = false', 1)
     graph = load_text(text, MEETING).graph
     assert graph.metric.include_reason is False

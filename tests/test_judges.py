@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from stub_server import Fault, Script, StubServer
@@ -178,7 +179,7 @@ def test_include_reason_false_sends_no_reason_and_reports_none(stub):
     """Through litellm to the stub: the schema sent has no reason field, the result has no
     reason even though the stub volunteers one, and the call count is unchanged."""
     path = "graphs/meeting_summary.toml"
-    text = open(path, encoding="utf-8").read().replace(
+    text = Path(path).read_text(encoding="utf-8").replace(
         "threshold = 0.5", "threshold = 0.5\ninclude_reason = false", 1)
     from dagtui.loader import load_text
 

@@ -25,6 +25,7 @@ from typing import Any
 from ..cache import Cache, NullCache, request_key
 from ..prompts import AnswerError, Parsed, Prompt, corrective_message, parse_answer
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
+from .lanes import DEFAULT_LANES, shared_lanes
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 RETRYABLE = ("429", "5xx", "timeout", "connection", "malformed")
@@ -55,6 +56,28 @@ def import_litellm() -> Any:
         logger.propagate = False
     _litellm = litellm
     return litellm
+
+
+def _internal_call_flag() -> Any:
+    """litellm's own marker for calls it makes internally (a ContextVar), or None when this
+    litellm version has none. A call so marked skips litellm's success/failure logging and
+    callback bookkeeping: work whose output dagtui keeps off the terminal anyway (~1 ms CPU
+    per call), and whose logging worker binds to one event loop, which lanes would make it
+    hop between."""
+    try:
+        from litellm._internal_context import is_internal_call
+    except ImportError:
+        return None
+    return is_internal_call
+
+
+async def _acompletion_quietly(litellm: Any, kwargs: dict[str, Any]) -> Any:
+    """`litellm.acompletion(**kwargs)` without litellm's logging. Runs as its own task (on a
+    lane, or under `wait_for`), so the marker never leaks into the caller's context."""
+    flag = _internal_call_flag()
+    if flag is not None:
+        flag.set(True)
+    return await litellm.acompletion(**kwargs)
 
 
 def classify(exc: BaseException) -> str:
@@ -89,7 +112,9 @@ class LiteLLMJudge(Judge):
     `model`: litellm model string (`openai/gpt-4.1-mini`, `ollama/llama3`, ...);
     `api_base`/`api_key` for local or proxy endpoints (keys otherwise from the environment,
     never stored); `retries`: extra attempts after the first on transient errors;
-    `concurrency`: calls in flight at once; `cache`: a `Cache` (None: no caching).
+    `concurrency`: calls in flight at once; `cache`: a `Cache` (None: no caching);
+    `lanes`: event-loop threads the litellm calls run on (`dagtui.judges.lanes`; 0: the
+    caller's loop).
     """
 
     name = "litellm"
@@ -112,6 +137,7 @@ class LiteLLMJudge(Judge):
         structured: bool | None = None,
         logprobs: bool | None = None,
         extra: dict[str, Any] | None = None,
+        lanes: int = DEFAULT_LANES,
     ) -> None:
         self.model = model or os.environ.get("DAGTUI_MODEL") or DEFAULT_MODEL
         self.api_base = api_base
@@ -126,6 +152,8 @@ class LiteLLMJudge(Judge):
         self.structured = structured
         self.logprobs = logprobs
         self.extra = dict(extra or {})
+        #: event loops (threads) the calls run on; 0 runs them on the caller's loop
+        self.lanes = max(0, lanes)
         self._sems: dict[int, asyncio.Semaphore] = {}
         self._support: dict[str, tuple[bool, bool]] = {}
         #: provider calls actually sent (cache hits excluded), for summaries and tests
@@ -151,7 +179,7 @@ class LiteLLMJudge(Judge):
             "backoff": self.backoff, "max_backoff": self.max_backoff,
             "concurrency": self.concurrency if concurrency is None else concurrency,
             "structured": self.structured, "logprobs": self.logprobs,
-            "extra": dict(self.extra), "cache_dir": cache_dir,
+            "extra": dict(self.extra), "cache_dir": cache_dir, "lanes": self.lanes,
         }
 
     @classmethod
@@ -169,8 +197,9 @@ class LiteLLMJudge(Judge):
         self.supports(self.model)
         # a warm-up that fails costs only the time it was meant to save
         with contextlib.suppress(Exception):
-            await litellm.acompletion(model=self.model, mock_response="{}",
-                                      messages=[{"role": "user", "content": "warm up"}])
+            await _acompletion_quietly(litellm, {
+                "model": self.model, "mock_response": "{}",
+                "messages": [{"role": "user", "content": "warm up"}]})
 
     # ---------------------------------------------------------------- capabilities
 
@@ -193,6 +222,11 @@ class LiteLLMJudge(Judge):
                 lp = self.logprobs
             self._support[model] = (schema, lp)
         return self._support[model]
+
+    def _lanes(self) -> int:
+        """Lanes to use: as asked, but one at most when litellm's logging cannot be kept
+        off the calls (its logging worker binds to one event loop at a time)."""
+        return self.lanes if _internal_call_flag() is not None else min(self.lanes, 1)
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
@@ -253,9 +287,10 @@ class LiteLLMJudge(Judge):
                 async with self._semaphore():
                     t0 = time.perf_counter()
                     self.calls_sent += 1
-                    response = await asyncio.wait_for(
-                        litellm.acompletion(**kwargs), timeout=self.timeout + 5
-                    )
+                    call = _acompletion_quietly(litellm, kwargs)
+                    if self._lanes():
+                        call = shared_lanes(self._lanes()).run(call)
+                    response = await asyncio.wait_for(call, timeout=self.timeout + 5)
                     latency = time.perf_counter() - t0
                 raw, logprobs = _content(response)
                 if raw is None:
