@@ -3,7 +3,8 @@
 Run by hand: `.venv/bin/python tests/benchmarks/bench_editor.py`. It prints:
 - startup to first painted frame (fresh process: imports, load, first frame; the first
   validation runs right after that frame and is printed separately; median of several
-  runs; target < 0.5 s) on graphs/meeting_summary.toml;
+  runs; target < 0.5 s) on graphs/meeting_summary.toml, split into imports (with, for
+  scale, what importing Textual alone costs), `EditorApp()` and app start to first frame;
 - a generated 1,000-node graph: open to first painted frame (target < 1.5 s);
 - one edit on that graph (a criteria emptied: model, validation, path analysis, tree badges,
   problems list, messages beside fields) until the app is idle again (target < 100 ms),
@@ -60,6 +61,7 @@ PROBE = textwrap.dedent("""
     T0 = time.perf_counter()
     import asyncio, json, sys
     from dagtui.tui.app import EditorApp
+    IMPORTED = time.perf_counter() - T0
     from dagtui.tui.widgets.node_form import FieldChanged
 
     class Probe(EditorApp):
@@ -73,7 +75,7 @@ PROBE = textwrap.dedent("""
 
     async def main():
         app = Probe(sys.argv[1], poll_interval=0, cursor_blink=False)
-        out = {}
+        out = {"imported": IMPORTED, "built": time.perf_counter() - T0}
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             out["first_frame"] = app.painted
@@ -112,6 +114,17 @@ PROBE = textwrap.dedent("""
 """)
 
 
+TEXTUAL_ALONE = ("import time; t = time.perf_counter(); import textual.app; "
+                 "print(time.perf_counter() - t)")
+
+
+def textual_import() -> float:
+    """Seconds to import `textual.app` in a fresh interpreter: the floor under our imports."""
+    out = subprocess.run([sys.executable, "-c", TEXTUAL_ALONE], capture_output=True,
+                         text=True, timeout=60, cwd=ROOT, check=True)
+    return float(out.stdout.strip())
+
+
 def probe(path: Path, *args: str) -> dict:
     out = subprocess.run([sys.executable, "-c", PROBE, str(path), *args], capture_output=True,
                          text=True, timeout=300, cwd=ROOT)
@@ -135,6 +148,13 @@ def main() -> None:
     print(f"startup to first painted frame (meeting_summary, {RUNS} runs): median "
           f"{ms(statistics.median(starts))}  (min {ms(min(starts))}, max {ms(max(starts))})"
           f"  target < 500 ms")
+    imported = statistics.median(o["imported"] for o in opens)
+    built = statistics.median(o["built"] - o["imported"] for o in opens)
+    shown = statistics.median(o["first_frame"] - o["built"] for o in opens)
+    textual = statistics.median(textual_import() for _ in range(RUNS))
+    print(f"  of which (medians): imports {ms(imported)} (importing textual.app alone: "
+          f"{ms(textual)}), EditorApp() {ms(built)} (file read and parsed), app start to "
+          f"first frame {ms(shown)} (compose, CSS, layout, paint)")
     print(f"  problems filled in (first validation done): median "
           f"{ms(statistics.median(o['checked'] for o in opens))} after start")
     with tempfile.TemporaryDirectory() as tmp:
