@@ -34,13 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", default="1", metavar="N",
                    help="worker processes sharing the cases and --concurrency, so litellm's "
                         "per-call CPU uses several cores; 'auto' = min(cores, 4) for 40+ "
-                        "cases (1: in process)")
+                        "cases (for a suite: each rule's admitted cases) (1: in process)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
     p.add_argument("--retries", type=int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
-    p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case")
+    p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
     p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
