@@ -86,18 +86,25 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f
             "\r": "\\r"}
 
 
-def toml_string(value: str) -> str:
-    """A one-line TOML basic string; every control character is escaped."""
-    out = ['"']
+def _escaped(value: str, *, keep_newlines: bool) -> str:
+    """`value` with TOML basic-string escapes: quotes, backslashes and every control
+    character (newlines too, unless a multi-line string keeps them)."""
+    out = []
     for ch in value:
-        if ch in _ESCAPES:
+        if ch == "\n" and keep_newlines:
+            out.append("\n")
+        elif ch in _ESCAPES:
             out.append(_ESCAPES[ch])
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
             out.append(f"\\u{ord(ch):04X}")
         else:
             out.append(ch)
-    out.append('"')
     return "".join(out)
+
+
+def toml_string(value: str) -> str:
+    """A one-line TOML basic string; every control character is escaped."""
+    return f'"{_escaped(value, keep_newlines=False)}"'
 
 
 def _multiline_string(value: str) -> str:
@@ -106,18 +113,7 @@ def _multiline_string(value: str) -> str:
     Quotes and backslashes are escaped so no run of `\"\"\"` can close the string early, and
     the newline right after the opening quotes (which TOML trims) is ours, not the user's.
     """
-    out = ['"""\n']
-    for ch in value:
-        if ch == "\n":
-            out.append("\n")
-        elif ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    out.append('"""')
-    return "".join(out)
+    return f'"""\n{_escaped(value, keep_newlines=True)}"""'
 
 
 def toml_value(value: Any) -> str:
