@@ -7,6 +7,7 @@ labels judge answers, so no network).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,12 @@ from typing import Any
 import pytest
 from textual.command import CommandList, CommandPalette
 
+from dagtui.judges.base import CallbackJudge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger import DEBUGGER_KEYS, DebuggerScreen
 from dagtui.tui.debugger.dialogs import KeysScreen, PickScreen
 from dagtui.tui.debugger.keys import binding_ids, load_debugger_keymap
+from dagtui.tui.debugger.screen import WORKER_GROUP
 from dagtui.tui.debugger.widgets import PANES, StepPanes
 from dagtui.tui.keymap import KeymapError
 
@@ -56,8 +59,11 @@ async def palette(app: Any, pilot: Any, query: str, expect: str) -> list[tuple[s
         if listed and (not query or listed[0][0].startswith(expect)):
             break
         assert time.monotonic() < deadline, f"top entry for {query!r}: {listed[:3]}"
-    # the providers answer one by one: let the palette's gathering worker finish
-    await app.workers.wait_for_complete()
+    # the providers answer one by one: let the palette's gathering finish (a judge worker
+    # may be held on purpose, so it is not waited for)
+    while any(w.group != WORKER_GROUP and not w.is_finished for w in app.workers):
+        assert time.monotonic() < deadline, "the palette never finished gathering"
+        await pilot.pause(0.05)
     await pilot.pause()
     listed = entries(app)
     assert not query or listed[0][0].startswith(expect), listed[:3]
@@ -135,6 +141,35 @@ async def test_step_once_the_run_is_over_is_listed_last_and_says_why() -> None:
         await pilot.press("enter")
         screen = await settle(app, pilot)
         assert screen.live.records == [] and not screen.live.finished
+
+
+async def test_while_a_step_runs_the_palette_offers_stop_and_says_why_step_waits() -> None:
+    gate = asyncio.Event()
+
+    async def held(ask):  # type: ignore[no-untyped-def]
+        if ask.kind == "task":
+            await gate.wait()
+            return "Intro\nBody\nConclusion"
+        return True if ask.kind == "binary" else ask.prompt.labels[0]
+
+    app = meeting_app(CallbackJudge(held, needs_params=False), case=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        screen = app.debugger
+        assert screen.busy
+        listed = await palette(app, pilot, "step: run", "Step: run the next node")
+        assert "a step is running (x stops it)" in listed[0][1]
+        await pilot.press("escape")
+        await pilot.pause()
+        await palette(app, pilot, "stop", "Stop the judge call")
+        await pilot.press("enter")
+        screen = await settle(app, pilot)
+        assert not screen.busy and screen.live.records == []
+        gate.set()
+        screen = await choose(app, pilot, "step", "Step: run the next node")
+        assert [r.node for r in screen.live.records] == ["extract"]
 
 
 async def test_override_from_the_palette_follows_the_other_branch() -> None:

@@ -94,7 +94,7 @@ def why_not(screen: DebuggerScreen, action: str) -> str | None:
         return f"a saved trace is shown ({key('back')} returns to the live run)"
     if run is None:
         return (screen.fatal or "nothing to run").splitlines()[0]
-    if screen._busy:
+    if screen.busy:
         return f"a step is running ({key('stop')} stops it)"
     if action in ("step", "continue_run"):
         if run.case is None:

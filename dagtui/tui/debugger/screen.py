@@ -187,6 +187,11 @@ class DebuggerScreen(RunActions, Screen[None]):
     # ------------------------------------------------------------------ layout
 
     @property
+    def busy(self) -> bool:
+        """True while the judge worker is stepping (most keys wait; `x` stops it)."""
+        return self._busy
+
+    @property
     def run(self) -> DebugRun | None:
         """What is shown: a saved trace being viewed, else the live run."""
         return self.viewing or self.live
