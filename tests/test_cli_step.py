@@ -97,3 +97,11 @@ def test_replay_judge_reads_a_saved_trace(tmp_path: Path) -> None:
 def test_without_a_terminal_it_refuses_cleanly(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["step", GRAPH, "--case", "0"]) == 2
     assert "interactive terminal" in capsys.readouterr().err
+
+
+def test_a_misspelled_debugger_remap_is_refused_naming_it(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`dagtui step` reads the debugger.* remaps; a typo is an error, not a silent no-op."""
+    monkeypatch.setenv("DAGTUI_KEYS", "debugger.stpe=s;editor.save=ctrl+w")
+    assert main(["step", GRAPH, "--case", "0"]) == 2
+    assert "debugger.stpe" in capsys.readouterr().err

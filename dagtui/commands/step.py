@@ -104,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
     ready, code = prepare(args)
     if ready is None:
         return code
+    from ..tui.debugger.keys import load_debugger_keymap
+    from ..tui.keymap import KeymapError
+
+    try:  # DAGTUI_KEYS / keys.toml: the debugger.* remaps
+        keymap = load_debugger_keymap()
+    except KeymapError as exc:
+        err(str(exc))
+        return EXIT_USAGE
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         err("needs an interactive terminal")
         return EXIT_USAGE
@@ -111,6 +119,6 @@ def run(args: argparse.Namespace) -> int:
 
     graph = ready.pop("graph")
     path = ready.pop("graph_path")
-    app = DebuggerApp(graph, path, **ready)
+    app = DebuggerApp(graph, path, keymap=keymap, **ready)
     app.run()
     return EXIT_OK
