@@ -230,6 +230,14 @@ class EditorApp(App[None]):
         yield TextLine(id="status")
         yield Footer()
 
+    @property
+    def bottom(self) -> BottomPanels:
+        """The bottom panels (mounted right after the first frame; `BOTTOM_ACTIONS` wait
+        for them)."""
+        if self._bottom is None:
+            raise NoMatches("the bottom panels are not mounted yet")
+        return self._bottom
+
     async def _mount_bottom(self) -> None:
         """Put the bottom panels in place of `#bottom-slot` (see `widgets.bottom` for why
         only now)."""
@@ -336,11 +344,6 @@ class EditorApp(App[None]):
             bottom.paths.show(state.paths, state.graph.metric.effective_threshold)
         if bottom.active == "graph":
             self._show_graph()
-
-    @property
-    def bottom_tab(self) -> str | None:
-        """The bottom panel's active tab (None in the moment before it is mounted)."""
-        return self._bottom.active if self._bottom is not None else None
 
     def _set_label(self, tabs: TabbedContent, tab: str, label: str) -> None:
         """Relabel a tab only when the text changes. `Tab.label` relayouts the screen and
@@ -455,7 +458,7 @@ class EditorApp(App[None]):
             self.state.selected = selected
             self.state.break_coalescing()
             await self._sync_form(rebuild=True)
-            if self.bottom_tab == "graph":
+            if self._bottom is not None and self._bottom.active == "graph":
                 self._show_graph()
 
     @on(Tree.NodeSelected, "#tree")
@@ -786,14 +789,6 @@ class EditorApp(App[None]):
 
     def action_goto(self) -> None:
         self.push_screen(CommandPalette(providers=[NodeCommands], placeholder="Go to node…"))
-
-    @property
-    def bottom(self) -> BottomPanels:
-        """The bottom panels (mounted right after the first frame; `BOTTOM_ACTIONS` wait
-        for them)."""
-        if self._bottom is None:
-            raise NoMatches("the bottom panels are not mounted yet")
-        return self._bottom
 
     def action_show_tab(self, tab: str) -> None:
         bottom = self.bottom
