@@ -7,12 +7,16 @@ uses) with its own `LiteLLMJudge` on its share of the concurrency, and sends eve
 `RunResult` back (pickled) as it ends. The parent builds the same `Report`, progress,
 outputs and exit codes as an in-process run, and never imports litellm itself.
 
-Life of a pool: processes are forked from a fork server that has litellm preloaded
-(`dagtui.worker_preload`), build their judge and engine, and say "ready"; only then does the
-clock start and "go" is sent. A worker that raises, exits or stops sending its heartbeat
-for `stall_timeout` seconds is stopped, and each case it had not finished is reported as a
-judge error of kind `worker` — never a hang. All workers share the sqlite cache (see
-`dagtui.cache` for how concurrent writers are kept safe).
+Life of a pool (`WarmPool`): processes are forked from a fork server that has litellm
+preloaded (`dagtui.worker_preload`) and then serve batch after batch until the pool closes,
+so a suite of several LLM rules pays the start once. Per batch each worker gets its share
+(graph, judge config, cases), builds its judge and engine, warms up and says "ready"; only
+then does the clock start and "go" is sent. A worker that raises, exits or stops sending its
+heartbeat for `stall_timeout` seconds is stopped, and each case it had not finished is
+reported as a judge error of kind `worker` — never a hang; the next batch starts a fresh
+process in its place. All workers share the sqlite cache (see `dagtui.cache` for how
+concurrent writers are kept safe). `evaluate_in_workers` runs one batch, on a given pool or
+on one of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -70,7 +75,7 @@ def split(total: int, parts: int) -> list[int]:
 
 @dataclass
 class WorkerJob:
-    """Everything one worker needs, as plain picklable data."""
+    """One batch's share for one worker, as plain picklable data."""
 
     graph: Graph
     judge_config: dict[str, Any]
@@ -80,17 +85,13 @@ class WorkerJob:
     env: dict[str, str]
 
 
-def worker_main(conn: Connection, job: WorkerJob) -> None:
-    """A worker process: build, report ready, wait for go, run, send each result."""
+def worker_main(conn: Connection) -> None:
+    """A worker process: serve jobs until the parent closes the pipe (or asks to stop)."""
     try:
-        # the fork server was started with an older environment: use the parent's now
-        os.environ.clear()
-        os.environ.update(job.env)
-        from .judges.litellm_judge import LiteLLMJudge, import_litellm
+        from .judges.litellm_judge import import_litellm
 
         import_litellm()  # already loaded when preloaded; a no-op then
-        engine = Engine(job.graph, LiteLLMJudge.from_worker_config(job.judge_config))
-        asyncio.run(_serve(conn, engine, job))
+        asyncio.run(_serve(conn))
     except BaseException:  # noqa: BLE001 - anything: tell the parent, then exit
         with contextlib.suppress(Exception):
             conn.send(("fatal", None, traceback.format_exc(limit=8)))
@@ -98,16 +99,35 @@ def worker_main(conn: Connection, job: WorkerJob) -> None:
         conn.close()
 
 
-async def _serve(conn: Connection, engine: Engine, job: WorkerJob) -> None:
-    """Warm up, say ready, wait for go, run the share; one event loop throughout, so the
-    client state litellm sets up while warming is the one the real calls use."""
-    await engine.judge.warm_up()  # type: ignore[attr-defined]
-    conn.send(("ready", None, None))
-    if await asyncio.to_thread(conn.recv) != "go":
-        return
-    cpu = time.process_time()
-    await _work(conn, engine, job)
-    conn.send(("done", None, time.process_time() - cpu))
+async def _serve(conn: Connection) -> None:
+    """Job after job on one event loop, so the client state litellm sets up while warming
+    is the one the real calls use. Per job: build, warm up, say ready, wait for go, run."""
+    from .judges.litellm_judge import LiteLLMJudge
+
+    while (job := await asyncio.to_thread(_receive_or_none, conn)) is not None:
+        # the fork server was started with an older environment: use the parent's now
+        os.environ.clear()
+        os.environ.update(job.env)
+        judge = LiteLLMJudge.from_worker_config(job.judge_config)
+        try:
+            engine = Engine(job.graph, judge)
+            await judge.warm_up()
+            conn.send(("ready", None, None))
+            if await asyncio.to_thread(_receive_or_none, conn) != "go":
+                return
+            cpu = time.process_time()
+            await _work(conn, engine, job)
+            conn.send(("done", None, time.process_time() - cpu))
+        finally:
+            judge.cache.close()  # each job opens the shared cache file afresh
+
+
+def _receive_or_none(conn: Connection) -> Any:
+    """The next message; None once the parent has closed its end (time to exit)."""
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None
 
 
 async def _work(conn: Connection, engine: Engine, job: WorkerJob) -> None:
@@ -150,20 +170,104 @@ def _context() -> Any:
     return ctx
 
 
-class WorkerPool:
-    """N warm worker processes for one batch: `start()`, then `run()`, then `close()`."""
+class WarmPool:
+    """Worker processes that stay up and run batch after batch, each batch with its own
+    graph, judge and cases: a suite pays the pool's start once, not once per rule.
 
-    def __init__(self, engine: Engine, cases: list[Case], *, workers: int, concurrency: int,
-                 stall_timeout: float = STALL_TIMEOUT,
+    `batch(...)` starts whatever processes are missing (the first time, or to replace one
+    lost in an earlier batch), hands each its share and returns once every worker is warm;
+    `Batch.run()` then runs it. One batch at a time. `close()` may be called from another
+    thread while a batch runs (a cancelled suite run): the batch ends within a heartbeat,
+    its unfinished cases reported as worker errors, and then the processes are stopped.
+    """
+
+    def __init__(self, *, stall_timeout: float = STALL_TIMEOUT,
                  start_timeout: float = START_TIMEOUT) -> None:
+        self.stall_timeout = stall_timeout
+        self.start_timeout = start_timeout
+        self.processes: list[Any] = []
+        self.conns: list[Connection] = []
+        #: processes started over the pool's life (a reused, healthy pool starts no more)
+        self.started = 0
+        self._retired: list[Any] = []
+        self._ctx: Any = None
+        self._closing = threading.Event()
+        self._busy = threading.Lock()
+
+    def __enter__(self) -> WarmPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def batch(self, engine: Engine, cases: list[Case], *, workers: int,
+              concurrency: int) -> Batch:
+        """Send `cases` of `engine` to up to `workers` processes; they are warm on return."""
+        if self._closing.is_set():
+            raise RuntimeError("the worker pool is closed")
+        return Batch(self, engine, cases, workers=workers, concurrency=concurrency)
+
+    def _ensure(self, n: int) -> None:
+        """Processes 0..n-1 exist and were not retired; start the missing ones."""
+        if self._ctx is None:
+            self._ctx = _context()
+        while len(self.processes) < n:
+            self.processes.append(None)
+            self.conns.append(None)  # type: ignore[arg-type]
+        for w in range(n):
+            if self.processes[w] is not None:
+                continue
+            parent, child = self._ctx.Pipe(duplex=True)
+            proc = self._ctx.Process(target=worker_main, args=(child,), daemon=True,
+                                     name=f"dagtui-worker-{w}")
+            proc.start()
+            child.close()
+            self.processes[w], self.conns[w] = proc, parent
+            self.started += 1
+
+    def _retire(self, w: int, proc: Any, *, kill: bool) -> None:
+        """Stop process `proc` (slot `w`); the next batch starts a fresh one in its place.
+        A hung worker is killed outright (a stopped or wedged process may never act on
+        SIGTERM)."""
+        if proc.is_alive():
+            if kill:
+                proc.kill()
+            else:
+                proc.terminate()
+        if w < len(self.processes) and self.processes[w] is proc:
+            self.conns[w].close()
+            self.processes[w] = None
+            self._retired.append(proc)
+
+    def close(self) -> None:
+        """Stop and reap every worker (safe to call twice, from any thread)."""
+        self._closing.set()
+        with self._busy:  # a batch running in another thread notices and ends first
+            for conn in self.conns:
+                if conn is not None:
+                    conn.close()  # an idle worker reads the end of its pipe and exits
+            for proc in [p for p in self.processes if p is not None] + self._retired:
+                proc.join(2)
+                if proc.is_alive():
+                    proc.terminate()
+                    proc.join(2)
+                if proc.is_alive():
+                    proc.kill()
+                    proc.join()
+            self.processes, self.conns, self._retired = [], [], []
+
+
+class Batch:
+    """One batch on a `WarmPool`: made (jobs sent, workers warm) by `WarmPool.batch`;
+    `run()` says go and collects every result in case order."""
+
+    def __init__(self, pool: WarmPool, engine: Engine, cases: list[Case], *, workers: int,
+                 concurrency: int) -> None:
         from .judges.litellm_judge import LiteLLMJudge
 
         if not isinstance(engine.judge, LiteLLMJudge):
             raise TypeError("worker processes need a litellm judge")
-        self.engine = engine
-        self.cases = cases
-        self.stall_timeout = stall_timeout
-        self.start_timeout = start_timeout
+        self.pool, self.engine, self.cases = pool, engine, cases
         n = max(1, min(workers, len(cases), concurrency))
         shares = split(concurrency, n)
         judge_share = split(engine.judge.concurrency, n)
@@ -174,36 +278,33 @@ class WorkerPool:
                       list(range(w, len(cases), n)), shares[w], env)
             for w in range(n)
         ]
-        self.processes: list[Any] = []
-        self.conns: list[Connection] = []
         self.slots: list[RunResult | None] = [None] * len(cases)
-        self._live: set[int] = set()
+        self._live: set[int] = set(range(n))
         self._seen: dict[int, float] = {}
         self._why: dict[int, str] = {}
         #: CPU seconds each worker spent on its share (all its threads), once it is done
         self.cpu: dict[int, float] = {}
+        with pool._busy:
+            pool._ensure(n)
+            self.processes = pool.processes[:n]
+            self.conns = pool.conns[:n]
+            for w, job in enumerate(self.jobs):
+                try:
+                    self.conns[w].send(job)
+                except OSError:
+                    self._fail(w, "exited before it got its cases")
+            self._wait_ready()
 
-    def start(self) -> None:
-        """Start every worker and wait until each is warm (or has failed)."""
-        ctx = _context()
-        for w, job in enumerate(self.jobs):
-            parent, child = ctx.Pipe(duplex=True)
-            proc = ctx.Process(target=worker_main, args=(child, job), daemon=True,
-                               name=f"dagtui-worker-{w}")
-            proc.start()
-            child.close()
-            self.processes.append(proc)
-            self.conns.append(parent)
-            self._live.add(w)
+    def _wait_ready(self) -> None:
         waiting = set(self._live)
-        deadline = time.monotonic() + self.start_timeout
-        while waiting:
+        deadline = time.monotonic() + self.pool.start_timeout
+        while waiting and not self.pool._closing.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 for w in list(waiting):
-                    self._fail(w, f"did not start within {self.start_timeout:g} s")
+                    self._fail(w, f"did not start within {self.pool.start_timeout:g} s")
                 break
-            for w in self._ready([self.conns[w] for w in waiting], left):
+            for w in self._ready(waiting, min(left, HEARTBEAT)):
                 try:
                     kind, _, detail = self.conns[w].recv()
                 except (EOFError, OSError):
@@ -212,12 +313,26 @@ class WorkerPool:
                 if kind != "ready":
                     self._fail(w, _last_line(detail))
 
-    def _ready(self, conns: list[Connection], timeout: float) -> list[int]:
-        index = {id(c): w for w, c in enumerate(self.conns)}
-        return [index[id(c)] for c in wait(conns, timeout)]  # type: ignore[arg-type]
+    def _ready(self, workers: set[int], timeout: float) -> list[int]:
+        index = {id(self.conns[w]): w for w in workers}
+        return [index[id(c)] for c in wait([self.conns[w] for w in workers], timeout)]
 
     def run(self, on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
         """Send go, collect every result (in case order); failures become judge errors."""
+        with self.pool._busy:
+            try:
+                self._collect(on_result)
+            finally:  # a batch left early (an error, the pool closing): its workers go
+                for w in list(self._live):
+                    self._fail(w, "was stopped (the run was interrupted)", kill=True)
+        for w, job in enumerate(self.jobs):  # whatever a failed worker left undone
+            for i in job.indices:
+                if self.slots[i] is None:
+                    why = self._why.get(w, f"worker process {w} ended early")
+                    self._set(i, self._error_result(i, why), on_result)
+        return [r for r in self.slots if r is not None]
+
+    def _collect(self, on_result: Callable[[RunResult], None] | None) -> None:
         now = time.monotonic()
         for w in list(self._live):
             try:
@@ -225,20 +340,14 @@ class WorkerPool:
                 self._seen[w] = now
             except OSError:
                 self._fail(w, "exited before it could start its cases")
-        while self._live:
-            for w in self._ready([self.conns[w] for w in self._live], HEARTBEAT):
+        while self._live and not self.pool._closing.is_set():
+            for w in self._ready(self._live, HEARTBEAT):
                 self._receive(w, on_result)
             now = time.monotonic()
             for w in list(self._live):
-                if now - self._seen[w] > self.stall_timeout:
-                    self._fail(w, f"sent nothing for {self.stall_timeout:g} s (hung)",
+                if now - self._seen[w] > self.pool.stall_timeout:
+                    self._fail(w, f"sent nothing for {self.pool.stall_timeout:g} s (hung)",
                                kill=True)
-        for w, job in enumerate(self.jobs):  # whatever a failed worker left undone
-            for i in job.indices:
-                if self.slots[i] is None:
-                    why = self._why.get(w, f"worker process {w} ended early")
-                    self._set(i, self._error_result(i, why), on_result)
-        return [r for r in self.slots if r is not None]
 
     def _receive(self, w: int, on_result: Callable[[RunResult], None] | None) -> None:
         try:
@@ -266,16 +375,10 @@ class WorkerPool:
             on_result(result)
 
     def _fail(self, w: int, why: str, *, kill: bool = False) -> None:
-        """Stop worker `w`; its unfinished cases will be judge errors saying why. A hung
-        worker is killed outright (a stopped or wedged process may never act on SIGTERM)."""
+        """Stop worker `w`; its unfinished cases will be judge errors saying why."""
         self._why[w] = f"worker process {w} {why}"
         self._live.discard(w)
-        proc = self.processes[w]
-        if proc.is_alive():
-            if kill:
-                proc.kill()
-            else:
-                proc.terminate()
+        self.pool._retire(w, self.processes[w], kill=kill)
 
     def _error_result(self, index: int, why: str) -> RunResult:
         case = self.cases[index]
@@ -283,18 +386,38 @@ class WorkerPool:
                          error=f"{why}; the case has no verdict",
                          error_kind=WORKER_ERROR, expected_score=case.expected_score)
 
+
+class WorkerPool:
+    """One batch on a pool of its own: `start()` (workers warm, clock not started), `run()`,
+    `close()`. Kept for callers that time a single batch (tests/benchmarks/bench_engine.py
+    reads `cpu`); a suite reuses one `WarmPool` for all its rules instead."""
+
+    def __init__(self, engine: Engine, cases: list[Case], *, workers: int, concurrency: int,
+                 stall_timeout: float = STALL_TIMEOUT,
+                 start_timeout: float = START_TIMEOUT) -> None:
+        self.pool = WarmPool(stall_timeout=stall_timeout, start_timeout=start_timeout)
+        self.engine, self.cases = engine, cases
+        self.workers, self.concurrency = workers, concurrency
+        self._batch: Batch | None = None
+
+    @property
+    def processes(self) -> list[Any]:
+        return self._batch.processes if self._batch is not None else []
+
+    @property
+    def cpu(self) -> dict[int, float]:
+        return self._batch.cpu if self._batch is not None else {}
+
+    def start(self) -> None:
+        self._batch = self.pool.batch(self.engine, self.cases, workers=self.workers,
+                                      concurrency=self.concurrency)
+
+    def run(self, on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
+        assert self._batch is not None, "start() first"
+        return self._batch.run(on_result)
+
     def close(self) -> None:
-        """Stop and reap every worker (safe to call twice, and after a failure)."""
-        for conn in self.conns:
-            conn.close()
-        for proc in self.processes:
-            proc.join(2)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(2)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
+        self.pool.close()
 
 
 def _last_line(detail: Any) -> str:
@@ -310,21 +433,22 @@ def evaluate_in_workers(
     concurrency: int = 16,
     on_result: Callable[[RunResult], None] | None = None,
     stall_timeout: float = STALL_TIMEOUT,
+    pool: WarmPool | None = None,
 ) -> Report:
-    """Like `batch.evaluate_cases`, with the cases run by `workers` processes.
+    """Like `batch.evaluate_cases`, with the cases run by `workers` processes: those of
+    `pool` when given (it stays open for the next batch), else of a pool made and closed
+    here.
 
     Blocking (call it from a thread inside an event loop). The wall time counts from the
     moment every worker is warm, as an in-process run counts from after litellm's import.
     """
     preflight_all(engine, cases)
     report = new_report(engine)
-    pool = WorkerPool(engine, cases, workers=workers, concurrency=concurrency,
-                      stall_timeout=stall_timeout)
-    try:
-        pool.start()
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(WarmPool(stall_timeout=stall_timeout))
+        batch = pool.batch(engine, cases, workers=workers, concurrency=concurrency)
         start = time.perf_counter()
-        report.results = pool.run(on_result)
+        report.results = batch.run(on_result)
         report.wall_time = time.perf_counter() - start
-    finally:
-        pool.close()
     return report

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -24,11 +25,20 @@ from dagtui.engine import Engine
 from dagtui.judges import LiteLLMJudge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.loader import load_file
-from dagtui.workers import WORKER_ERROR, WorkerPool, resolve_workers, split
+from dagtui.workers import (
+    WORKER_ERROR,
+    WarmPool,
+    WorkerPool,
+    evaluate_in_workers,
+    resolve_workers,
+    split,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")
 CASES = str(ROOT / "graphs" / "meeting_summary.cases.jsonl")
+CORRECTNESS = str(ROOT / "graphs" / "suites" / "correctness.toml")
+SPANS = str(ROOT / "graphs" / "suites" / "spans.cases.jsonl")
 
 
 def run_args(stub, workers, out, *extra):
@@ -178,3 +188,73 @@ def test_api_evaluate_with_workers_matches_in_process():
     assert [(r.case, r.score, r.describe_path()) for r in two.results] == \
         [(r.case, r.score, r.describe_path()) for r in one.results]
     assert two.calls == one.calls > 0 and two.exit_code() == one.exit_code() == 0
+
+
+def _judge(stub: StubServer, concurrency: int = 4) -> LiteLLMJudge:
+    return LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
+                        concurrency=concurrency, retries=0)
+
+
+def _rows(results) -> list[tuple]:
+    return [(r.case, r.score, r.status, r.describe_path(), r.calls) for r in results]
+
+
+def test_a_warm_pool_runs_two_graphs_in_a_row_with_the_same_processes():
+    """Two batches, each with its own graph, judge and cases, on one pool: the results equal
+    the in-process ones and no process is started for the second batch."""
+    import asyncio
+
+    from dagtui.batch import evaluate_cases
+
+    batches = [(MEETING, load_cases(CASES)), (CORRECTNESS, load_cases(SPANS)[:8])]
+    with StubServer() as stub:
+        engines = [(Engine(load_file(g).graph, _judge(stub)), c) for g, c in batches]
+        alone = [asyncio.run(evaluate_cases(e, c, concurrency=4)) for e, c in engines]
+        with WarmPool() as pool:
+            pooled, pids = [], []
+            for engine, cases in engines:
+                pooled.append(evaluate_in_workers(engine, cases, workers=2, concurrency=4,
+                                                  pool=pool))
+                pids.append([p.pid for p in pool.processes])
+            started = pool.started
+    assert [_rows(r.results) for r in pooled] == [_rows(r.results) for r in alone]
+    assert [r.calls for r in pooled] == [r.calls for r in alone] and all(r.calls for r in alone)
+    assert started == 2 and pids[0] == pids[1]
+    assert not pool.processes  # closed: nothing left running
+
+
+def test_a_pool_replaces_a_lost_worker_for_the_next_batch():
+    graph = load_file(MEETING).graph
+    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
+             for i in range(4)]
+    with StubServer() as stub, WarmPool() as pool:
+        engine = Engine(graph, _judge(stub, 2))
+        first = pool.batch(engine, cases, workers=2, concurrency=2)
+        os.kill(first.processes[1].pid, signal.SIGKILL)
+        lost = first.run()
+        second = pool.batch(engine, cases, workers=2, concurrency=2).run()
+        started = pool.started
+    assert all(r.error_kind == WORKER_ERROR for r in lost[1::2])
+    assert [r.status for r in second] == ["pass"] * 4 and started == 3
+
+
+def test_closing_a_pool_ends_a_running_batch_with_worker_errors():
+    """What a cancelled suite run does (Ctrl+C): close from another thread; the batch
+    returns promptly, its unfinished cases as worker errors, and every process is reaped."""
+    graph = load_file(MEETING).graph
+    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
+             for i in range(6)]
+    with StubServer(latency=5) as stub:
+        pool = WarmPool()
+        batch = pool.batch(Engine(graph, _judge(stub, 2)), cases, workers=2, concurrency=2)
+        procs = list(batch.processes)
+        threading.Timer(0.5, pool.close).start()
+        start = time.monotonic()
+        results = batch.run()
+        elapsed = time.monotonic() - start
+        pool.close()
+    assert elapsed < 4 and len(results) == len(cases)
+    assert all(r.error_kind == WORKER_ERROR and "interrupted" in r.error for r in results)
+    assert not any(p.is_alive() for p in procs)
+    with pytest.raises(RuntimeError):
+        pool.batch(Engine(graph, _judge(stub, 2)), cases, workers=2, concurrency=2)
