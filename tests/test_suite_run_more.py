@@ -249,3 +249,65 @@ def test_check_nodes_inside_a_rule_graph_are_compared_with_their_labels(tmp_path
     assert main(["test", str(graph), str(suite), "--cases", str(cases)]) == 1
     both = capsys.readouterr().out
     assert f"{suite}: 2 cases" in both
+
+
+def _two_llm_rule_suite(tmp_path: Path, n_cases: int) -> tuple[Path, Path]:
+    """The example suite without its `max_calls`, so both LLM rules (correctness, then
+    deep_analysis on what passed it) go to worker processes, over its first spans."""
+    for name in ("correctness.toml", "deep_analysis.toml"):
+        (tmp_path / name).write_text((EXAMPLE.parent / name).read_text())
+    suite = tmp_path / "spans.toml"
+    suite.write_text("".join(line for line in EXAMPLE.read_text().splitlines(keepends=True)
+                             if not line.startswith(("max_calls", "cases ="))))
+    cases = tmp_path / "spans.jsonl"
+    cases.write_text("".join((EXAMPLE.parent / "spans.cases.jsonl").read_text()
+                             .splitlines(keepends=True)[:n_cases]))
+    return suite, cases
+
+
+def test_one_warm_pool_serves_every_llm_rule_and_the_baseline(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """`--workers 2 --measure-ungated`: four batches (two rules, gated and ungated) on one
+    pool whose two processes start once; outcomes and calls as in process."""
+    from dagtui import workers as workers_mod
+
+    suite, cases = _two_llm_rule_suite(tmp_path, 12)
+    made: list[Any] = []
+    batches: list[tuple[str, list[int]]] = []
+
+    class RecordedPool(workers_mod.WarmPool):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            made.append(self)
+
+        def batch(self, engine: Any, *args: Any, **kwargs: Any) -> Any:
+            batch = super().batch(engine, *args, **kwargs)
+            batches.append((engine.graph.metric.name, [p.pid for p in batch.processes]))
+            return batch
+
+    monkeypatch.setattr(workers_mod, "WarmPool", RecordedPool)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("CI", "1")
+    seen: dict[str, Any] = {}
+    with StubServer() as stub:
+        for workers in ("1", "2"):
+            before = stub.calls
+            rc = main(["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
+                       "--model", "openai/gpt-4.1-mini", "--no-cache", "-q",
+                       "--measure-ungated", "--workers", workers,
+                       "--json", str(tmp_path / f"w{workers}.json")])
+            data = json.loads((tmp_path / f"w{workers}.json").read_text())
+            seen[workers] = {
+                "rc": rc, "stub": stub.calls - before, "calls": data["totals"]["calls"],
+                "outcomes": [(r["rule"], [(c["case"], c["state"], c.get("score"))
+                                          for c in r["cases"]]) for r in data["rules"]],
+            }
+    one, two = seen["1"], seen["2"]
+    assert two["outcomes"] == one["outcomes"] and two["rc"] == one["rc"]
+    assert two["calls"] == one["calls"] > 0 and two["stub"] == one["stub"] > two["calls"]
+    evaluated = {r: [c for c, state, _ in rows if state == "evaluated"]
+                 for r, rows in two["outcomes"]}
+    assert evaluated["correctness"] and evaluated["deep_analysis"]  # both rules really ran
+    assert len(made) == 1 and made[0].started == 2 and not made[0].processes  # closed
+    assert [name for name, _ in batches] == ["Correctness", "Deep analysis"] * 2
+    assert all(pids == batches[0][1] for _, pids in batches)

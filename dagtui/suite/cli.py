@@ -6,8 +6,9 @@ are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--mode
 `--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--cache-dir`) work here
 as they do for graphs; `add_suite_arguments` adds the one suite-only flag. `--trace-dir DIR`
 writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers N|auto`
-runs each LLM rule's admitted cases in worker processes (`dagtui.workers`), except rules
-with `max_calls`, which admit case by case and so stay in process.
+runs each LLM rule's admitted cases in worker processes (`dagtui.workers`; one pool for
+the whole run, started at the first such rule), except rules with `max_calls`, which admit
+case by case and so stay in process.
 
 Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
 (score below its graph's threshold; a check that does not hold) or the suite is invalid;
@@ -101,34 +102,44 @@ async def execute(
 
     `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
     rule) pair of the gated run; the baseline run writes none."""
+    from ..workers import WarmPool
     from .gating import attach_baseline, estimate_baseline, run_suite
     from .runner import EngineRuleRunner
 
     assert load.suite is not None
     concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
     workers = workers_option(args)
-    runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
-                              workers=workers, concurrency=concurrency)
+    # one pool for the whole run (gated and baseline); no process starts until a rule
+    # sends it a batch, and it is closed however the run ends (errors, Ctrl+C)
+    pool = WarmPool() if workers != 1 else None
     try:
-        result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
-                                 kinds=load.kinds, on_rule_done=on_rule_done)
-    finally:
-        await runner.aclose()
-    if measure_ungated:
-        # cache off: a cached answer is a call the gated run already paid for
-        base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False),
-                                       workers=workers, concurrency=concurrency)
+        runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
+                                  workers=workers, concurrency=concurrency, pool=pool)
         try:
-            if on_rule_done is not None:
-                print("measuring the ungated baseline (every active rule on every case)...",
-                      file=sys.stderr)
-            baseline = await run_suite(load.suite, cases, base_runner, concurrency=concurrency,
-                                       gated=False, kinds=load.kinds)
+            result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
+                                     kinds=load.kinds, on_rule_done=on_rule_done)
         finally:
-            await base_runner.aclose()
-        attach_baseline(result, baseline)
-    else:
-        estimate_baseline(result)
+            await runner.aclose()
+        if measure_ungated:
+            # cache off: a cached answer is a call the gated run already paid for
+            base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False),
+                                           workers=workers, concurrency=concurrency,
+                                           pool=pool)
+            try:
+                if on_rule_done is not None:
+                    print("measuring the ungated baseline (every active rule on every "
+                          "case)...", file=sys.stderr)
+                baseline = await run_suite(load.suite, cases, base_runner,
+                                           concurrency=concurrency, gated=False,
+                                           kinds=load.kinds)
+            finally:
+                await base_runner.aclose()
+            attach_baseline(result, baseline)
+        else:
+            estimate_baseline(result)
+    finally:
+        if pool is not None:
+            await asyncio.to_thread(pool.close)
     return result
 
 

@@ -20,6 +20,7 @@ from .model import Rule
 if TYPE_CHECKING:
     from ..engine import Engine
     from ..judges.base import Judge
+    from ..workers import WarmPool
     from .traces import TraceWriter
 
 #: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
@@ -61,20 +62,26 @@ class EngineRuleRunner:
     case a rule is given (the suite labels test narrows `expected` to the rule's own labels).
 
     `workers` (an int or "auto", as `dagtui run --workers`) hands each graph rule's admitted
-    cases to `dagtui.workers.evaluate_in_workers`, one pool per rule and one pool at a time
-    (a pool already uses every core it is given); `dagtui.workers.resolve_workers` decides,
-    so "auto" and non-litellm judges stay in process. `concurrency` is the pool's share.
+    cases to worker processes as one batch (`dagtui.workers.resolve_workers` decides, so
+    "auto" and non-litellm judges stay in process). Every batch goes to one `WarmPool`, one
+    batch at a time (a batch already uses every core it is given): `pool` when the caller
+    owns one (`dagtui.suite.cli.execute` shares one between the gated and the baseline run
+    and closes it), else one made at the first batch and closed by `aclose`. Its processes
+    start once, so each further rule costs no start. `concurrency` is the pool's share.
     """
 
     def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
                  traces: TraceWriter | None = None, case_view: CaseView | None = None,
-                 workers: int | str = 1, concurrency: int = 8) -> None:
+                 workers: int | str = 1, concurrency: int = 8,
+                 pool: WarmPool | None = None) -> None:
         self.load = load
         self.judge_for = judge_for
         self.traces = traces
         self.case_view = case_view
         self.workers = workers
         self.concurrency = concurrency
+        self.pool = pool
+        self._owns_pool = pool is None
         self._pool_turn: asyncio.Lock | None = None
         #: rule id -> worker processes its last batch used (for reports and tests)
         self.pools: dict[str, int] = {}
@@ -135,7 +142,7 @@ class EngineRuleRunner:
         (a missing field) get the same error outcome an in-process run gives them; the
         others go to one pool. Traces are written here, from the results sent back."""
         from ..cases import CaseError
-        from ..workers import evaluate_in_workers
+        from ..workers import WarmPool, evaluate_in_workers
 
         engine = self.engine(rule)
         graph = self.load.graphs[rule.id]
@@ -153,10 +160,12 @@ class EngineRuleRunner:
             workers = self._workers_for(rule, len(runnable))
             if self._pool_turn is None:
                 self._pool_turn = asyncio.Lock()
-            async with self._pool_turn:  # rules of one level: one pool after another
+            async with self._pool_turn:  # rules of one level: one batch after another
+                if self.pool is None:
+                    self.pool = WarmPool()
                 report = await asyncio.to_thread(
                     evaluate_in_workers, engine, [seen[i] for i in runnable],
-                    workers=workers, concurrency=self.concurrency)
+                    workers=workers, concurrency=self.concurrency, pool=self.pool)
             self.pools[rule.id] = workers
             for i, result in zip(runnable, report.results, strict=True):
                 if self.traces is not None:
@@ -177,5 +186,9 @@ class EngineRuleRunner:
         )
 
     async def aclose(self) -> None:
+        """Close the judges, and the worker pool when this runner made it (in a thread:
+        closing waits for a batch still running there, as after a cancelled run)."""
+        if self._owns_pool and self.pool is not None:
+            await asyncio.to_thread(self.pool.close)
         for judge in self.judges:
             await judge.aclose()
