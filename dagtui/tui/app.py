@@ -1028,6 +1028,10 @@ class EditorApp(App[None]):
 
     # -- command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        if screen is not self.screen_stack[0]:
+            # the debugger (F5) or a dialog is on top: the editor's actions are off there
+            yield from super().get_system_commands(screen)
+            return
         from .screens.help import describe_key
         for bid, key, action, _desc, _show in EDITOR_KEYS:
             if action in ("quit",):
@@ -1045,7 +1049,9 @@ class EditorApp(App[None]):
 
 
 def binding_ids() -> set[str]:
-    """Every remappable binding id of the editor and its widgets and dialogs."""
+    """Every remappable binding id of the editor, its widgets and dialogs, and of the
+    debugger it opens with F5 (one keys file serves both)."""
+    from .debugger.keys import binding_ids as debugger_binding_ids
     from .screens.dialogs import AddNodeScreen
     from .screens.help import HelpScreen
     from .widgets.graph_view import GraphView
@@ -1054,7 +1060,7 @@ def binding_ids() -> set[str]:
     ids: set[str] = set()
     for owner in (EditorApp, GraphTree, ProblemsTable, GraphView, AddNodeScreen, HelpScreen):
         ids.update(b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id)
-    return ids
+    return ids | debugger_binding_ids()
 
 
 def node_kind_text(node: Any) -> str:
