@@ -81,18 +81,27 @@ def test_core_does_not_import(probe: dict, package: str) -> None:
     assert leaked == [], f"importing the core loaded {package}: {leaked[:5]}"
 
 
-def test_editor_startup_does_not_import_pydantic() -> None:
-    """What `dagtui edit` imports before its first frame (the TUI included) stays free of
-    pydantic; litellm brings its own copy, loaded only with litellm."""
+def _editor_startup_modules() -> list[str]:
+    """The modules loaded by importing what `dagtui edit` needs before its first frame."""
     probe = (
         "import sys, json\n"
         "import dagtui, dagtui.loader, dagtui.validate, dagtui.tomlio, dagtui.cli\n"
         "import dagtui.tui.state, dagtui.tui.app\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('pydantic', 'pydantic_core'))))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_editor_startup_stays_light() -> None:
+    """Editor startup (< 0.5 s to the first frame) stays free of pydantic (litellm brings
+    its own copy, loaded only with litellm) and of the widgets first shown a moment later:
+    the bottom panels' tables and tabs, and the text areas of the form."""
+    loaded = _editor_startup_modules()
+    assert [m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core")] == []
+    later = ("textual.widgets._data_table", "textual.widgets._text_area",
+             "textual.widgets._tabbed_content", "litellm")
+    assert [m for m in loaded if m.startswith(later)] == []
