@@ -8,6 +8,14 @@ of the pools included), the suite's own wall time, the calls and whether every (
 outcome equals the in-process run's.
 
     .venv/bin/python tests/benchmarks/bench_suite_workers.py [--copies 8] [--latency 0.2]
+
+`--auto` measures what `--workers auto` should mean instead: how long a pool takes to be
+warm (in a fresh process, where the fork server imports litellm, and again once it runs),
+and `dagtui run GRAPH --workers 1` against `--workers 2` as whole commands (each a fresh
+process, so both pay litellm's import: in process here, in the fork server there) over
+growing batches of the meeting-summary graph, at concurrency 8 (the default) and 32.
+
+    .venv/bin/python tests/benchmarks/bench_suite_workers.py --auto [--sizes 20,40,80,160]
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,16 +73,81 @@ def run(suite: Path, cases: Path, base_url: str, workers: str, out: Path) -> dic
             "calls": data["totals"]["calls"], "outcomes": outcomes}
 
 
+def pool_start() -> None:
+    """Seconds from `WarmPool` to every worker warm, twice in this (fresh) process: the
+    first pays the fork server's start (litellm's import), the second only forks."""
+    from dagtui.cases import Case
+    from dagtui.engine import Engine
+    from dagtui.judges import LiteLLMJudge
+    from dagtui.loader import load_file
+    from dagtui.workers import WarmPool
+
+    graph = load_file(ROOT / "graphs" / "meeting_summary.toml").graph
+    engine = Engine(graph, LiteLLMJudge("openai/gpt-4.1-mini", api_key="test"))
+    cases = [Case(f"c{i}", {"actual_output": "x"}) for i in range(2)]
+    for label in ("cold (fork server imports litellm)", "warm fork server"):
+        start = time.perf_counter()
+        with WarmPool() as pool:
+            pool.batch(engine, cases, workers=2, concurrency=2)
+            ready = time.perf_counter() - start
+        print(f"  pool of 2 warm: {ready:5.2f} s  {label}")
+    start = time.perf_counter()
+    from dagtui.judges.litellm_judge import import_litellm
+
+    import_litellm()
+    print(f"  litellm import in process, for comparison: {time.perf_counter() - start:5.2f} s")
+
+
+def break_even(base_url: str, sizes: list[int], latency: float) -> None:
+    """`dagtui run` wall per batch size, concurrency and worker count (whole commands)."""
+    lines = (ROOT / "graphs" / "meeting_summary.cases.jsonl").read_text().splitlines()
+    graph = ROOT / "graphs" / "meeting_summary.toml"
+    print(f"dagtui run meeting_summary, stub latency {latency:g} s, {os.cpu_count()} cores; "
+          "wall of the whole command (s), in process vs 2 workers")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"{n}.jsonl"
+            path.write_text("".join(
+                json.dumps({**json.loads(lines[i % len(lines)]), "name": f"c{i}"}) + "\n"
+                for i in range(n)))
+            row = []
+            for concurrency in (8, 32):
+                walls = {}
+                for workers in ("1", "2"):
+                    start = time.perf_counter()
+                    subprocess.run(
+                        [sys.executable, "-m", "dagtui", "run", str(graph), "--cases", str(path),
+                         "--api-base", base_url, "--model", "openai/gpt-4.1-mini", "--no-cache",
+                         "-q", "--concurrency", str(concurrency), "--workers", workers],
+                        capture_output=True, check=False)
+                    walls[workers] = time.perf_counter() - start
+                row.append(f"c={concurrency}: {walls['1']:5.2f} vs {walls['2']:5.2f}")
+            print(f"  {n:4d} cases | " + " | ".join(row) + f" | load {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--copies", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--workers", default="1,2,1,2",
                         help="worker counts to run in turn (the first pays litellm's import)")
+    parser.add_argument("--auto", action="store_true",
+                        help="measure pool start and the break-even batch size instead")
+    parser.add_argument("--sizes", default="20,40,80,160,320")
+    parser.add_argument("--pool-start", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "test")
     os.environ["CI"] = "1"
+    if args.pool_start:
+        pool_start()
+        return
     stub = StubProcess("--latency", str(args.latency))
+    if args.auto:
+        print(f"pool start (load {os.getloadavg()[0]:.1f}):", flush=True)
+        subprocess.run([sys.executable, __file__, "--pool-start"], check=False)
+        break_even(stub.base_url, [int(n) for n in args.sizes.split(",")], args.latency)
+        print("stub:", stub.close())
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         suite, cases = make_suite(folder, args.copies)
