@@ -208,15 +208,18 @@ class WarmPool:
         return Batch(self, engine, cases, workers=workers, concurrency=concurrency)
 
     def _ensure(self, n: int) -> None:
-        """Processes 0..n-1 exist and were not retired; start the missing ones."""
+        """Processes 0..n-1 are up: start the missing ones, replace the dead ones."""
         if self._ctx is None:
             self._ctx = _context()
         while len(self.processes) < n:
             self.processes.append(None)
             self.conns.append(None)  # type: ignore[arg-type]
         for w in range(n):
-            if self.processes[w] is not None:
+            proc = self.processes[w]
+            if proc is not None and proc.is_alive():
                 continue
+            if proc is not None:  # it died while idle (killed from outside)
+                self._retire(w, proc, kill=False)
             parent, child = self._ctx.Pipe(duplex=True)
             proc = self._ctx.Process(target=worker_main, args=(child,), daemon=True,
                                      name=f"dagtui-worker-{w}")
@@ -436,8 +439,8 @@ def evaluate_in_workers(
     pool: WarmPool | None = None,
 ) -> Report:
     """Like `batch.evaluate_cases`, with the cases run by `workers` processes: those of
-    `pool` when given (it stays open for the next batch), else of a pool made and closed
-    here.
+    `pool` when given (it stays open for the next batch; its own timeouts apply), else of
+    a pool made and closed here.
 
     Blocking (call it from a thread inside an event loop). The wall time counts from the
     moment every worker is warm, as an in-process run counts from after litellm's import.

@@ -233,9 +233,13 @@ def test_a_pool_replaces_a_lost_worker_for_the_next_batch():
         os.kill(first.processes[1].pid, signal.SIGKILL)
         lost = first.run()
         second = pool.batch(engine, cases, workers=2, concurrency=2).run()
+        idle = pool.processes[0]
+        os.kill(idle.pid, signal.SIGKILL)  # dies between batches
+        idle.join(5)
+        third = pool.batch(engine, cases, workers=2, concurrency=2).run()
         started = pool.started
     assert all(r.error_kind == WORKER_ERROR for r in lost[1::2])
-    assert [r.status for r in second] == ["pass"] * 4 and started == 3
+    assert [r.status for r in second + third] == ["pass"] * 8 and started == 4
 
 
 def test_closing_a_pool_ends_a_running_batch_with_worker_errors():
