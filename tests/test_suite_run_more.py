@@ -168,6 +168,32 @@ def test_labels_test_input_errors_exit_2(tmp_path: Path, cases_text: str | None,
     assert "dagtui test:" in capsys.readouterr().err
 
 
+def _in_process_then_two_workers(monkeypatch: Any, tmp_path: Path, suite: Path, cases: Path,
+                                 *extra: str, traces: bool = False) -> list[dict[str, Any]]:
+    """`dagtui run SUITE --workers 1`, then `--workers 2`, against one stub: for each, the
+    exit code, the calls the stub saw and the report counted, every (rule, case) outcome
+    and (with `traces`) the trace files written."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("CI", "1")
+    seen = []
+    with StubServer() as stub:
+        for workers in ("1", "2"):
+            before = stub.calls
+            trace_args = ["--trace-dir", str(tmp_path / f"t{workers}")] if traces else []
+            rc = main(["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
+                       "--no-cache", "-q", "--workers", workers, *extra, *trace_args,
+                       "--json", str(tmp_path / f"w{workers}.json")])
+            data = json.loads((tmp_path / f"w{workers}.json").read_text())
+            seen.append({
+                "rc": rc, "stub": stub.calls - before, "calls": data["totals"]["calls"],
+                "outcomes": [(r["rule"], [(c["case"], c["state"], c.get("score"))
+                                          for c in r["cases"]]) for r in data["rules"]],
+                "traces": sorted(p.name for p in (tmp_path / f"t{workers}").iterdir())
+                if traces else None,
+            })
+    return seen
+
+
 @pytest.mark.slow
 def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
                                                                monkeypatch) -> None:
@@ -187,24 +213,8 @@ def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
         pools.append(self.pools)
 
     monkeypatch.setattr(EngineRuleRunner, "__init__", recording_init)
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("CI", "1")
-    seen: dict[str, Any] = {}
-    with StubServer() as stub:
-        for workers in ("1", "2"):
-            before = stub.calls
-            rc = main(["run", str(EXAMPLE), "--cases", str(cases), "--api-base",
-                       stub.base_url, "--no-cache", "-q",
-                       "--workers", workers, "--json", str(tmp_path / f"w{workers}.json"),
-                       "--trace-dir", str(tmp_path / f"t{workers}")])
-            data = json.loads((tmp_path / f"w{workers}.json").read_text())
-            seen[workers] = {
-                "rc": rc, "stub": stub.calls - before, "calls": data["totals"]["calls"],
-                "outcomes": [(r["rule"], [(c["case"], c["state"], c.get("score"))
-                                          for c in r["cases"]]) for r in data["rules"]],
-                "traces": sorted(p.name for p in (tmp_path / f"t{workers}").iterdir()),
-            }
-    one, two = seen["1"], seen["2"]
+    one, two = _in_process_then_two_workers(monkeypatch, tmp_path, EXAMPLE, cases,
+                                            traces=True)
     assert one["stub"] == one["calls"] > 0 and two["stub"] == two["calls"] == one["calls"]
     assert two["outcomes"] == one["outcomes"] and two["rc"] == one["rc"]
     assert two["traces"] == one["traces"]
@@ -286,23 +296,8 @@ def test_one_warm_pool_serves_every_llm_rule_and_the_baseline(tmp_path: Path,
             return batch
 
     monkeypatch.setattr(workers_mod, "WarmPool", RecordedPool)
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("CI", "1")
-    seen: dict[str, Any] = {}
-    with StubServer() as stub:
-        for workers in ("1", "2"):
-            before = stub.calls
-            rc = main(["run", str(suite), "--cases", str(cases), "--api-base", stub.base_url,
-                       "--model", "openai/gpt-4.1-mini", "--no-cache", "-q",
-                       "--measure-ungated", "--workers", workers,
-                       "--json", str(tmp_path / f"w{workers}.json")])
-            data = json.loads((tmp_path / f"w{workers}.json").read_text())
-            seen[workers] = {
-                "rc": rc, "stub": stub.calls - before, "calls": data["totals"]["calls"],
-                "outcomes": [(r["rule"], [(c["case"], c["state"], c.get("score"))
-                                          for c in r["cases"]]) for r in data["rules"]],
-            }
-    one, two = seen["1"], seen["2"]
+    one, two = _in_process_then_two_workers(monkeypatch, tmp_path, suite, cases,
+                                            "--measure-ungated")
     assert two["outcomes"] == one["outcomes"] and two["rc"] == one["rc"]
     assert two["calls"] == one["calls"] > 0 and two["stub"] == one["stub"] > two["calls"]
     evaluated = {r: [c for c, state, _ in rows if state == "evaluated"]
