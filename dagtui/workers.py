@@ -40,8 +40,10 @@ from .model import Graph
 from .trace import RunResult
 
 AUTO_MAX_WORKERS = 4
-#: below this many cases, `--workers auto` stays in process (start-up would not pay off)
-AUTO_MIN_CASES = 40
+#: below this many cases, `--workers auto` stays in process: measured on 2 cores with the
+#: judge's lanes (`dagtui run`, 200 ms per call), 2 workers were no faster up to 160 cases
+#: and won only from ~320 at 32 calls in flight (tests/benchmarks/bench_suite_workers.py --auto)
+AUTO_MIN_CASES = 160
 HEARTBEAT = 0.5
 START_TIMEOUT = 120.0
 STALL_TIMEOUT = 60.0

@@ -26,6 +26,7 @@ from dagtui.judges import LiteLLMJudge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.loader import load_file
 from dagtui.workers import (
+    AUTO_MIN_CASES,
     WORKER_ERROR,
     WarmPool,
     WorkerPool,
@@ -164,6 +165,8 @@ def test_worker_count_resolution():
     judge = LiteLLMJudge("openai/gpt-4.1-mini")
     assert resolve_workers("auto", 5, judge) == 1
     assert resolve_workers("auto", 500, judge) == min(os.cpu_count() or 1, 4)
+    assert resolve_workers("auto", AUTO_MIN_CASES - 1, judge) == 1
+    assert resolve_workers("auto", AUTO_MIN_CASES, judge) == min(os.cpu_count() or 1, 4)
     assert resolve_workers(3, 5, judge) == 3
     assert resolve_workers(3, 500, LabelsJudge()) == 1  # nothing to spread
     with pytest.raises(ValueError):

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=8, help="cases and calls in flight (8)")
     p.add_argument("--workers", default="1", metavar="N",
                    help="worker processes sharing the cases and --concurrency, so litellm's "
-                        "per-call CPU uses several cores; 'auto' = min(cores, 4) for 40+ "
+                        "per-call CPU uses several cores; 'auto' = min(cores, 4) for 160+ "
                         "cases (for a suite: each rule's admitted cases) (1: in process)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
     p.add_argument("--retries", type=int, default=3,
