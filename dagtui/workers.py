@@ -88,7 +88,7 @@ class WorkerJob:
 
 
 def worker_main(conn: Connection) -> None:
-    """A worker process: serve jobs until the parent closes the pipe (or asks to stop)."""
+    """A worker process: serve jobs until the parent closes its end of the pipe."""
     try:
         from .judges.litellm_judge import import_litellm
 
