@@ -40,10 +40,12 @@ from .model import Graph
 from .trace import RunResult
 
 AUTO_MAX_WORKERS = 4
-#: below this many cases, `--workers auto` stays in process: measured on 2 cores with the
-#: judge's lanes (`dagtui run`, 200 ms per call), 2 workers were no faster up to 160 cases
-#: and won only from ~320 at 32 calls in flight (tests/benchmarks/bench_suite_workers.py --auto)
+#: `--workers auto` stays in process below this many cases, or with fewer calls in flight
+#: than AUTO_MIN_CONCURRENCY: measured on 2 cores with the judge's lanes (`dagtui run`, 200 ms
+#: per call), 2 workers never won at 8 calls in flight, and at 32 only from ~160-320 cases
+#: (tests/benchmarks/bench_suite_workers.py --auto)
 AUTO_MIN_CASES = 160
+AUTO_MIN_CONCURRENCY = 32
 HEARTBEAT = 0.5
 START_TIMEOUT = 120.0
 STALL_TIMEOUT = 60.0
@@ -52,8 +54,9 @@ WORKER_ERROR = "worker"
 
 def resolve_workers(value: int | str | None, n_cases: int, judge: Any) -> int:
     """How many processes to use: an int as given; "auto" is min(cores, 4) for a litellm
-    judge and at least AUTO_MIN_CASES cases, else 1. Other judges always run in process
-    (they spend no per-call CPU worth spreading and may not pickle)."""
+    judge with at least AUTO_MIN_CONCURRENCY calls in flight and AUTO_MIN_CASES cases, else
+    1 (workers pay off only when many calls per core are in flight). Other judges always run
+    in process (they spend no per-call CPU worth spreading and may not pickle)."""
     from .judges.litellm_judge import LiteLLMJudge
 
     if not isinstance(judge, LiteLLMJudge):
@@ -61,7 +64,7 @@ def resolve_workers(value: int | str | None, n_cases: int, judge: Any) -> int:
     if value is None:
         return 1
     if value == "auto":
-        if n_cases < AUTO_MIN_CASES:
+        if n_cases < AUTO_MIN_CASES or judge.concurrency < AUTO_MIN_CONCURRENCY:
             return 1
         return max(1, min(os.cpu_count() or 1, AUTO_MAX_WORKERS))
     count = int(value)

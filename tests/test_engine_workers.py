@@ -27,6 +27,7 @@ from dagtui.judges.labels import LabelsJudge
 from dagtui.loader import load_file
 from dagtui.workers import (
     AUTO_MIN_CASES,
+    AUTO_MIN_CONCURRENCY,
     WORKER_ERROR,
     WarmPool,
     WorkerPool,
@@ -162,7 +163,10 @@ def test_a_hung_worker_is_stopped_after_the_stall_timeout():
 
 def test_worker_count_resolution():
     graph = load_file(MEETING).graph
-    judge = LiteLLMJudge("openai/gpt-4.1-mini")
+    judge = LiteLLMJudge("openai/gpt-4.1-mini", concurrency=AUTO_MIN_CONCURRENCY)
+    # few calls in flight: one process (with its lanes) is as fast at any size
+    assert resolve_workers("auto", 10_000, LiteLLMJudge("openai/gpt-4.1-mini",
+                                                        concurrency=8)) == 1
     assert resolve_workers("auto", 5, judge) == 1
     assert resolve_workers("auto", 500, judge) == min(os.cpu_count() or 1, 4)
     assert resolve_workers("auto", AUTO_MIN_CASES - 1, judge) == 1

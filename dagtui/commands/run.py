@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", default="1", metavar="N",
                    help="worker processes sharing the cases and --concurrency, so litellm's "
                         "per-call CPU uses several cores; 'auto' = min(cores, 4) for 160+ "
-                        "cases (for a suite: each rule's admitted cases) (1: in process)")
+                        "cases at --concurrency 32+ (for a suite: each rule's admitted cases), "
+                        "else 1: in process")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
     p.add_argument("--retries", type=int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
