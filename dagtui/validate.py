@@ -474,7 +474,7 @@ class _Checker:
                 f"{', '.join(self.mode_params)}")
 
     def require(self, nid: str, node: NodeBase, key: str, why: str) -> None:
-        value = getattr(node, node.attr_for(key), None)
+        value = getattr(node, "schema_" if key == "schema" else key, None)
         if self.missing(nid, key, value):
             state = "is empty" if self.raw_has(nid, key) else "is missing"
             self.add("DAG003", f"'{key}' {state}: {why}", ("nodes", nid, key), node=nid,
@@ -723,7 +723,7 @@ class _Checker:
         own = CheckNode.KIND_FIELDS.get(kind, ())
         every = {f for fields in CheckNode.KIND_FIELDS.values() for f in fields}
         for f in sorted(every - set(own)):
-            value = getattr(node, node.attr_for(f), None)
+            value = getattr(node, "schema_" if f == "schema" else f, None)
             if value is not None:
                 users = [k for k, fs in CheckNode.KIND_FIELDS.items() if f in fs]
                 hint = _suggest(f, own)
