@@ -105,8 +105,10 @@ def problem_rows(diagnostics: list[Diagnostic], checking: bool = False) -> list[
         where = (d.node or "metric" if d.field or d.node else "file")
         if d.field:
             where += f".{d.field}"
+        # Text, not str: a DataTable reads a str cell as markup, and a message quoting
+        # `[metric]` or a label like "[A] good" would lose its brackets
         rows.append((Text(mark, style=style), Text(d.code, style=style),
-                     str(d.line) if d.line else "", where, d.message))
+                     str(d.line) if d.line else "", Text(where), Text(d.message)))
     if not rows and checking:
         rows.append(("", "", "", "", Text("checking…", style="dim")))
     elif not rows:
@@ -149,8 +151,8 @@ class PathsTable(DataTable):
             passes = getattr(info, "passes", None)
             rows.append((
                 str(i),
-                describe_choices(getattr(info, "choices", ())),
-                describe_leaves(getattr(info, "leaves", ())),
+                Text(describe_choices(getattr(info, "choices", ()))),
+                Text(describe_leaves(getattr(info, "leaves", ()))),
                 _score_text(score, info),
                 Text("pass", style="green") if passes else
                 Text("fail", style="red") if passes is not None else "",
