@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,22 @@ def meeting_app(judge: Any, case: Any = 0, **kwargs: Any) -> DebuggerApp:
     kwargs.setdefault("cases_source", "graphs/meeting_summary.cases.jsonl")
     return DebuggerApp(graph, "graphs/meeting_summary.toml", cases=cases, case=case,
                        judge=judge, cursor_blink=False, **kwargs)
+
+
+def held_task_app(case: Any = 0) -> tuple[DebuggerApp, asyncio.Event]:
+    """The meeting-summary debugger with a judge whose task call waits for the returned
+    event (stop/cancel tests); other nodes answer at once."""
+    from dagtui.judges import CallbackJudge
+
+    gate = asyncio.Event()
+
+    async def held(ask: Any) -> Any:
+        if ask.kind == "task":
+            await gate.wait()
+            return "Intro\nBody\nConclusion"
+        return True if ask.kind == "binary" else ask.prompt.labels[0]
+
+    return meeting_app(CallbackJudge(held, needs_params=False), case=case), gate
 
 
 async def settle(app: DebuggerApp, pilot: Any) -> DebuggerScreen:

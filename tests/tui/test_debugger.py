@@ -6,7 +6,6 @@ tree's statuses, the panes' text, the result box, and the run behind them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 
@@ -17,7 +16,15 @@ from dagtui.tui.debugger.dialogs import CaseEditScreen, HumanAnswerScreen, PickS
 from dagtui.tui.debugger.panes_text import format_messages
 from dagtui.tui.debugger.widgets import StepPanes
 
-from .debugger_helpers import SIZE, meeting_app, result_text, select, settle, tree_label
+from .debugger_helpers import (
+    SIZE,
+    held_task_app,
+    meeting_app,
+    result_text,
+    select,
+    settle,
+    tree_label,
+)
 
 
 async def test_labels_judge_steps_one_node_at_a_time_to_the_result() -> None:
@@ -163,15 +170,7 @@ async def test_escape_in_the_human_modal_stops_the_run_without_killing_the_app()
 
 
 async def test_stop_cancels_a_judge_that_hangs_and_the_node_can_be_stepped_again() -> None:
-    gate = asyncio.Event()
-
-    async def slow(ask):  # type: ignore[no-untyped-def]
-        if ask.kind == "task":
-            await gate.wait()
-            return "Intro\nBody\nConclusion"
-        return True if ask.kind == "binary" else ask.prompt.labels[0]
-
-    app = meeting_app(CallbackJudge(slow, needs_params=False), case=0)
+    app, gate = held_task_app(case=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("n")

@@ -7,7 +7,6 @@ labels judge answers, so no network).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ from typing import Any
 import pytest
 from textual.command import CommandList, CommandPalette
 
-from dagtui.judges.base import CallbackJudge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger import DEBUGGER_KEYS, DebuggerScreen
 from dagtui.tui.debugger.dialogs import KeysScreen, PickScreen
@@ -24,7 +22,7 @@ from dagtui.tui.debugger.screen import WORKER_GROUP
 from dagtui.tui.debugger.widgets import PANES, StepPanes
 from dagtui.tui.keymap import KeymapError
 
-from .debugger_helpers import SIZE, meeting_app, select, settle
+from .debugger_helpers import SIZE, held_task_app, meeting_app, select, settle
 from .test_debugger_editor import editor, workdir  # noqa: F401 - workdir is a fixture
 
 pytestmark = pytest.mark.timeout(120)
@@ -144,15 +142,7 @@ async def test_step_once_the_run_is_over_is_listed_last_and_says_why() -> None:
 
 
 async def test_while_a_step_runs_the_palette_offers_stop_and_says_why_step_waits() -> None:
-    gate = asyncio.Event()
-
-    async def held(ask):  # type: ignore[no-untyped-def]
-        if ask.kind == "task":
-            await gate.wait()
-            return "Intro\nBody\nConclusion"
-        return True if ask.kind == "binary" else ask.prompt.labels[0]
-
-    app = meeting_app(CallbackJudge(held, needs_params=False), case=0)
+    app, gate = held_task_app(case=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("n")
