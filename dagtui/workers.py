@@ -395,39 +395,6 @@ class Batch:
                          error_kind=WORKER_ERROR, expected_score=case.expected_score)
 
 
-class WorkerPool:
-    """One batch on a pool of its own: `start()` (workers warm, clock not started), `run()`,
-    `close()`. Kept for callers that time a single batch (tests/benchmarks/bench_engine.py
-    reads `cpu`); a suite reuses one `WarmPool` for all its rules instead."""
-
-    def __init__(self, engine: Engine, cases: list[Case], *, workers: int, concurrency: int,
-                 stall_timeout: float = STALL_TIMEOUT,
-                 start_timeout: float = START_TIMEOUT) -> None:
-        self.pool = WarmPool(stall_timeout=stall_timeout, start_timeout=start_timeout)
-        self.engine, self.cases = engine, cases
-        self.workers, self.concurrency = workers, concurrency
-        self._batch: Batch | None = None
-
-    @property
-    def processes(self) -> list[Any]:
-        return self._batch.processes if self._batch is not None else []
-
-    @property
-    def cpu(self) -> dict[int, float]:
-        return self._batch.cpu if self._batch is not None else {}
-
-    def start(self) -> None:
-        self._batch = self.pool.batch(self.engine, self.cases, workers=self.workers,
-                                      concurrency=self.concurrency)
-
-    def run(self, on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-        assert self._batch is not None, "start() first"
-        return self._batch.run(on_result)
-
-    def close(self) -> None:
-        self.pool.close()
-
-
 def _last_line(detail: Any) -> str:
     text = str(detail or "failed").strip()
     return "failed: " + text.splitlines()[-1] if text else "failed"

@@ -30,7 +30,6 @@ from dagtui.workers import (
     AUTO_MIN_CONCURRENCY,
     WORKER_ERROR,
     WarmPool,
-    WorkerPool,
     evaluate_in_workers,
     resolve_workers,
     split,
@@ -116,21 +115,17 @@ def test_a_killed_worker_becomes_judge_errors_not_a_hang():
     with StubServer(latency=0.1) as stub:
         judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
                              concurrency=2, retries=0)
-        pool = WorkerPool(Engine(graph, judge), cases, workers=2, concurrency=2,
-                          stall_timeout=10)
-        try:
-            pool.start()
-            victim = pool.processes[1]
+        with WarmPool(stall_timeout=10) as pool:
+            batch = pool.batch(Engine(graph, judge), cases, workers=2, concurrency=2)
+            victim = batch.processes[1]
 
             def kill_once(result):
                 if victim.is_alive():
                     os.kill(victim.pid, signal.SIGKILL)
 
             start = time.monotonic()
-            results = pool.run(kill_once)
+            results = batch.run(kill_once)
             elapsed = time.monotonic() - start
-        finally:
-            pool.close()
     assert elapsed < 15 and len(results) == len(cases)
     assert [r.case for r in results] == [c.name for c in cases]
     lost = [r for r in results if r.status == "error"]
@@ -146,16 +141,12 @@ def test_a_hung_worker_is_stopped_after_the_stall_timeout():
     with StubServer(latency=0.1) as stub:
         judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
                              concurrency=2, retries=0)
-        pool = WorkerPool(Engine(graph, judge), cases, workers=2, concurrency=2,
-                          stall_timeout=1.0)
-        try:
-            pool.start()
-            os.kill(pool.processes[1].pid, signal.SIGSTOP)  # alive, silent: a hang
+        with WarmPool(stall_timeout=1.0) as pool:
+            batch = pool.batch(Engine(graph, judge), cases, workers=2, concurrency=2)
+            os.kill(batch.processes[1].pid, signal.SIGSTOP)  # alive, silent: a hang
             start = time.monotonic()
-            results = pool.run()
+            results = batch.run()
             elapsed = time.monotonic() - start
-        finally:
-            pool.close()
     assert elapsed < 8
     assert [r.status for r in results[0::2]] == ["pass", "pass"]
     assert all(r.error_kind == WORKER_ERROR and "hung" in r.error for r in results[1::2])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -58,12 +59,13 @@ def import_litellm() -> Any:
     return litellm
 
 
+@functools.cache
 def _internal_call_flag() -> Any:
     """litellm's own marker for calls it makes internally (a ContextVar), or None when this
     litellm version has none. A call so marked skips litellm's success/failure logging and
     callback bookkeeping: work whose output dagtui keeps off the terminal anyway (~1 ms CPU
     per call), and whose logging worker binds to one event loop, which lanes would make it
-    hop between."""
+    hop between. Looked up once (a failed import would search the path on every call)."""
     try:
         from litellm._internal_context import is_internal_call
     except ImportError:
@@ -288,8 +290,9 @@ class LiteLLMJudge(Judge):
                     t0 = time.perf_counter()
                     self.calls_sent += 1
                     call = _acompletion_quietly(litellm, kwargs)
-                    if self._lanes():
-                        call = shared_lanes(self._lanes()).run(call)
+                    lanes = self._lanes()
+                    if lanes:
+                        call = shared_lanes(lanes).run(call)
                     response = await asyncio.wait_for(call, timeout=self.timeout + 5)
                     latency = time.perf_counter() - t0
                 raw, logprobs = _content(response)

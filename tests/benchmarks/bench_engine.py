@@ -45,7 +45,7 @@ from dagtui.cases import Case  # noqa: E402
 from dagtui.engine import Engine  # noqa: E402
 from dagtui.judges import CallbackJudge, LiteLLMJudge  # noqa: E402
 from dagtui.loader import load_file  # noqa: E402
-from dagtui.workers import WorkerPool  # noqa: E402
+from dagtui.workers import WarmPool  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 LATENCY = 0.2
@@ -281,17 +281,14 @@ def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
             calls, wall, errors = report.calls, report.wall_time, len(report.errored)
             cpu_note = f"CPU {(time.process_time() - cpu0) / calls * 1000:.1f} ms/call"
         else:
-            pool = WorkerPool(engine, batch, workers=workers, concurrency=CONCURRENCY)
-            try:
-                pool.start()
+            with WarmPool() as pool:  # the clock starts once the workers are warm
+                warm = pool.batch(engine, batch, workers=workers, concurrency=CONCURRENCY)
                 start = time.perf_counter()
-                results = pool.run()
+                results = warm.run()
                 wall = time.perf_counter() - start
-            finally:
-                pool.close()
             calls = sum(r.calls for r in results)
-            busiest = max(pool.cpu.values(), default=0.0)
-            cpu_note = (f"CPU {sum(pool.cpu.values()) / calls * 1000:.1f} ms/call, busiest "
+            busiest = max(warm.cpu.values(), default=0.0)
+            cpu_note = (f"CPU {sum(warm.cpu.values()) / calls * 1000:.1f} ms/call, busiest "
                         f"worker {busiest:.2f} s CPU in {wall:.2f} s")
             errors = sum(1 for r in results if r.status == "error")
         bound = calls * LATENCY / CONCURRENCY
