@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,15 @@ from .judges.base import CallRecord
 from .model import Graph
 
 TRACE_VERSION = 1
+
+
+def trace_file_name(index: int, *parts: str) -> str:
+    """The file a `--trace-dir` run writes for the `index`-th case (0-based), e.g.
+    `007_span-007.json` or, with the rule of a suite, `007_span-007__correctness.json`:
+    the case number keeps a listing in dataset order, each part reduced to characters every
+    file system accepts."""
+    safe = [re.sub(r"[^A-Za-z0-9._-]+", "_", p).strip("_.")[:60] or "x" for p in parts]
+    return f"{index + 1:03d}_{'__'.join(safe)}.json"
 
 
 def graph_hash(graph: Graph) -> str:

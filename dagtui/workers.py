@@ -52,6 +52,19 @@ STALL_TIMEOUT = 60.0
 WORKER_ERROR = "worker"
 
 
+def parse_workers(value: object) -> int | str:
+    """`--workers` as given: a whole number >= 1 or "auto"; ValueError otherwise."""
+    if value == "auto":
+        return "auto"
+    try:
+        count = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        count = 0
+    if count < 1:
+        raise ValueError("--workers must be a whole number >= 1 or 'auto'")
+    return count
+
+
 def resolve_workers(value: int | str | None, n_cases: int, judge: Any) -> int:
     """How many processes to use: an int as given; "auto" is min(cores, 4) for a litellm
     judge with at least AUTO_MIN_CONCURRENCY calls in flight and AUTO_MIN_CASES cases, else

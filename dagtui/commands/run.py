@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -86,17 +85,6 @@ def load_graph_and_cases(graph_path: str, cases_arg: str | None) -> tuple[Any, A
     return graph, cases, EXIT_OK
 
 
-def _int_or_none(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
-
-
-def safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80] or "case"
-
-
 def run(args: argparse.Namespace) -> int:
     from ..cases import CaseError
     from ..suite.loader import is_suite_file
@@ -111,14 +99,16 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
         return EXIT_USAGE
-    workers_arg = args.workers if args.workers == "auto" else _int_or_none(args.workers)
-    if workers_arg is None or workers_arg != "auto" and workers_arg < 1:
-        err("--workers must be a whole number >= 1 or 'auto'")
+    from ..workers import evaluate_in_workers, parse_workers, resolve_workers
+
+    try:
+        workers_arg = parse_workers(args.workers)
+    except ValueError as exc:
+        err(str(exc))
         return EXIT_USAGE
     from ..api import make_judge
     from ..cache import Cache
     from ..engine import Engine
-    from ..workers import evaluate_in_workers, resolve_workers
 
     cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
@@ -143,12 +133,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     progress.close()
     if args.trace_dir:
-        from ..trace import Trace
+        from ..trace import Trace, trace_file_name
 
         by_name = {c.name: c for c in cases}
         for i, r in enumerate(report.results):
             Trace.of(graph, by_name[r.case], judge, r).save(
-                Path(args.trace_dir) / f"{i + 1:03d}_{safe_name(r.case)}.json")
+                Path(args.trace_dir) / trace_file_name(i, r.case))
     if args.junit:
         _write(args.junit, report.to_junit())
     if args.json_out:

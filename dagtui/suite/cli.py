@@ -144,17 +144,10 @@ async def execute(
 
 
 def workers_option(args: argparse.Namespace) -> int | str:
-    """`--workers`: a whole number >= 1 or "auto"; raises ValueError otherwise."""
-    value = _opt(args, "workers", default=1)
-    if value == "auto":
-        return "auto"
-    try:
-        count = int(value)
-    except (TypeError, ValueError):
-        count = 0
-    if count < 1:
-        raise ValueError("--workers must be a whole number >= 1 or 'auto'")
-    return count
+    """`--workers` (1 when the parser has no such flag); raises ValueError when invalid."""
+    from ..workers import parse_workers
+
+    return parse_workers(_opt(args, "workers", default=1))
 
 
 def load_suite_and_cases(

@@ -15,25 +15,14 @@ reading and diffing, but there is no rule graph for `dagtui step` to open it aga
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..model import Graph
-from ..trace import PathStep, RunResult, StepRecord, Trace
+from ..trace import PathStep, RunResult, StepRecord, Trace, trace_file_name
 from .gating import RuleOutcome, case_name
 from .model import Rule
-
-
-def safe_part(text: str, limit: int = 60) -> str:
-    """`text` reduced to characters every file system accepts (never empty)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_.")[:limit] or "x"
-
-
-def trace_file_name(index: int, case: str, rule: str) -> str:
-    """`007_span-007__correctness.json`: case number (1-based), case name, rule id."""
-    return f"{index + 1:03d}_{safe_part(case)}__{safe_part(rule)}.json"
 
 
 class TraceWriter:
