@@ -9,6 +9,8 @@ run); 100 and up are warnings (it runs, but probably not as meant); 200 and up a
 from __future__ import annotations
 
 import json
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
@@ -45,6 +47,7 @@ CODES: dict[str, str] = {
     "DAG021": "threshold must be between 0 and 1",
     "DAG022": "file cannot be read as a graph",
     "DAG023": "internal error in the validator",
+    "DAG024": "node id with control, zero-width or bidi characters",
     # warnings: it runs, but probably not as meant
     "DAG101": "judgement node judges nothing",
     "DAG102": "node can never run",
@@ -57,6 +60,8 @@ CODES: dict[str, str] = {
     "DAG109": "criteria look checkable in code",
     "DAG110": "gates deeper than four levels",
     "DAG111": "turn_window outside a multi-turn graph",
+    "DAG112": "node ids that look the same",
+    "DAG113": "cases file not found",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }
@@ -100,7 +105,8 @@ class Diagnostic:
         where = ""
         if self.node:
             where = f" [{self.node}{'.' + self.field if self.field else ''}]"
-        return f"{self.location()}: {self.severity.value} {self.code}{where} {self.message}"
+        line = f"{self.location()}: {self.severity.value} {self.code}{where} {self.message}"
+        return escape_controls(line)
 
     def to_dict(self) -> dict[str, object]:
         d = asdict(self)
@@ -115,7 +121,43 @@ class Diagnostic:
             props += [f"line={self.line}", f"col={self.col or 1}"]
         props.append(f"title={self.code} {self.title}")
         msg = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::{kind} {','.join(props)}::{msg}"
+        return escape_controls(f"::{kind} {','.join(props)}::{msg}")
+
+
+#: codes that mean the input could not be read or parsed at all: every command exits 2 on
+#: them (usage or input error), while other errors are findings (exit 1)
+UNREADABLE_CODES = frozenset({"DAG001", "DAG022", "SUI001", "SUI017"})
+
+
+def unreadable(diags: Iterable[Diagnostic]) -> bool:
+    """True when any diagnostic says the file did not read or parse (exit 2, not 1)."""
+    return any(d.code in UNREADABLE_CODES for d in diags)
+
+
+#: characters that are invisible or move the cursor, but are not control characters (Cc):
+#: zero-width space/joiners, the byte-order mark, bidi embeddings/overrides/isolates, and
+#: the line/paragraph separators
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\ufeff\u2028\u2029"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def is_unsafe_char(ch: str) -> bool:
+    """A character that must never reach a terminal raw: a control character (it can move
+    the cursor, clear the screen or retitle the window), or one that is invisible or
+    reorders text (two different ids would print the same)."""
+    return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf")
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every unsafe character written as its Python escape (`\\x1b`, `\\n`,
+    `\\u202e`), so a file's contents quoted in a message cannot drive the terminal."""
+    if text.isprintable():  # the common case: nothing to do
+        return text
+    return "".join(
+        repr(ch)[1:-1] if is_unsafe_char(ch) else ch for ch in text
+    )
 
 
 def severity_of(code: str) -> Severity:

@@ -22,12 +22,21 @@ import os
 import re
 import stat
 import traceback
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from .diagnostics import Diagnostic, Severity, severity_of, sort_key
+from .diagnostics import (
+    Diagnostic,
+    Severity,
+    escape_controls,
+    is_unsafe_char,
+    severity_of,
+    sort_key,
+    unreadable,
+)
 from .loader import Collector, LoadResult, load_file, load_text
 from .model import (
     CHECK_KINDS,
@@ -112,8 +121,9 @@ class Report:
 
     @property
     def unreadable(self) -> bool:
-        """True when the input could not be read as a graph at all (DAG022)."""
-        return any(d.code == "DAG022" for d in self.diagnostics)
+        """True when the input could not be read or parsed (DAG022, DAG001): exit 2, as in
+        every command."""
+        return unreadable(self.diagnostics)
 
 
 def validate(
@@ -367,6 +377,7 @@ class _Checker:
     ) -> tuple[list[Diagnostic], PathReport | None]:
         graph = self.graph
         self.check_metric()
+        self.check_ids()
         if not graph.nodes:
             if not any(d.is_error for d in prior):
                 empty = self.raw is not None and not self.raw
@@ -418,6 +429,42 @@ class _Checker:
                     self.add("DAG008", f"roots names '{r}', which is not a node"
                              f"{_suggest(r, self.graph.nodes)}", ("metric", "roots", k),
                              fld="roots", at_value=True)
+        self.check_cases_file()
+
+    def check_cases_file(self) -> None:
+        """`cases` names a file beside the graph; a typo there only surfaced when `run` or
+        `test` failed to open it. Only for a graph read from a file (the editor's unsaved
+        text has no folder to look in)."""
+        cases = self.graph.metric.cases
+        if not self.file or not isinstance(cases, str) or not cases.strip():
+            return
+        target = FsPath(self.base_dir) / cases
+        if not target.exists():
+            self.add("DAG113", f"cases file '{cases}' does not exist (looked in "
+                     f"{target.parent}); paths are relative to the graph file, and `run` / "
+                     "`test` / `step` need it unless given --cases", ("metric", "cases"),
+                     fld="cases", at_value=True)
+
+    def check_ids(self) -> None:
+        """Node ids reach terminals, prompts and file names: refuse characters that are
+        invisible or drive the terminal (DAG024), and warn when two ids differ only in case
+        or Unicode form, so they print alike but are different nodes (DAG112)."""
+        seen: dict[str, str] = {}
+        for nid in self.graph.nodes:
+            bad = sorted({ch for ch in nid if is_unsafe_char(ch)})
+            if bad:
+                shown = ", ".join(f"U+{ord(ch):04X}" for ch in bad)
+                self.add("DAG024", f"node id '{escape_controls(nid)}' contains {shown}: "
+                         "control, zero-width and bidi characters are invisible or move the "
+                         "cursor, so the id would not print as it is; rename the node",
+                         ("nodes", nid), node=nid)
+            key = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", nid).casefold())
+            if key in seen:
+                self.add("DAG112", f"node ids '{escape_controls(seen[key])}' and "
+                         f"'{escape_controls(nid)}' differ only in case or Unicode form; they "
+                         "read as one node but are two; rename one", ("nodes", nid), node=nid)
+            else:
+                seen[key] = nid
 
     def check_roots(self) -> None:
         m = self.graph.metric

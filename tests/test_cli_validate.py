@@ -149,7 +149,7 @@ def test_directory_finds_broken_graphs(capsys, tmp_path) -> None:
         ("latin1.toml", "[metric]\nname = \"caf\xe9\"\n".encode("latin-1"), 2, "UTF-8"),
         ("shape1.toml", "nodes = 3\n", 1, "DAG004"),
         ("shape2.toml", "[nodes]\nx = 1\n", 1, "DAG004"),
-        ("syntax.toml", "[metric\n", 1, "DAG001"),
+        ("syntax.toml", "[metric\n", 2, "DAG001"),  # does not parse: input error
     ],
 )
 def test_bad_inputs_get_one_line_messages(capsys, tmp_path, name, content, expected_code,

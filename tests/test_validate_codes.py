@@ -69,6 +69,8 @@ CASES: dict[str, tuple[str, str | None, str]] = {
     "DAG002": (HEAD + JUDGE.replace('type = "binary"', 'type = "binary"\nlable = "Polite"'),
                "j", "lable"),
     "DAG003": (HEAD + JUDGE.replace('"Is the answer polite?"', '""'), "j", 'criteria = ""'),
+    "DAG024": (HEAD + JUDGE.replace("[nodes.j]", '[nodes."j\u200b"]'), "j\u200b",
+               '[nodes."j'),
     "DAG004": (HEAD + JUDGE.replace('type = "binary"', 'type = "binary"\nlabel = 3'),
                "j", "label = 3"),
     "DAG005": (HEAD + JUDGE + '\n[nodes.x]\ntype = "binari"\n', "x", '"binari"'),
@@ -138,6 +140,11 @@ CASES: dict[str, tuple[str, str | None, str]] = {
     "DAG110": (HEAD + GATE_CHAIN, "g5", "[nodes.g5]"),
     "DAG111": (HEAD + JUDGE.replace('type = "binary"', 'type = "binary"\nturn_window = [0, 2]'),
                "j", "turn_window"),
+    "DAG112": (HEAD + binary("j", 'then = "J"', "score = 0") + binary("J", "score = 10",
+                                                                       "score = 0"),
+               "J", "[nodes.J]"),
+    "DAG113": (HEAD.replace("model =", 'cases = "missing.cases.jsonl"\nmodel =') + JUDGE, None,
+               "cases = "),
     "DAG201": (HEAD + FAN_OUT, None, "[metric]"),
 }
 

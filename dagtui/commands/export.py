@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, unreadable
 from ..model import Graph
 
 FORMATS = ("deepeval-json", "deepeval-python", "mermaid", "dot")
@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     errors = [d for d in diagnostics if d.is_error]
     for d in errors:
         print(d.format(), file=sys.stderr)
-    if any(d.code == "DAG022" for d in errors):
-        return 2  # unreadable input, as `dagtui validate` reports it
+    if unreadable(errors):
+        return 2  # unreadable or unparsable input, as every command reports it
     if graph is None or errors:
         print(f"dagtui export: {args.graph} has {len(errors)} error(s); fix them first "
               "(dagtui validate shows them all)", file=sys.stderr)

@@ -66,8 +66,10 @@ def load_graph_and_cases(graph_path: str, cases_arg: str | None) -> tuple[Any, A
         for d in exc.diagnostics:
             if d.is_error:
                 print(d.format(), file=sys.stderr)
-        unreadable = any(d.code == "DAG022" for d in exc.diagnostics)
-        return None, None, EXIT_USAGE if unreadable else EXIT_FAIL
+        from ..diagnostics import unreadable
+
+        bad_input = unreadable(exc.diagnostics)  # did not read or parse: exit 2
+        return None, None, EXIT_USAGE if bad_input else EXIT_FAIL
     cases_path = cases_arg
     if cases_path is None:
         if not graph.metric.cases:

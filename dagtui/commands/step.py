@@ -58,8 +58,10 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
         for d in exc.diagnostics:
             if d.is_error:
                 print(d.format(), file=sys.stderr)
-        unreadable = any(d.code == "DAG022" for d in exc.diagnostics)
-        return None, EXIT_USAGE if unreadable else EXIT_FAIL
+        from ..diagnostics import unreadable
+
+        bad_input = unreadable(exc.diagnostics)  # did not read or parse: exit 2
+        return None, EXIT_USAGE if bad_input else EXIT_FAIL
     cases, source, problem = graph_cases(graph, args.graph, args.cases)
     if problem:
         err(problem)

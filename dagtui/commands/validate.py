@@ -4,7 +4,8 @@ Each file is loaded and validated (`dagtui.validate.check_file`); problems print
 `file:line:col: error DAG012 [node.field] message`, as JSON, or as GitHub annotations, then
 one summary line. Directories are searched for `*.toml` graphs (cases files and suite files
 are someone else's input and are skipped quietly). Exit codes: 0 no errors (warnings are
-fine unless `--strict`), 1 errors, 2 input that cannot be read as a graph at all. Whatever
+fine unless `--strict`), 1 errors, 2 input that cannot be read or parsed at all (as in every
+command). Whatever
 the input, the command prints messages, never a traceback.
 """
 
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="check graph files: errors, warnings and paths (exit 1 on errors)",
         description="Check graph files for errors (the graph cannot run) and warnings (it "
         "runs, but probably not as meant). Exit 0 when there are no errors, 1 when there are "
-        "(or warnings with --strict), 2 when an input cannot be read as a graph.",
+        "(or warnings with --strict), 2 when an input cannot be read or does not parse.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="graph files, or directories (their *.toml graphs, recursively)")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, unreadable
 from ..loader import Collector, suggest
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
 from ..positions import Path, Positions, locate
@@ -580,13 +580,13 @@ def validate_suite_file(path: str | FsPath) -> list[Diagnostic]:
 def check_suite_file(path: str | FsPath) -> Any:
     """A suite's diagnostics as a `dagtui.validate.Report`, so `dagtui validate` prints,
     counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
-    `unreadable` is true for SUI017, as DAG022 is for graphs."""
+    `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs."""
     from ..loader import LoadResult
     from ..validate import Report
 
     class SuiteReport(Report):
         @property
         def unreadable(self) -> bool:
-            return any(d.code == "SUI017" for d in self.diagnostics)
+            return unreadable(self.diagnostics)
 
     return SuiteReport(LoadResult(None, file=str(path)), validate_suite_file(path))
