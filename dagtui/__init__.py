@@ -18,7 +18,9 @@ __all__ = [
     "GraphError",
     "Severity",
     "__version__",
+    "a_calibrate",
     "a_evaluate",
+    "calibrate",
     "evaluate",
     "load",
     "load_file",
@@ -26,7 +28,8 @@ __all__ = [
 ]
 
 #: the SPEC §11 API, imported on first use so `import dagtui` stays light
-_LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api"}
+_LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api",
+         "calibrate": "calibration.core", "a_calibrate": "calibration.core"}
 
 
 def __getattr__(name: str):  # noqa: ANN202 - module-level lazy attributes (PEP 562)

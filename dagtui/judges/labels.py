@@ -26,6 +26,14 @@ class LabelsJudge(Judge):
         nid = ask.node.id
         if ask.kind == "task":
             text = expected.get(nid, NO_EVIDENCE)
+            if isinstance(text, dict):  # {contains = [...], text = "..."}: see calibration.items
+                from ..calibration.items import TaskLabelError, task_label
+
+                try:
+                    text = task_label(text).evidence or NO_EVIDENCE
+                except TaskLabelError as exc:
+                    raise JudgeError("out_of_set", f"case {ask.case.name!r} ({ask.case.where}): "
+                                     f"the label for task node {nid!r}: {exc}") from None
             return Reply(check_value(ask, text), "from the case's labels")
         if nid not in expected:
             raise JudgeError(

@@ -1,0 +1,503 @@
+"""`dagtui.calibrate(graph, cases, judge=..., samples=N)`: does each node's judge agree with
+the human labels, and with itself?
+
+Three passes over the labelled cases, all through the one `Engine`:
+
+1. Teacher forcing (`forcing.ForcingJudge`): the labels choose the path, the judge is asked
+   at every node the labels reach, so a wrong gate high in the graph does not hide the quality
+   of the nodes below it. Check nodes with a label follow the label too (an override). Per
+   judgement node: cases, raw agreement, Cohen's kappa with a seeded bootstrap 95 % interval,
+   the confusion matrix (label x verdict), the disagreeing cases. Per task node with item
+   labels: recall (items found / items labelled) and the cases that dropped items; plain-text
+   labels are kept beside the judge's evidence. Sample 0 is what agreement is measured on.
+2. Free run: the judge's own path at sample 0 (its answers shared with pass 1 wherever the
+   prompt is identical: no call is made twice). Score against `expected_score` (or, without
+   one, the score the labels' path gives): exact agreement, pass/fail agreement, mean absolute
+   error; for each case whose score differs, blame: the first node on the human path where the
+   judge diverged (a verdict other than the label, a task that dropped labelled items, a G-Eval
+   score other than its label, a check whose code disagrees with its label). Per node: how many
+   outcomes it flipped — the amplification a gate high in the graph causes, measured.
+3. Samples 1..N-1 (`samples=N`), teacher-forced like pass 1: per node the flip rate (share of
+   cases whose samples disagree), the mean majority margin, Fleiss' kappa across samples, and
+   the close calls (samples split with a margin under one half). The sample index is part of
+   the cache key, so samples are distinct calls; at temperature 0 they measure only the
+   provider's nondeterminism, and the result says so.
+
+Samples 1..N-1 run after sample 0 and the free run (which run together): the first time a
+question is asked it is sample 0's, whatever the concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..batch import show_value as show
+from ..cases import Case
+from ..engine import Engine
+from ..judges.base import Judge
+from ..judges.labels import LabelsJudge
+from ..model import BinaryNode, CheckNode, GEvalNode, Graph, NonBinaryNode, TaskNode
+from ..trace import RunResult
+from . import stats
+from .forcing import ForcingJudge, Observation, SharedAnswers
+from .items import TaskLabelError, split_items, task_label
+
+TOLERANCE = 1e-6
+#: a split whose majority margin is below this is a close call
+CLOSE_MARGIN = 0.5
+
+
+def normalize_label(node: Any, value: Any) -> Any:
+    """A label as the engine compares it: "true"/"false" strings on a binary node are bools
+    (the labels judge reads them the same way)."""
+    if isinstance(node, BinaryNode) and isinstance(value, str) \
+            and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class NodeCalibration:
+    """Everything calibration measured about one node."""
+
+    node: str
+    type: str
+    #: verdict classes in the graph's order (judgement nodes)
+    classes: list[Any] = field(default_factory=list)
+    #: cases the labels take to this node (forced run, sample 0)
+    reached: int = 0
+    #: reached and labelled, with a usable verdict: what agreement is measured on
+    cases: int = 0
+    agreement: float | None = None
+    kappa: float | None = None
+    kappa_ci: tuple[float, float] | None = None
+    confusion: dict[Any, dict[Any, int]] = field(default_factory=dict)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    unlabelled: list[str] = field(default_factory=list)
+    # task nodes
+    items_labelled: int = 0
+    items_found: int = 0
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[dict[str, Any]] = field(default_factory=list)
+    # geval leaves
+    mae: float | None = None
+    # free run
+    flipped: int = 0
+    flipped_pass_fail: int = 0
+    # samples
+    samples: int = 1
+    sampled_cases: int = 0
+    flip_rate: float | None = None
+    margin: float | None = None
+    fleiss: float | None = None
+    close_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float | None:
+        return self.items_found / self.items_labelled if self.items_labelled else None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["classes"] = [show(c) for c in self.classes]
+        out["confusion"] = {show(k): {show(v): n for v, n in row.items()}
+                            for k, row in self.confusion.items()}
+        out["kappa_ci"] = list(self.kappa_ci) if self.kappa_ci else None
+        out["recall"] = self.recall
+        return out
+
+
+@dataclass
+class CaseOutcome:
+    """One case end to end: the human's score and path against the judge's."""
+
+    case: str
+    human_score: float | None
+    judge_score: float | None
+    human_pass: bool | None
+    judge_pass: bool | None
+    human_path: str
+    judge_path: str
+    error: str | None = None
+    blame: str | None = None
+    why: str = ""
+
+    @property
+    def differs(self) -> bool:
+        if self.human_score is None:
+            return False
+        return self.judge_score is None or abs(self.judge_score - self.human_score) > TOLERANCE
+
+
+@dataclass
+class Calibration:
+    """A calibration run's result (JSON via `to_dict`; text and Markdown in `report`)."""
+
+    graph: str
+    graph_path: str | None
+    judge: dict[str, Any]
+    threshold: float
+    samples: int
+    temperature: float | None
+    cases: int
+    nodes: dict[str, NodeCalibration] = field(default_factory=dict)
+    outcomes: list[CaseOutcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    label_problems: list[str] = field(default_factory=list)
+    calls: int = 0
+    cache_hits: int = 0
+    cost: float | None = None
+    wall_time: float = 0.0
+
+    @property
+    def scored(self) -> list[CaseOutcome]:
+        return [o for o in self.outcomes if o.human_score is not None]
+
+    @property
+    def exact(self) -> float | None:
+        scored = self.scored
+        return sum(not o.differs for o in scored) / len(scored) if scored else None
+
+    @property
+    def pass_fail(self) -> float | None:
+        scored = [o for o in self.scored if o.judge_pass is not None]
+        if not scored:
+            return None
+        return sum(o.judge_pass == o.human_pass for o in scored) / len(scored)
+
+    @property
+    def mae(self) -> float | None:
+        scored = [o for o in self.scored if o.judge_score is not None]
+        if not scored:
+            return None
+        return sum(abs(o.judge_score - o.human_score) for o in scored) / len(scored)  # type: ignore[operator]
+
+    def below(self, min_kappa: float) -> list[str]:
+        """Judgement nodes whose kappa is under `min_kappa` (nodes with no cases excluded)."""
+        return [n.node for n in self.nodes.values()
+                if n.kappa is not None and n.kappa < min_kappa]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "graph": self.graph, "graph_path": self.graph_path, "judge": self.judge,
+            "threshold": self.threshold, "samples": self.samples,
+            "temperature": self.temperature, "cases": self.cases,
+            "nodes": {k: v.to_dict() for k, v in self.nodes.items()},
+            "end_to_end": {"scored": len(self.scored), "exact": self.exact,
+                           "pass_fail": self.pass_fail, "mae": self.mae},
+            "outcomes": [asdict(o) | {"differs": o.differs} for o in self.outcomes],
+            "notes": self.notes, "label_problems": self.label_problems,
+            "calls": self.calls, "cache_hits": self.cache_hits, "cost": self.cost,
+            "wall_time": self.wall_time,
+        }
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _graph_of(graph: Any) -> Graph:
+    if isinstance(graph, str | os.PathLike):
+        from ..api import load
+
+        graph = load(graph)
+    return graph.graph if hasattr(graph, "graph") and not isinstance(graph, Graph) else graph
+
+
+def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
+    """Overrides that make labelled check nodes follow their label (the labels' path)."""
+    expected = case.expected or {}
+    return {nid: expected[nid] for nid, node in graph.nodes.items()
+            if isinstance(node, CheckNode) and nid in expected}
+
+
+async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]],
+                   limit: int) -> list[RunResult]:
+    """Run the jobs at most `limit` at a time, results in order (cases of several samples in
+    one pool: `batch.run_cases` takes one engine and sample 0 only)."""
+    sem = asyncio.Semaphore(max(1, limit))
+
+    async def one(job: Callable[[], Awaitable[RunResult]]) -> RunResult:
+        async with sem:
+            return await job()
+
+    return list(await asyncio.gather(*(one(j) for j in jobs)))
+
+
+async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | None = None,
+                      samples: int = 1, concurrency: int = 16, seed: int = stats.SEED,
+                      **judge_opts: Any) -> Calibration:
+    """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
+
+    `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
+    (api_base, cache, temperature, timeout, retries). `cases`: a list, a file, or None for
+    the graph's `[metric].cases`."""
+    from ..api import _cases, make_judge
+    from ..batch import preflight_all
+
+    if samples < 1:
+        raise ValueError("samples must be >= 1")
+    g = _graph_of(graph)
+    batch = _cases(cases, g)
+    inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
+    shared = SharedAnswers(inner)
+    forcing = ForcingJudge(shared)
+    free_engine = Engine(g, shared)
+    forced_engine = Engine(g, forcing, validate=False)
+    human_engine = Engine(g, LabelsJudge(), validate=False)
+    preflight_all(free_engine, batch)
+    warm_up = getattr(inner, "warm_up", None)
+    if warm_up is not None:
+        await warm_up()
+    human = [await human_engine.run(c, overrides=check_labels(g, c), check=False) for c in batch]
+    start = time.perf_counter()
+
+    def forced(case: Case, sample: int) -> Callable[[], Awaitable[RunResult]]:
+        return lambda: forced_engine.run(case, sample=sample, overrides=check_labels(g, case),
+                                         check=False)
+
+    def free(case: Case) -> Callable[[], Awaitable[RunResult]]:
+        return lambda: free_engine.run(case, check=False)
+
+    first = await _bounded([forced(c, 0) for c in batch] + [free(c) for c in batch],
+                           concurrency)
+    forced0, free_results = first[:len(batch)], first[len(batch):]
+    later = await _bounded([forced(c, s) for s in range(1, samples) for c in batch],
+                           concurrency)
+    wall = time.perf_counter() - start
+    await inner.aclose()
+    temperature = getattr(inner, "temperature", None)
+    result = analyse(g, batch, human, forced0, free_results, forcing.observed,
+                     samples=samples, seed=seed)
+    result.judge = inner.describe()
+    result.temperature = temperature
+    result.wall_time = wall
+    everything = forced0 + free_results + later
+    result.calls = sum(r.calls for r in everything)
+    result.cache_hits = sum(r.cache_hits for r in everything)
+    costs = [r.cost for r in everything if r.cost is not None]
+    result.cost = sum(costs) if costs else None
+    if samples > 1 and temperature == 0:
+        result.notes.append(f"{samples} samples at temperature 0: only the provider's "
+                            "nondeterminism is measured (use --temperature to measure the "
+                            "judge's own uncertainty)")
+    return result
+
+
+def calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | None = None,
+              samples: int = 1, concurrency: int = 16, **opts: Any) -> Calibration:
+    """Synchronous `a_calibrate` (not from inside a running event loop)."""
+    return asyncio.run(a_calibrate(graph, cases, judge=judge, samples=samples,
+                                   concurrency=concurrency, **opts))
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
+            forced0: Sequence[RunResult], free: Sequence[RunResult],
+            observed: dict[tuple[str, str, int], Observation], *, samples: int = 1,
+            seed: int = stats.SEED) -> Calibration:
+    """Turn the three passes into per-node and end-to-end figures (no calls)."""
+    metric = graph.metric
+    threshold = metric.effective_threshold
+    out = Calibration(metric.name, graph.path, {}, threshold, samples, None, len(cases))
+    for nid, node in graph.nodes.items():
+        classes = [v.verdict for v in node.verdicts] \
+            if isinstance(node, BinaryNode | NonBinaryNode | CheckNode) else []
+        out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
+    for case, run in zip(cases, forced0, strict=True):
+        if run.error is not None and run.error_kind in ("label_missing", "out_of_set"):
+            out.label_problems.append(f"{case.name}: {run.error}")
+        for step in run.steps:
+            nc = out.nodes[step.node]
+            nc.reached += 1
+            if isinstance(graph.nodes[step.node], CheckNode):
+                continue
+            obs = observed.get((case.name, step.node, 0))
+            if obs is None:  # the label was missing or bad: the step failed before the call
+                if step.error_kind == "label_missing":
+                    nc.unlabelled.append(case.name)
+                continue
+            if not obs.ok:
+                nc.errors.append({"case": case.name, "error": obs.error, "kind": obs.error_kind})
+    for nid, node in graph.nodes.items():
+        nc = out.nodes[nid]
+        if isinstance(node, BinaryNode | NonBinaryNode):
+            _judgement(nc, node, cases, observed, seed)
+        elif isinstance(node, TaskNode):
+            _task(nc, cases, observed)
+        elif isinstance(node, GEvalNode):
+            _geval(nc, cases, observed)
+        if samples > 1 and not isinstance(node, CheckNode):
+            _stability(nc, cases, observed, samples)
+    for case, h, f in zip(cases, human, free, strict=True):
+        out.outcomes.append(_outcome(graph, case, h, f, threshold))
+    for o in out.outcomes:
+        if o.differs and o.blame in out.nodes:
+            out.nodes[o.blame].flipped += 1
+            if o.judge_pass is not None and o.judge_pass != o.human_pass:
+                out.nodes[o.blame].flipped_pass_fail += 1
+    return out
+
+
+def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Sequence[Case],
+               observed: dict[tuple[str, str, int], Observation], seed: int) -> None:
+    labels: list[Hashable] = []
+    verdicts: list[Hashable] = []
+    for case in cases:
+        obs = observed.get((case.name, node.id, 0))
+        if obs is None or not obs.ok:
+            continue
+        label = normalize_label(node, (case.expected or {}).get(node.id))
+        labels.append(label)
+        verdicts.append(obs.value)
+        if label != obs.value or type(label) is not type(obs.value):
+            nc.disagreements.append({"case": case.name, "label": show(label),
+                                     "verdict": show(obs.value), "reason": obs.reason})
+    nc.cases = len(labels)
+    nc.agreement = stats.raw_agreement(labels, verdicts)
+    nc.kappa = stats.cohen_kappa(labels, verdicts)
+    nc.kappa_ci = stats.bootstrap_kappa(labels, verdicts, seed=seed)
+    nc.confusion = stats.confusion(labels, verdicts)
+
+
+def _task(nc: NodeCalibration, cases: Sequence[Case],
+          observed: dict[tuple[str, str, int], Observation]) -> None:
+    for case in cases:
+        obs = observed.get((case.name, nc.node, 0))
+        if obs is None or not obs.ok or nc.node not in (case.expected or {}):
+            continue
+        try:
+            label = task_label(case.expected[nc.node])
+        except TaskLabelError:
+            continue
+        nc.cases += 1
+        if label.text is not None:
+            nc.texts.append({"case": case.name, "label": label.text, "evidence": obs.value})
+        if label.items:
+            found, missing = split_items(label.items, obs.value)
+            nc.items_labelled += len(label.items)
+            nc.items_found += len(found)
+            if missing:
+                nc.dropped.append({"case": case.name, "missing": missing,
+                                   "evidence": obs.value})
+
+
+def _geval(nc: NodeCalibration, cases: Sequence[Case],
+           observed: dict[tuple[str, str, int], Observation]) -> None:
+    diffs: list[float] = []
+    for case in cases:
+        obs = observed.get((case.name, nc.node, 0))
+        label = (case.expected or {}).get(nc.node)
+        if obs is None or not obs.ok or isinstance(label, bool) \
+                or not isinstance(label, int | float):
+            continue
+        diffs.append(abs(float(obs.value) - float(label)))
+        if diffs[-1] > 1:
+            nc.disagreements.append({"case": case.name, "label": show(label),
+                                     "verdict": show(obs.value), "reason": obs.reason})
+    nc.cases = len(diffs)
+    nc.mae = sum(diffs) / len(diffs) if diffs else None
+
+
+def _stability(nc: NodeCalibration, cases: Sequence[Case],
+               observed: dict[tuple[str, str, int], Observation], samples: int) -> None:
+    items: list[list[Hashable]] = []
+    flips = 0
+    margins: list[float] = []
+    for case in cases:
+        got = [observed.get((case.name, nc.node, s)) for s in range(samples)]
+        if any(o is None or not o.ok for o in got):
+            continue
+        ratings = [_rating(o.value) for o in got]  # type: ignore[union-attr]
+        items.append(ratings)
+        top, margin = stats.majority(ratings)
+        margins.append(margin)
+        if len(set(map(stats._key, ratings))) > 1:
+            flips += 1
+            if margin < CLOSE_MARGIN:
+                votes = Counter(show(r) for r in ratings)
+                nc.close_calls.append({"case": case.name, "majority": show(top),
+                                       "margin": margin, "votes": dict(votes)})
+    nc.sampled_cases = len(items)
+    if items:
+        nc.flip_rate = flips / len(items)
+        nc.margin = sum(margins) / len(margins)
+        nc.fleiss = stats.fleiss_kappa(items)
+
+
+def _rating(value: Any) -> Hashable:
+    """A sample's answer as a class: verdicts as they are, evidence text whitespace-folded,
+    G-Eval scores as numbers."""
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _outcome(graph: Graph, case: Case, human: RunResult, free: RunResult,
+             threshold: float) -> CaseOutcome:
+    score = case.expected_score if case.expected_score is not None else human.score
+    human_pass = None if score is None else score + 1e-9 >= threshold
+    out = CaseOutcome(case.name, score, free.score, human_pass,
+                      free.success if free.error is None else None,
+                      human.describe_path(), free.describe_path(), error=free.error)
+    if out.differs:
+        out.blame, out.why = blame(graph, case, human, free)
+    return out
+
+
+def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[str | None, str]:
+    """The first node on the human path where the judge's free run diverged, and how."""
+    expected = case.expected or {}
+    judged = {s.node: s for s in free.steps}
+    for step in human.steps:
+        nid = step.node
+        node = graph.nodes[nid]
+        mine = judged.get(nid)
+        if isinstance(node, CheckNode):
+            if nid in expected and mine is not None and mine.error is None \
+                    and mine.answer != normalize_label(node, expected[nid]):
+                return nid, (f"code says {show(mine.answer)}, the label "
+                             f"{show(expected[nid])}")
+            continue
+        if mine is None:
+            break
+        if mine.error is not None:
+            return nid, f"judge error ({mine.error_kind}): {mine.error}"
+        if isinstance(node, TaskNode):
+            try:
+                label = task_label(expected[nid]) if nid in expected else None
+            except TaskLabelError:
+                label = None
+            if label is not None and label.items:
+                _, missing = split_items(label.items, mine.answer)
+                if missing:
+                    return nid, "dropped " + ", ".join(repr(m) for m in missing)
+            continue
+        if isinstance(node, GEvalNode):
+            want = expected.get(nid)
+            if isinstance(want, int | float) and not isinstance(want, bool) \
+                    and abs(float(mine.answer) - float(want)) > TOLERANCE:
+                return nid, f"scored {show(mine.answer)}, the label {show(want)}"
+            continue
+        if nid in expected and step.error is None:
+            label = normalize_label(node, expected[nid])
+            if mine.answer != label or type(mine.answer) is not type(label):
+                return nid, f"said {show(mine.answer)}, the label {show(label)}"
+    if free.error is not None:
+        return free.error_node, f"judge error ({free.error_kind})"
+    return None, "no node diverged on the labelled path: the labels and expected_score disagree"
