@@ -20,15 +20,11 @@ above, and refuses (FormatError) rather than change what the file means.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import math
 import os
 import re
-import stat
-import tempfile
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import tomlkit
@@ -37,6 +33,7 @@ from tomlkit.container import Container
 
 from .loader import build_graph
 from .model import NODE_CLASSES, Graph, Metric
+from .safewrite import Stamp, atomic_write
 
 __all__ = [
     "FormatError",
@@ -682,45 +679,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 # ----------------------------------------------------------------------------------------
-# atomic save
+# atomic save (the writing itself lives in dagtui.safewrite, shared by every command)
 # ----------------------------------------------------------------------------------------
-
-def atomic_write(path: str | os.PathLike[str], text: str) -> None:
-    """Replace `path` with `text` so a crash leaves the old file or the new, never half.
-
-    The temp file lives in the same directory (so `os.replace` is a rename on one file
-    system), is fsynced before the rename, and takes the original file's permission bits.
-    """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # make the rename itself durable where we can
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-
 
 def save_graph(
     graph: Graph,
@@ -728,14 +688,17 @@ def save_graph(
     *,
     original_text: str | None = None,
     renames: dict[str, str] | None = None,
+    expected: Stamp | None = None,
+    force: bool = False,
 ) -> str:
     """Render `graph` (merged into `original_text` when given) and write it atomically.
 
     Returns the text written. Raises `UnparsableError` (a `SaveError`) without touching the
-    file when `original_text` is not valid TOML.
+    file when `original_text` is not valid TOML, and `safewrite.WriteRefused` when the file
+    is read-only (without `force`) or no longer what `expected` says was read.
     """
     text = render(graph, original_text, renames=renames)
-    atomic_write(path, text)
+    atomic_write(path, text, expected=expected, force=force)
     return text
 
 

@@ -8,9 +8,7 @@ Exit codes: 0 written, 1 graph errors or refused, 2 unreadable graph or unwritab
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, unreadable
@@ -60,9 +58,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return 0
+    from ..safewrite import atomic_write
+
     try:
-        write_atomic(Path(args.output), text)
-    except OSError as exc:
+        atomic_write(args.output, text)
+    except OSError as exc:  # a read-only output (WriteRefused) too: exit 2, nothing written
         print(f"dagtui export: cannot write {args.output}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
@@ -76,20 +76,6 @@ def check_graph(path: str) -> tuple[Graph | None, list[Diagnostic]]:
 
     report = check_file(path)
     return report.graph, list(report.diagnostics)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and rename, so a reader never sees
-    half a file and a failed write leaves the old one in place."""
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _display_path(path: str) -> str:

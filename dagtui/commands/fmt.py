@@ -4,7 +4,9 @@ Like `gofmt`/`black` for rubrics: `[metric]` first, node keys in canonical order
 per line. Files are replaced atomically and only when the layout actually changes. `--check`
 lists what would change and exits 1 (for CI); `--diff` prints a unified diff instead of
 writing (and also exits 1 when there is a difference). A file that does not parse is reported as `file:line:col: error DAG001 ...` and left
-untouched (exit 2). No input produces a traceback.
+untouched (exit 2). A read-only file, or one changed on disk while it was being
+formatted, is not written either (exit 2; see `dagtui.safewrite`). No input produces a
+traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ import argparse
 import difflib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..safewrite import Stamp
 
 EXIT_OK, EXIT_CHANGED, EXIT_INPUT = 0, 1, 2
 
@@ -50,9 +56,11 @@ def _error(path: Path, message: str, line: int = 0, col: int = 0, code: str = "D
     print(f"{where}: error {code} {message}", file=sys.stderr)
 
 
-def _read(path: Path) -> str | None:
-    """The file's text, or None after printing why it cannot be formatted."""
+def _read(path: Path) -> tuple[str, Stamp] | None:
+    """The file's text and the stamp of what was read (the write refuses if the file
+    changes meanwhile), or None after printing why it cannot be formatted."""
     from ..loader import load_file
+    from ..safewrite import read_text
 
     result = load_file(path)
     if result.text is None or not result.parsed:
@@ -65,7 +73,7 @@ def _read(path: Path) -> str | None:
         return None
     # the loader strips a BOM; keep the raw text so an unchanged file stays byte-identical
     try:
-        return path.read_bytes().decode("utf-8")  # bytes: keep CRLF line endings as they are
+        return read_text(path, universal_newlines=False)  # keep CRLF line endings as they are
     except (OSError, UnicodeDecodeError) as exc:  # pragma: no cover - raced with a change
         _error(path, f"cannot read file: {exc}")
         return None
@@ -77,10 +85,11 @@ def run(args: argparse.Namespace) -> int:
     status = EXIT_OK
     changed: list[Path] = []
     for path in _files(args.paths):
-        text = _read(path)
-        if text is None:
+        read = _read(path)
+        if read is None:
             status = EXIT_INPUT
             continue
+        text, stamp = read
         try:
             formatted = format_text(text)
         except (FormatError, SaveError) as exc:
@@ -102,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"would reformat {path}")
         else:
             try:
-                atomic_write(path, formatted)
-            except OSError as exc:
+                atomic_write(path, formatted, expected=stamp)
+            except OSError as exc:  # read-only, or changed on disk meanwhile (WriteRefused)
                 _error(path, f"cannot write: {exc.strerror or exc}")
                 status = EXIT_INPUT
                 continue

@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("source", metavar="DAG.json", help="DeepEval DAG JSON file")
     p.add_argument("-o", "--output", metavar="GRAPH.toml", help="write here (default: stdout)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing --output")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing --output (even a read-only one)")
     p.add_argument("--name", help="metric name (default: from the file name)")
     p.add_argument("--multi-turn", action="store_true", default=None,
                    help="read it as a conversational DAG (default: detected from params)")
@@ -35,8 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..export.importer import ImportFailed, import_deepeval_json
     from ..export.toml_text import render_graph
+    from ..safewrite import atomic_write
     from ..validate import check_text
-    from .export import write_atomic
 
     source = Path(args.source)
     out = Path(args.output) if args.output and args.output != "-" else None
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(toml)
     else:
         try:
-            write_atomic(out, toml)
+            atomic_write(out, toml, force=args.force)  # --force: over a read-only file too
         except OSError as exc:
             print(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
                   file=sys.stderr)

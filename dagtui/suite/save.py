@@ -68,10 +68,15 @@ def _check_same(suite: Suite, text: str) -> None:
 
 
 def save_suite(suite: Suite, path: str | Path) -> str:
-    """Apply the suite's edits to the file at `path` atomically; returns the new text."""
-    original = Path(path).read_text(encoding="utf-8")
-    text = render_suite(suite, original)
-    from ..tomlio import atomic_write
+    """Apply the suite's edits to the file at `path` atomically; returns the new text.
 
-    atomic_write(path, text)
+    The edits are applied to the file as it is now, so changes made on disk since the suite
+    was opened are kept; one made between this read and the write is refused
+    (`safewrite.ChangedOnDisk`), as is a read-only file (`safewrite.ReadOnlyFile`).
+    """
+    from ..safewrite import atomic_write, read_text
+
+    original, stamp = read_text(path)
+    text = render_suite(suite, original)
+    atomic_write(path, text, expected=stamp)
     return text

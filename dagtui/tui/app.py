@@ -612,6 +612,13 @@ class EditorApp(App[None]):
         except EditRefused as exc:
             self._refused(exc)
             return
+        except backend.ChangedOnDisk:
+            self._ask_overwrite()
+            return
+        except backend.ReadOnlyFile as exc:
+            self.notify(f"{exc}: make it writable (chmod u+w) and save again",
+                        severity="error", title="not saved", timeout=10)
+            return
         except OSError as exc:
             self.notify(f"could not save: {exc}", severity="error", timeout=8)
             return
@@ -1024,6 +1031,32 @@ class EditorApp(App[None]):
                                       f"{self.state.path} was changed by another program "
                                       "while you have unsaved edits.",
                                       [("keep", "Keep my edits", "primary"),
+                                       ("reload", "Reload (lose my edits)", "error")]), done)
+
+    def _ask_overwrite(self) -> None:
+        """ctrl+s found the file changed by someone else since it was read (the save
+        refused to discard their edit): cancel, overwrite it anyway, or reload theirs."""
+        from .screens.dialogs import ChoiceScreen
+
+        self._asking_disk = True
+
+        async def done(choice: str | None) -> None:
+            self._asking_disk = False
+            if choice == "overwrite":
+                self.state.accept_disk_version()
+                await self.action_save()
+            elif choice == "reload":
+                await self._reload()
+            else:
+                self.notify("not saved: the file on disk was changed by another program",
+                            severity="warning")
+
+        self.push_screen(ChoiceScreen("Not saved: the file changed on disk",
+                                      f"{self.state.path} was changed by another program "
+                                      "since it was read; saving now would discard that "
+                                      "change.",
+                                      [("cancel", "Don't save", "primary"),
+                                       ("overwrite", "Overwrite it with my version", "warning"),
                                        ("reload", "Reload (lose my edits)", "error")]), done)
 
     # -- command palette ------------------------------------------------------------------

@@ -11,10 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import safewrite
 from ..diagnostics import Diagnostic
 from ..loader import LoadResult, load_text
 from ..model import GEvalNode, Graph, TaskNode
 from ..positions import Positions
+from ..safewrite import ChangedOnDisk as ChangedOnDisk  # the app catches these
+from ..safewrite import ReadOnlyFile as ReadOnlyFile
+from ..safewrite import Stamp
 from .node_memo import NodeMemo
 
 # `dagtui.validate`, `dagtui.paths` and `dagtui.starters` are imported where they are used:
@@ -114,10 +118,17 @@ def render(graph: Graph, original_text: str | None, renames: dict[str, str]) -> 
     return tomlio.render(graph, original_text, renames=renames or None)
 
 
-def atomic_write(path: str | Path, text: str) -> None:
-    from .. import tomlio
+def atomic_write(path: str | Path, text: str, *, expected: Stamp | None = None,
+                 force: bool = False) -> Stamp:
+    """Write as every dagtui command does (`dagtui.safewrite`): refuses a read-only file
+    (`ReadOnlyFile`) and one no longer holding what `expected` says was read
+    (`ChangedOnDisk`); returns the stamp of what was written."""
+    return safewrite.atomic_write(path, text, expected=expected, force=force)
 
-    tomlio.atomic_write(path, text)
+
+def read_text(path: str | Path) -> tuple[str, Stamp]:
+    """The file's text and the stamp a later save checks the disk against."""
+    return safewrite.read_text(path)
 
 
 def starter_names() -> list[str]:

@@ -91,6 +91,9 @@ class EditorState:
     selected: str | None = None
     renames: dict[str, str] = field(default_factory=dict)
     stamp: FileStamp = field(default_factory=FileStamp)
+    #: the bytes `text` was read from (or last written): a save refuses when the file on disk
+    #: no longer holds them, so another program's edit is never silently overwritten
+    disk: backend.Stamp | None = None
     _load_diags: list[Diagnostic] = field(default_factory=list)
     _undo: list[Snapshot] = field(default_factory=list)
     _redo: list[Snapshot] = field(default_factory=list)
@@ -115,7 +118,9 @@ class EditorState:
         state = cls(Path(path))
         if state.path.exists():
             state.reload(defer_check=defer_check)
-        elif starter is not None:
+            return state
+        state.disk = backend.Stamp.absent()  # a file created meanwhile is not overwritten
+        if starter is not None:
             state.start_from(starter)
         else:
             state.new_file = True
@@ -134,7 +139,7 @@ class EditorState:
     def reload(self, *, defer_check: bool = False) -> None:
         """(Re)read the file from disk, discarding history (see `open` for `defer_check`)."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text, self.disk = backend.read_text(self.path)
         except (OSError, UnicodeDecodeError) as exc:
             text = None
             self.read_only = True
@@ -632,13 +637,18 @@ class EditorState:
     def render(self) -> str:
         return backend.render(self.graph, self.text, self.renames)
 
-    def save(self) -> str:
-        """Write atomically, keeping comments; returns the text written."""
+    def save(self, *, force: bool = False) -> str:
+        """Write atomically, keeping comments; returns the text written.
+
+        Raises `backend.ChangedOnDisk` when the file no longer holds what was read (another
+        program changed it: `accept_disk_version` then save to overwrite it anyway), and
+        `backend.ReadOnlyFile` for a read-only file unless `force`.
+        """
         if self.read_only:
             raise EditRefused("this file did not parse; it is never overwritten by the editor")
         text = self.render()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        backend.atomic_write(self.path, text)
+        self.disk = backend.atomic_write(self.path, text, expected=self.disk, force=force)
         self.stamp = FileStamp.of(self.path)
         self.new_file = False
         selected = self.selected
@@ -683,6 +693,7 @@ class EditorState:
     def accept_disk_version(self) -> None:
         """Forget the file's new contents' difference (keep our edits; saving overwrites)."""
         self.stamp = FileStamp.of(self.path)
+        self.disk = backend.Stamp.of_path(self.path)
 
 
 def environment_editor() -> str | None:

@@ -1,0 +1,279 @@
+"""Replacing a file the way a careful editor does: the one place dagtui writes user files.
+
+`dagtui fmt`, the editor's save, `export -o`, `import -o` and the suite editor all write
+through `atomic_write`, which
+
+* writes a temp file in the target's directory (`.<name>.dagtui-<pid>.tmp`), fsyncs it,
+  renames it over the target and fsyncs the directory, so a crash leaves the old file or
+  the new one, never half of either;
+* follows a symlink and replaces its target (the link stays a link);
+* refuses a read-only file unless `force` (the mode is kept when forced);
+* keeps the file's mode and, where the process may (root), its owner and group; a new
+  file gets the default mode the umask allows (0644 under umask 022), not mkstemp's 0600;
+* writes a file with several hard links in place (after a backup copy of the old
+  content, `.<name>.dagtui-<pid>.bak`, removed once the write is complete), since a
+  rename would split it from its other names;
+* with `expected` (the `Stamp` of what the caller read), refuses when the file on disk is
+  no longer that content, so an edit someone else made meanwhile is never discarded;
+* removes temp files a killed dagtui left in that directory (their pid no longer runs).
+  A stale `.bak` is left alone: after a kill mid in-place write it is the intact copy.
+
+Refusals are `WriteRefused` (an `OSError`, so a caller's `except OSError` reports them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import io
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "ChangedOnDisk",
+    "ReadOnlyFile",
+    "Stamp",
+    "WriteRefused",
+    "atomic_write",
+    "read_bytes",
+    "read_text",
+]
+
+_TEMP = re.compile(r"^\..+\.dagtui-(\d+)(?:-\d+)?\.tmp$")
+
+
+class WriteRefused(OSError):
+    """The write was refused on purpose; the file on disk was not touched."""
+
+
+class ReadOnlyFile(WriteRefused):
+    """The target is read-only and the caller did not force the write."""
+
+
+class ChangedOnDisk(WriteRefused):
+    """The target no longer holds what the caller read: someone else changed it."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a file held when it was read: enough to notice any later change.
+
+    `size == -1` means the file did not exist. The digest decides: a file merely touched
+    (new mtime, same bytes) is not a change, and an edit within the mtime's granularity is.
+    """
+
+    mtime_ns: int
+    size: int
+    digest: str
+
+    @classmethod
+    def absent(cls) -> Stamp:
+        return cls(0, -1, "")
+
+    @classmethod
+    def of_bytes(cls, data: bytes, st: os.stat_result | None = None) -> Stamp:
+        return cls(st.st_mtime_ns if st else 0, len(data), hashlib.sha256(data).hexdigest())
+
+    @classmethod
+    def of_path(cls, path: str | os.PathLike[str]) -> Stamp:
+        """The stamp of the file as it is now (`absent()` when there is none)."""
+        try:
+            return read_bytes(path)[1]
+        except FileNotFoundError:
+            return cls.absent()
+
+    @property
+    def exists(self) -> bool:
+        return self.size >= 0
+
+
+def read_bytes(path: str | os.PathLike[str]) -> tuple[bytes, Stamp]:
+    """The file's bytes and the stamp to pass to `atomic_write(expected=...)` later."""
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        data = fh.read()
+    return data, Stamp.of_bytes(data, st)
+
+
+def read_text(path: str | os.PathLike[str], *, universal_newlines: bool = True,
+              ) -> tuple[str, Stamp]:
+    """The file as UTF-8 text (newlines translated as `Path.read_text` does, unless
+    `universal_newlines=False`) with the stamp of the bytes read."""
+    data, st = read_bytes(path)
+    if universal_newlines:
+        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read(), st
+    return data.decode("utf-8"), st
+
+
+def atomic_write(path: str | os.PathLike[str], text: str | bytes, *,
+                 expected: Stamp | None = None, force: bool = False) -> Stamp:
+    """Replace the file at `path` with `text` (UTF-8, newlines written as given).
+
+    `expected`: the stamp of what the caller read (`Stamp.absent()` for "must not exist");
+    when the file no longer matches it, `ChangedOnDisk` is raised and nothing is written.
+    `force`: write over a read-only file (its mode stays read-only). Returns the stamp of
+    what was written. See the module docstring for everything else it keeps.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    target = Path(os.path.realpath(path))  # a symlink: write where it points
+    _remove_stale_temps(target.parent)
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise WriteRefused(f"{path} is not a regular file; not overwriting it")
+    if st is not None and not force and _read_only(target, st):
+        raise ReadOnlyFile(f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
+                           "not overwritten")
+    _check_unchanged(path, target, expected)
+    if st is not None and st.st_nlink > 1:
+        _write_in_place(target, data, st, expected, path)
+    else:
+        _write_and_rename(target, data, st, expected, path)
+    return Stamp.of_bytes(data, os.stat(target))
+
+
+def _read_only(target: Path, st: os.stat_result) -> bool:
+    """No write bit at all (root could write it, but the owner said no), or this user may
+    not write it (a rename would get round the permission; it must not)."""
+    return not st.st_mode & 0o222 or not os.access(target, os.W_OK)
+
+
+def _check_unchanged(shown: str | os.PathLike[str], target: Path,
+                     expected: Stamp | None) -> None:
+    if expected is None:
+        return
+    now = Stamp.of_path(target)
+    if now.size == expected.size and now.digest == expected.digest:
+        return
+    what = "was created" if not expected.exists else (
+        "was deleted" if not now.exists else "was changed")
+    raise ChangedOnDisk(f"{shown} {what} on disk since it was read (by another program?); "
+                        "not overwritten, so that change is not lost")
+
+
+def _temp_path(directory: Path, name: str, suffix: str) -> tuple[int, Path]:
+    """Create `.<name>.dagtui-<pid>[-k]<suffix>` exclusively; the kernel applies the umask
+    to 0o666, which is exactly the default mode of a new file."""
+    base = f".{name}.dagtui-{os.getpid()}"
+    for k in range(100):
+        tmp = directory / (f"{base}{suffix}" if k == 0 else f"{base}-{k}{suffix}")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                         0o666)
+        except FileExistsError:
+            continue
+        return fd, tmp
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(directory / base))
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _keep_owner_and_mode(fd: int, st: os.stat_result) -> None:
+    with contextlib.suppress(PermissionError):  # only root (or a member of the group) may
+        os.fchown(fd, st.st_uid, st.st_gid)
+    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setuid bits
+
+
+def _write_and_rename(target: Path, data: bytes, st: os.stat_result | None,
+                      expected: Stamp | None, shown: str | os.PathLike[str]) -> None:
+    fd, tmp = _temp_path(target.parent, target.name, ".tmp")
+    try:
+        try:
+            if st is not None:
+                _keep_owner_and_mode(fd, st)
+            _write_fd(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _check_unchanged(shown, target, expected)  # once more, right before the rename
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(target.parent)
+
+
+def _write_in_place(target: Path, data: bytes, st: os.stat_result, expected: Stamp | None,
+                    shown: str | os.PathLike[str]) -> None:
+    """Overwrite the file's own inode so its other hard links see the new content."""
+    old = target.read_bytes()
+    fd, backup = _temp_path(target.parent, target.name, ".bak")
+    try:
+        _keep_owner_and_mode(fd, st)
+        _write_fd(fd, old)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _fsync_dir(target.parent)
+    _check_unchanged(shown, target, expected)
+    restore: int | None = None
+    try:
+        out = os.open(target, os.O_WRONLY)
+    except PermissionError:
+        if not st.st_mode & 0o200 and st.st_uid == os.geteuid():  # forced, and ours
+            restore = stat.S_IMODE(st.st_mode)
+            os.chmod(target, restore | 0o200)
+            out = os.open(target, os.O_WRONLY)
+        else:
+            os.unlink(backup)
+            raise
+    try:
+        _write_fd(out, data)
+        os.ftruncate(out, len(data))
+        os.fsync(out)
+    finally:
+        os.close(out)
+        if restore is not None:
+            os.chmod(target, restore)
+    os.unlink(backup)
+    _fsync_dir(target.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # make the rename durable where the OS allows it
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _remove_stale_temps(directory: Path) -> None:
+    """Delete `.*.dagtui-<pid>.tmp` files whose writer no longer runs (killed mid-write)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        m = _TEMP.match(name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        path = directory / name
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if os.name == "nt":  # no signal-0 probe there (os.kill would stop it): keep its files
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it runs, as another user
+        return True
+    return True
