@@ -1,11 +1,22 @@
-"""A content-addressed cache of judge calls, in one sqlite file.
+"""A content-addressed cache of judge answers, in one sqlite file.
 
-The key is a hash of the model, the exact request (messages, response format, parameters)
-and the sample index, so a rerun of an unchanged graph on unchanged cases costs nothing, and
-any change to a prompt, a label order or a setting is a different key (DeepEval caches by
-metric name and goes stale when a leaf score changes; this cannot). The default location is
-`.dagtui/cache.sqlite` under the current directory; `--cache-dir` moves it, `--no-cache`
-turns it off. API keys never reach the cache: requests are stored without credentials.
+The key is a hash of the model, the endpoint (`api_base`), the exact request (messages,
+response format, parameters) and the sample index, so a rerun of an unchanged graph on
+unchanged cases costs nothing, and any change to a prompt, a label order, a setting or the
+server asked is a different key (DeepEval caches by metric name and goes stale when a leaf
+score changes; this cannot). Only answers the judge could use are stored — the caller puts
+an answer after it parsed into a verdict, evidence or score — so an error or an unusable
+answer is asked again on the next run instead of being replayed forever. The default
+location is `.dagtui/cache.sqlite` under the current directory; `--cache-dir` moves it,
+`--refresh` asks again and overwrites, `--no-cache` neither reads nor writes. API keys never
+reach the cache: requests are stored without credentials.
+
+A cache file must never stop a run. One that cannot be read (truncated, not sqlite, a
+`calls` table of another shape) is set aside as `cache.sqlite.broken-<UTC time>` and rebuilt;
+one that cannot be written (read-only file or directory, full disk) is only read, or skipped
+when it cannot be read either; each is said once on stderr. `PRAGMA user_version` holds
+the schema version: a cache from before the endpoint was part of the key (version 0 with
+the old table) is emptied, since its keys cannot be recomputed.
 
 Several processes share one file when `dagtui run --workers N` spreads cases over worker
 processes: the file is in WAL mode (readers never wait for the writer), every connection
@@ -16,20 +27,55 @@ retried a few times with a short backoff before the error is raised.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 DEFAULT_DIR = ".dagtui"
 FILENAME = "cache.sqlite"
 LOCK_RETRIES = 5
+#: `PRAGMA user_version` of the current layout (1 was never written: the first layout left 0)
+SCHEMA_VERSION = 2
+COLUMNS = ["key", "model", "api_base", "created", "response"]
+#: the layout before the endpoint was part of the key (user_version 0)
+OLD_COLUMNS = ["key", "model", "created", "response"]
+#: sqlite result codes meaning "this file is not a usable database"
+BROKEN_CODES = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 T = TypeVar("T")
+
+
+class _Unusable(Exception):
+    """The file is sqlite but not a cache this version can use (another table layout)."""
+
+
+class _Newer(Exception):
+    """The file is a cache written by a newer dagtui: left alone, not set aside."""
+
+
+def _is_locked(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _is_broken(exc: BaseException) -> bool:
+    """True for errors that say the file's content is bad (not a lock, not permissions)."""
+    if isinstance(exc, _Unusable):
+        return True
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith(BROKEN_CODES):
+        return True
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
 
 
 def _retry_locked(action: Callable[[], T]) -> T:
@@ -38,83 +84,318 @@ def _retry_locked(action: Callable[[], T]) -> T:
         try:
             return action()
         except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if attempt == LOCK_RETRIES - 1 or ("locked" not in text and "busy" not in text):
+            if attempt == LOCK_RETRIES - 1 or not _is_locked(exc):
                 raise
             time.sleep(0.05 * 2 ** attempt)
     raise AssertionError("unreachable")
 
 
-def request_key(model: str, request: dict[str, Any], sample: int = 0) -> str:
-    """Stable hash of what determines a judge's answer."""
+def request_key(model: str, request: dict[str, Any], sample: int = 0,
+                api_base: str | None = None) -> str:
+    """Stable hash of what determines a judge's answer: model, endpoint, request, sample.
+
+    The endpoint is normalised (no trailing slash; empty is the provider's default), so
+    `http://host/v1` and `http://host/v1/` share answers while two servers never do."""
     blob = json.dumps(
-        {"model": model, "request": request, "sample": sample},
+        {"model": model, "api_base": (api_base or "").rstrip("/") or None,
+         "request": request, "sample": sample},
         sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str,
     )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-class Cache:
-    """sqlite-backed map from request key to the stored response (a JSON object)."""
+def _stderr(message: str) -> None:
+    print(f"dagtui: {message}", file=sys.stderr, flush=True)
 
-    def __init__(self, directory: str | Path | None = None) -> None:
+
+@dataclass
+class CacheStats:
+    """What `dagtui cache stats` prints: entries, bytes on disk, entries per model, and the
+    oldest and newest entry (Unix times; None when empty)."""
+
+    path: str
+    entries: int = 0
+    size: int = 0
+    models: dict[str, int] = field(default_factory=dict)
+    oldest: float | None = None
+    newest: float | None = None
+
+
+class Cache:
+    """sqlite-backed map from request key to a stored answer (a JSON object).
+
+    `refresh`: never serve an entry (every lookup misses) but store new answers, so a run
+    asks again and overwrites. `read_only`: open for reading only and store nothing (what
+    a worker process is told when its parent found the file unwritable). `warn` receives
+    each problem once (default: one `dagtui: ...` line on stderr).
+    """
+
+    def __init__(self, directory: str | Path | None = None, *, refresh: bool = False,
+                 read_only: bool = False, warn: Callable[[str], None] | None = None) -> None:
         base = Path(directory) if directory is not None else Path.cwd() / DEFAULT_DIR
-        base.mkdir(parents=True, exist_ok=True)
         self.path = base / FILENAME
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-        with self._lock:
-            _retry_locked(self._setup)
+        self.refresh = refresh
+        self.readable = False
+        self.writable = False
         self.hits = 0
         self.misses = 0
+        self._warn_to = warn or _stderr
+        self._said: set[str] = set()
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if read_only:
+            self._open_read_only(None)
+            return
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self._warn(f"cannot create the cache directory {base} ({exc.strerror or exc}); "
+                       "caching is off for this run")
+            return
+        self._open()
 
-    def _setup(self) -> None:
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
+    # ---------------------------------------------------------------- opening
+
+    def _warn(self, message: str) -> None:
+        if message not in self._said:
+            self._said.add(message)
+            self._warn_to(message)
+
+    def _connect(self, target: str, *, uri: bool = False) -> sqlite3.Connection:
+        # autocommit: each statement is its own transaction unless BEGIN says otherwise
+        return sqlite3.connect(target, uri=uri, check_same_thread=False, timeout=30,
+                               isolation_level=None)
+
+    def _open(self) -> None:
+        """Open read-write; set a broken file aside (once) and start afresh; fall back to
+        reading only when the file cannot be written."""
+        for attempt in range(2):
+            inode = _inode(self.path)
+            db: sqlite3.Connection | None = None
+            try:
+                db = self._connect(str(self.path))
+                with self._lock:
+                    _retry_locked(lambda db=db: self._setup(db))
+            except (sqlite3.Error, _Unusable, _Newer) as exc:
+                if db is not None:
+                    db.close()
+                if isinstance(exc, _Newer):
+                    self._warn(f"the cache {self.path} was {exc}; caching is off for this "
+                               "run (use another --cache-dir)")
+                    return
+                if _is_broken(exc):
+                    if attempt == 0 and self._set_aside(inode, exc):
+                        continue
+                    self._warn(f"the cache {self.path} cannot be read ({_why(exc)}) and "
+                               "cannot be set aside; caching is off for this run")
+                    return
+                self._open_read_only(exc)
+                return
+            self._db, self.readable, self.writable = db, True, True
+            return
+
+    def _setup(self, db: sqlite3.Connection) -> None:
+        """Check (or create) the layout, then write the version: the write is also the
+        probe that tells a read-only file from a writable one."""
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        columns = _columns(db)
+        if version > SCHEMA_VERSION:
+            raise _Newer(f"written by a newer dagtui (schema {version})")
+        if version == SCHEMA_VERSION and columns != COLUMNS \
+                or version < SCHEMA_VERSION and columns not in ([], COLUMNS, OLD_COLUMNS):
+            raise _Unusable(f"its calls table has columns {columns}, not {COLUMNS}")
+        if version < SCHEMA_VERSION and columns == OLD_COLUMNS:
+            self._migrate(db)
+        db.execute(
             "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, model TEXT, "
-            "created REAL, response TEXT)"
+            "api_base TEXT, created REAL, response TEXT)"
         )
-        self._db.commit()
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        """Empty a cache written before the endpoint was part of the key: its keys cannot
+        be recomputed (the request is not stored) and it may hold unusable answers."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) >= SCHEMA_VERSION:
+                db.execute("ROLLBACK")  # another process migrated it meanwhile
+                return
+            count = int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+            db.execute("DROP TABLE calls")
+            db.execute(
+                "CREATE TABLE calls (key TEXT PRIMARY KEY, model TEXT, api_base TEXT, "
+                "created REAL, response TEXT)"
+            )
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        if count:
+            self._warn(f"the cache {self.path} was written by an older dagtui (keys without "
+                       f"the endpoint); its {count} entries were dropped")
+
+    def _set_aside(self, inode: int | None, exc: BaseException) -> bool:
+        """Rename the unreadable file (and its WAL files, which must not be replayed onto
+        the new one) to `cache.sqlite.broken-<UTC time>`; False when that is impossible
+        or another process has already replaced the file."""
+        if inode is None or _inode(self.path) != inode:
+            return True  # gone or replaced meanwhile (another process set it aside): retry
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.path.with_name(f"{FILENAME}.broken-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{FILENAME}.broken-{stamp}-{n}")
+        try:
+            os.replace(self.path, target)
+        except OSError:
+            return False
+        for suffix in ("-wal", "-shm", "-journal"):
+            side = self.path.with_name(FILENAME + suffix)
+            if side.exists():
+                with contextlib.suppress(OSError):
+                    os.replace(side, target.with_name(target.name + suffix))
+        self._warn(f"the cache {self.path} could not be read ({_why(exc)}); set aside as "
+                   f"{target.name}, starting a new one")
+        return True
+
+    def _open_read_only(self, exc: BaseException | None) -> None:
+        """Read the file without writing (mode=ro; immutable when the directory is read-only
+        too, since sqlite then cannot create its lock files), or give up on it."""
+        if self.path.exists():
+            uri = self.path.resolve().as_uri()
+            for mode in ("mode=ro", "immutable=1"):
+                db: sqlite3.Connection | None = None
+                try:
+                    db = self._connect(f"{uri}?{mode}", uri=True)
+                    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                    if version != SCHEMA_VERSION or _columns(db) != COLUMNS:
+                        db.close()
+                        break
+                    db.execute("SELECT key FROM calls LIMIT 1").fetchall()
+                except sqlite3.Error:
+                    if db is not None:
+                        db.close()
+                    continue
+                self._db, self.readable, self.writable = db, True, False
+                if exc is not None:
+                    self._warn(f"cannot write the cache {self.path} ({_why(exc)}); reading "
+                               "it only: new answers are not stored")
+                return
+        why = f" ({_why(exc)})" if exc is not None else ""
+        self._warn(f"cannot use the cache {self.path}{why}; caching is off for this run")
+
+    # ---------------------------------------------------------------- use
+
+    def _read(self, action: Callable[[sqlite3.Connection], T]) -> T | None:
+        """Run a read; a failure (other than a lock, retried) turns reading off with one
+        warning: the judge is asked instead."""
+        return self._use(action, write=False)
+
+    def _write(self, action: Callable[[sqlite3.Connection], T]) -> T | None:
+        """Run a write; a failure turns writing off with one warning (reads go on)."""
+        return self._use(action, write=True)
+
+    def _use(self, action: Callable[[sqlite3.Connection], T], *, write: bool) -> T | None:
+        db = self._db
+        if db is None or not (self.writable if write else self.readable):
+            return None
+        try:
+            with self._lock:
+                return _retry_locked(lambda: action(db))
+        except sqlite3.Error as exc:
+            if write:
+                self.writable = False
+                self._warn(f"cannot write the cache {self.path} ({_why(exc)}); new answers "
+                           "are not stored for the rest of this run")
+            else:
+                self.readable = False
+                self._warn(f"cannot read the cache {self.path} ({_why(exc)}); asking the "
+                           "judge instead for the rest of this run")
+            return None
 
     def get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = _retry_locked(lambda: self._db.execute(
-                "SELECT response FROM calls WHERE key = ?", (key,)).fetchone())
+        """The stored answer for `key`, or None (always None with `refresh`)."""
+        if self.refresh:
+            self.misses += 1
+            return None
+        row = self._read(lambda db: db.execute(
+            "SELECT response FROM calls WHERE key = ?", (key,)).fetchone())
         if row is None:
             self.misses += 1
             return None
+        try:
+            value = json.loads(row[0])
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, dict):
+            self.misses += 1
+            return None
         self.hits += 1
-        return json.loads(row[0])
+        return value
 
-    def put(self, key: str, model: str, response: dict[str, Any]) -> None:
+    def put(self, key: str, model: str, response: dict[str, Any], *,
+            api_base: str | None = None) -> None:
+        """Store (or overwrite) an answer; the caller stores only answers it could use."""
         data = json.dumps(response, ensure_ascii=False)
-
-        def write() -> None:
-            try:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO calls (key, model, created, response) "
-                    "VALUES (?,?,?,?)", (key, model, time.time(), data))
-                self._db.commit()
-            except sqlite3.OperationalError:
-                self._db.rollback()
-                raise
-
-        with self._lock:
-            _retry_locked(write)
+        self._write(lambda db: db.execute(
+            "INSERT OR REPLACE INTO calls (key, model, api_base, created, response) "
+            "VALUES (?,?,?,?,?)", (key, model, api_base, time.time(), data)))
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+        count = self._read(lambda db: db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+        return int(count or 0)
+
+    def stats(self) -> CacheStats:
+        """Entries, size on disk, entries per model, oldest and newest entry."""
+        stats = CacheStats(str(self.path))
+        stats.size = sum(_size(self.path.with_name(FILENAME + s)) for s in ("", "-wal"))
+        rows = self._read(lambda db: db.execute(
+            "SELECT model, COUNT(*), MIN(created), MAX(created) FROM calls GROUP BY model "
+            "ORDER BY COUNT(*) DESC, model").fetchall()) or []
+        for model, count, oldest, newest in rows:
+            stats.models[str(model)] = int(count)
+            stats.entries += int(count)
+            stats.oldest = oldest if stats.oldest is None else min(stats.oldest, oldest)
+            stats.newest = newest if stats.newest is None else max(stats.newest, newest)
+        return stats
+
+    def prune(self, *, model: str | None = None, older_than: float | None = None) -> int | None:
+        """Remove the entries of `model` and/or created more than `older_than` seconds ago
+        (every entry when neither is given); the number removed, None when the file cannot
+        be written. The file is compacted afterwards, so the space is given back."""
+        where, params = [], []
+        if model is not None:
+            where.append("model = ?")
+            params.append(model)
+        if older_than is not None:
+            where.append("created < ?")
+            params.append(time.time() - older_than)
+        sql = "DELETE FROM calls" + (" WHERE " + " AND ".join(where) if where else "")
+        removed = self._write(lambda db: db.execute(sql, params).rowcount)
+        if removed:
+            self._write(lambda db: db.execute("VACUUM"))
+        return removed
 
     def clear(self) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM calls")
-            self._db.commit()
+        self.prune()
+
+    def share(self) -> dict[str, Any] | None:
+        """How a worker process opens this same cache (None: it has none)."""
+        if self._db is None or not self.readable:
+            return None
+        return {"directory": str(self.path.parent), "refresh": self.refresh,
+                "read_only": not self.writable}
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            self.readable = self.writable = False
 
 
 class NullCache:
@@ -123,11 +404,13 @@ class NullCache:
     path = None
     hits = 0
     misses = 0
+    refresh = False
 
     def get(self, key: str) -> dict[str, Any] | None:
         return None
 
-    def put(self, key: str, model: str, response: dict[str, Any]) -> None:
+    def put(self, key: str, model: str, response: dict[str, Any], *,
+            api_base: str | None = None) -> None:
         return None
 
     def __len__(self) -> int:
@@ -136,5 +419,39 @@ class NullCache:
     def clear(self) -> None:
         return None
 
+    def share(self) -> dict[str, Any] | None:
+        return None
+
     def close(self) -> None:
         return None
+
+
+def open_cache(directory: str | Path | None = None, *, enabled: bool = True,
+               refresh: bool = False) -> Cache | None:
+    """The cache the command-line flags ask for: None for `--no-cache` (nothing read or
+    written), else the one in `--cache-dir` (default `.dagtui`), refreshing on `--refresh`."""
+    if not enabled:
+        return None
+    return Cache(directory, refresh=refresh)
+
+
+def _columns(db: sqlite3.Connection) -> list[str]:
+    return [row[1] for row in db.execute("PRAGMA table_info(calls)").fetchall()]
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _why(exc: BaseException | None) -> str:
+    return str(exc) if exc is not None else "unknown"

@@ -3,10 +3,17 @@
 - litellm is imported only on the first real call (it takes seconds and ~200 MB), with its
   bundled cost map (no network at import) and its logging kept off the terminal.
 - temperature 0, a timeout per call, bounded retries with exponential backoff and jitter on
-  429 / 5xx / timeouts / connection errors / unreadable bodies, a concurrency limit.
+  429 / 5xx / timeouts / connection errors / unreadable bodies (a 429's `Retry-After` is
+  honoured), none on 400 / 401 / 403 / 404, which no retry fixes; a concurrency limit, an
+  optional requests-per-minute limit, and identical requests in flight sent once.
+- during a batch (`guarded`), the first uncached call probes the judge alone and a judge
+  that cannot work, or that goes down mid-run, halts (`dagtui.judges.health`).
+- error text never carries an API key (`dagtui.redact`).
 - structured output (json_schema) when litellm says the model supports it, otherwise JSON is
   asked for in the prompt and parsed tolerantly; one corrective turn for an unusable answer.
-- every request goes through the content-addressed cache; a hit is recorded as such.
+- the content-addressed cache (model, endpoint, request, sample) is looked up first and a
+  hit is recorded as such; only answers that parsed are stored (a corrected one with its
+  correction), so an error or an unusable answer is asked again on the next run.
 - geval scores are weighted by the token probabilities of the score when the provider
   returns them (method `logprobs`), else the sampled score is used (method `sampled`).
 """
@@ -15,21 +22,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.utils
 import functools
+import json
 import logging
 import math
 import os
 import random
 import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..cache import Cache, NullCache, request_key
 from ..prompts import AnswerError, Parsed, Prompt, corrective_message, parse_answer
+from ..redact import redact, remember_secret
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
+from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from .lanes import DEFAULT_LANES, shared_lanes
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 RETRYABLE = ("429", "5xx", "timeout", "connection", "malformed")
+#: the longest a `Retry-After` header is obeyed for (or `max_backoff`, when that is longer)
+RETRY_AFTER_CAP = 60.0
 
 _litellm: Any = None
 
@@ -82,16 +96,40 @@ async def _acompletion_quietly(litellm: Any, kwargs: dict[str, Any]) -> Any:
     return await litellm.acompletion(**kwargs)
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from (litellm wraps openai wraps httpx...)."""
+    out: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in out and len(out) < 8:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
 def classify(exc: BaseException) -> str:
-    """Map a litellm/openai/httpx exception to one of the summary's error kinds."""
+    """Map a litellm/openai/httpx exception to one of the summary's error kinds.
+
+    auth (401/403, no key), not_found (404, a model or provider litellm does not know),
+    request (any other 4xx) are never retried; 429, 5xx, timeout, connection (refused,
+    reset: litellm reports these as a 500 "Connection error.", so the cause chain decides)
+    and malformed are.
+    """
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     text = str(exc)
-    if status in (401, 403) or "Authentication" in name or "Missing credentials" in text \
-            or "api_key" in text and "environment variable" in text:
-        return "request"
-    if isinstance(exc, asyncio.TimeoutError | TimeoutError) or "Timeout" in name:
+    names = [type(e).__name__ for e in _chain(exc)]
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError) or any("Timeout" in n for n in names):
         return "timeout"
+    if status in (401, 403) or "Authentication" in name or "PermissionDenied" in name \
+            or "Missing credentials" in text or "API Key" in text and "Missing" in text \
+            or "api_key" in text and "environment variable" in text:
+        return "auth"
+    if status == 404 or "NotFound" in name or "LLM Provider NOT provided" in text:
+        return "not_found"
+    if any(n in ("ConnectionRefusedError", "ConnectError", "ClientConnectorError",
+                 "APIConnectionError", "RemoteProtocolError", "ServerDisconnectedError",
+                 "ConnectionResetError") for n in names) or "Connection error" in text:
+        return "connection"
     if "JSONDecodeError" in text or "Expecting value" in text or "ResponseValidation" in name \
             or "Invalid response object" in text:
         return "malformed"
@@ -108,6 +146,37 @@ def classify(exc: BaseException) -> str:
     return "other"
 
 
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the provider asked to wait (`Retry-After`: seconds or an HTTP date, or
+    `retry-after-ms`), from the response headers litellm keeps on its exception."""
+    for source in (getattr(getattr(exc, "response", None), "headers", None),
+                   getattr(exc, "litellm_response_headers", None)):
+        if not source:
+            continue
+        try:
+            ms = source.get("retry-after-ms")
+            value = source.get("retry-after")
+        except Exception:  # noqa: BLE001 - headers of an unexpected shape: none
+            continue
+        with contextlib.suppress(TypeError, ValueError):
+            if ms is not None:
+                return max(0.0, float(ms) / 1000)
+        if value is None:
+            continue
+        with contextlib.suppress(TypeError, ValueError):
+            return max(0.0, float(value))
+        with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+            when = email.utils.parsedate_to_datetime(str(value))
+            return max(0.0, when.timestamp() - time.time())
+    return None
+
+
+def _flight_key(request: dict[str, Any], sample: int) -> str:
+    """Identity of a request for the single flight: the request itself and the sample
+    index (the endpoint is the judge's own, so one judge never mixes two)."""
+    return json.dumps([request, sample], sort_keys=True, ensure_ascii=False, default=str)
+
+
 class LiteLLMJudge(Judge):
     """A judge that calls a model through litellm.
 
@@ -116,7 +185,9 @@ class LiteLLMJudge(Judge):
     never stored); `retries`: extra attempts after the first on transient errors;
     `concurrency`: calls in flight at once; `cache`: a `Cache` (None: no caching);
     `lanes`: event-loop threads the litellm calls run on (`dagtui.judges.lanes`; 0: the
-    caller's loop).
+    caller's loop); `rpm`: at most that many requests a minute (`limiters`: more, shared
+    with other judges, e.g. one for a whole suite run); `trip_after`: calls in a row failing
+    alike that halt a guarded batch.
     """
 
     name = "litellm"
@@ -140,7 +211,11 @@ class LiteLLMJudge(Judge):
         logprobs: bool | None = None,
         extra: dict[str, Any] | None = None,
         lanes: int = DEFAULT_LANES,
+        rpm: float | None = None,
+        limiters: Sequence[RateLimiter] = (),
+        trip_after: int = TRIP_AFTER,
     ) -> None:
+        remember_secret(api_key)
         self.model = model or os.environ.get("DAGTUI_MODEL") or DEFAULT_MODEL
         self.api_base = api_base
         self._api_key = api_key
@@ -160,6 +235,12 @@ class LiteLLMJudge(Judge):
         self._support: dict[str, tuple[bool, bool]] = {}
         #: provider calls actually sent (cache hits excluded), for summaries and tests
         self.calls_sent = 0
+        #: every rate limit this judge's requests obey (its own `rpm` first)
+        self.limiters = ([RateLimiter(rpm)] if rpm else []) + list(limiters)
+        self.trip_after = trip_after
+        self._inflight: dict[tuple[int, str], asyncio.Future[Any]] = {}
+        self._guards = 0
+        self._health: dict[str, JudgeHealth] = {}
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -170,26 +251,26 @@ class LiteLLMJudge(Judge):
     def worker_config(self, concurrency: int | None = None) -> dict[str, Any]:
         """What a worker process needs to build the same judge (see `dagtui.workers`).
 
-        Plain data, so it pickles; the cache travels as its directory (each process opens
-        its own sqlite connection to the shared file), and `concurrency` is this worker's
-        share of the calls in flight.
+        Plain data, so it pickles; the cache travels as its directory and mode (each process
+        opens its own sqlite connection to the shared file: refreshing, or only reading when
+        this process found it unwritable, so the worker does not say so again), and
+        `concurrency` is this worker's share of the calls in flight.
         """
-        cache_dir = str(self.cache.path.parent) if isinstance(self.cache, Cache) else None
         return {
             "model": self.model, "api_base": self.api_base, "api_key": self._api_key,
             "temperature": self.temperature, "timeout": self.timeout, "retries": self.retries,
             "backoff": self.backoff, "max_backoff": self.max_backoff,
             "concurrency": self.concurrency if concurrency is None else concurrency,
             "structured": self.structured, "logprobs": self.logprobs,
-            "extra": dict(self.extra), "cache_dir": cache_dir, "lanes": self.lanes,
+            "extra": dict(self.extra), "cache": self.cache.share(), "lanes": self.lanes,
         }
 
     @classmethod
     def from_worker_config(cls, config: dict[str, Any]) -> LiteLLMJudge:
         """The judge `worker_config` describes (opens the shared cache, if any)."""
         options = dict(config)
-        cache_dir = options.pop("cache_dir", None)
-        return cls(**options, cache=Cache(cache_dir) if cache_dir else None)
+        shared = options.pop("cache", None)
+        return cls(**options, cache=Cache(**shared) if shared else None)
 
     async def warm_up(self) -> None:
         """Pay litellm's first-call costs now: its model lookups, and one mock completion
@@ -258,22 +339,47 @@ class LiteLLMJudge(Judge):
 
     async def complete(self, request: dict[str, Any], sample: int = 0,
                        purpose: str = "answer") -> tuple[CallRecord, list[Any] | None]:
-        """Send one request (through the cache), retrying transient failures.
+        """Send one request to the model, retrying transient failures.
 
         Returns the call record and the token logprobs (or None). Raises JudgeError with the
-        record attached once the retries are spent.
+        record attached once the retries are spent. The cache is `answer`'s business: it
+        looks there first and stores only answers that parsed (`_replay`, `_store`).
         """
-        key = request_key(request["model"], request, sample)
-        start = time.perf_counter()
-        hit = self.cache.get(key)
-        if hit is not None:
-            rec = CallRecord(request, hit.get("raw"), hit.get("prompt_tokens", 0),
-                             hit.get("completion_tokens", 0), hit.get("cost"),
-                             time.perf_counter() - start, cache_hit=True, purpose=purpose)
-            return rec, hit.get("logprobs")
-        litellm = import_litellm()
-        attempt = 0
-        retry_kinds: list[str] = []
+        loop = asyncio.get_running_loop()
+        slot = (id(loop), _flight_key(request, sample))
+        while (leader := self._inflight.get(slot)) is not None:
+            # the same request is on its way: share its answer rather than send it twice
+            start = time.perf_counter()
+            try:
+                outcome = await asyncio.shield(leader)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if leader.cancelled() and not (task is not None and task.cancelling()):
+                    continue  # the leader was cancelled, not us: send it ourselves
+                raise
+            if isinstance(outcome, JudgeError):
+                raise JudgeError(outcome.kind, str(outcome), raw=outcome.raw)
+            rec, logprobs = outcome
+            return CallRecord(request, rec.raw, rec.prompt_tokens, rec.completion_tokens,
+                              rec.cost, time.perf_counter() - start, cache_hit=True,
+                              purpose=purpose), logprobs
+        mine: asyncio.Future[Any] = loop.create_future()
+        self._inflight[slot] = mine
+        try:
+            result = await self._send(request, purpose)
+        except JudgeError as err:
+            mine.set_result(err)
+            raise
+        finally:
+            if self._inflight.get(slot) is mine:
+                del self._inflight[slot]
+            if not mine.done():
+                mine.cancel()
+        mine.set_result(result)
+        return result
+
+    def _call_kwargs(self, request: dict[str, Any]) -> dict[str, Any]:
+        """litellm's arguments for `request`: endpoint, key, timeout, no retries of its own."""
         kwargs = dict(request)
         kwargs.update(timeout=self.timeout, num_retries=0, max_retries=0)
         if self.api_base:
@@ -284,47 +390,122 @@ class LiteLLMJudge(Judge):
             api_key = "no-key"  # local OpenAI-compatible servers rarely want one
         if api_key:
             kwargs["api_key"] = api_key
-        while True:
-            try:
-                async with self._semaphore():
-                    t0 = time.perf_counter()
-                    self.calls_sent += 1
-                    call = _acompletion_quietly(litellm, kwargs)
-                    lanes = self._lanes()
-                    if lanes:
-                        call = shared_lanes(lanes).run(call)
-                    response = await asyncio.wait_for(call, timeout=self.timeout + 5)
-                    latency = time.perf_counter() - t0
-                raw, logprobs = _content(response)
-                if raw is None:
-                    raise JudgeError("malformed", "the response has no message content")
-                break
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                kind = exc.kind if isinstance(exc, JudgeError) else classify(exc)
-                if kind in RETRYABLE and attempt < self.retries:
-                    delay = min(self.max_backoff, self.backoff * (2 ** attempt))
-                    await asyncio.sleep(delay * (0.5 + random.random()))
-                    attempt += 1
-                    retry_kinds.append(kind)
-                    continue
-                rec = CallRecord(request, None, latency=time.perf_counter() - start,
-                                 retries=attempt, retry_kinds=retry_kinds,
-                                 error=_short_error(exc), error_kind=kind, purpose=purpose)
-                raise JudgeError(kind, f"{_kind_text(kind)} after {attempt + 1} attempt(s): "
-                                 f"{_short_error(exc)}", calls=[rec]) from None
+        return kwargs
+
+    async def _send(self, request: dict[str, Any],
+                    purpose: str) -> tuple[CallRecord, list[Any] | None]:
+        """One request to the provider with its retries, under the batch's guards."""
+        start = time.perf_counter()
+        litellm = import_litellm()
+        health = self._health_for(request["model"])
+        probe = await health.admit() if health is not None else False
+        attempt = 0
+        retry_kinds: list[str] = []
+        kwargs = self._call_kwargs(request)
+        try:
+            while True:
+                try:
+                    async with self._semaphore():
+                        for limiter in self.limiters:
+                            await limiter.acquire()
+                        t0 = time.perf_counter()
+                        self.calls_sent += 1
+                        call = _acompletion_quietly(litellm, kwargs)
+                        lanes = self._lanes()
+                        if lanes:
+                            call = shared_lanes(lanes).run(call)
+                        response = await asyncio.wait_for(call, timeout=self.timeout + 5)
+                        latency = time.perf_counter() - t0
+                    raw, logprobs = _content(response)
+                    if raw is None:
+                        raise JudgeError("malformed", "the response has no message content")
+                    break
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - classified below
+                    kind = exc.kind if isinstance(exc, JudgeError) else classify(exc)
+                    fatal = probe and kind in PREFLIGHT_FATAL  # the judge cannot work
+                    if kind in RETRYABLE and attempt < self.retries and not fatal:
+                        if health is not None:
+                            health.check()  # halted meanwhile: stop retrying
+                        await asyncio.sleep(self._delay(attempt, exc))
+                        if health is not None:
+                            health.check()
+                        attempt += 1
+                        retry_kinds.append(kind)
+                        continue
+                    error = redact(_short_error(exc)) or ""
+                    rec = CallRecord(request, None, latency=time.perf_counter() - start,
+                                     retries=attempt, retry_kinds=retry_kinds, error=error,
+                                     error_kind=kind, purpose=purpose)
+                    text = f"{_kind_text(kind)} after {attempt + 1} attempt(s): {error}"
+                    halt = health.failed(kind, text, probe=probe) if health is not None else None
+                    if halt is not None and halt.preflight:
+                        raise JudgeError(NOT_RUN, halt.line, calls=[rec]) from None
+                    raise JudgeError(kind, text, calls=[rec]) from None
+        finally:
+            if probe and health is not None:
+                health.release()  # only matters when cancelled before an outcome
+        if health is not None:
+            health.succeeded()
         usage = getattr(response, "usage", None)
         pt = int(getattr(usage, "prompt_tokens", 0) or 0)
         ct = int(getattr(usage, "completion_tokens", 0) or 0)
         cost = _cost(litellm, response)
         rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False, retries=attempt,
                          retry_kinds=retry_kinds, purpose=purpose)
-        self.cache.put(key, request["model"], {
-            "raw": raw, "prompt_tokens": pt, "completion_tokens": ct, "cost": cost,
-            "logprobs": logprobs,
-        })
         return rec, logprobs
+
+    def _delay(self, attempt: int, exc: BaseException) -> float:
+        """Backoff before retry `attempt + 1`: exponential with jitter, but never shorter
+        than the provider's `Retry-After` (obeyed up to max(max_backoff, 60 s))."""
+        delay = min(self.max_backoff, self.backoff * (2 ** attempt)) * (0.5 + random.random())
+        asked = retry_after(exc)
+        if asked is not None:
+            delay = max(delay, min(asked, max(self.max_backoff, RETRY_AFTER_CAP)))
+        return delay
+
+    # ---------------------------------------------------------------- batch guards
+
+    @contextlib.contextmanager
+    def guarded(self) -> Iterator[None]:
+        """While a batch runs: probe first, halt on a dead judge (`dagtui.judges.health`).
+        Nested guards share one state; it starts afresh with the outermost."""
+        if self._guards == 0:
+            self._health = {}
+        self._guards += 1
+        try:
+            yield
+        finally:
+            self._guards -= 1
+
+    def _health_for(self, model: str) -> JudgeHealth | None:
+        """The guard state for `model`, or None outside a batch."""
+        if self._guards <= 0:
+            return None
+        health = self._health.get(model)
+        if health is None:
+            health = self._health[model] = JudgeHealth(
+                f"{model} at {self.endpoint(model)}", trip_after=self.trip_after)
+        return health
+
+    @property
+    def halt(self) -> Any:
+        """The first halt of the current (or last) batch, or None."""
+        return next((h.halt for h in self._health.values() if h.halt is not None), None)
+
+    def endpoint(self, model: str | None = None) -> str:
+        """Where calls go, for messages: `api_base`, else the provider's default."""
+        if self.api_base:
+            return self.api_base
+        provider = (model or self.model).partition("/")[0] if "/" in (model or self.model) \
+            else None
+        return f"{provider}'s default endpoint" if provider else "the provider's default endpoint"
+
+    def rate_note(self) -> str:
+        """"rpm N" while a requests-per-minute limit holds requests back, else ""."""
+        binding = [lim for lim in self.limiters if lim.binding]
+        return f"rpm {min(lim.rpm for lim in binding):g}" if binding else ""
 
     # ---------------------------------------------------------------- one node
 
@@ -332,28 +513,29 @@ class LiteLLMJudge(Judge):
         model = ask.model or self.model
         prompt = ask.prompt
         want_lp = prompt.kind == "geval"
-        messages = list(prompt.messages)
+        request = self.build_request(model, prompt, list(prompt.messages), want_lp)
+        replay = self._replay(model, prompt, request, ask.sample)
+        if replay is None:
+            replay = await self._ask(model, prompt, request, ask.sample)
+        calls, parsed, logprobs = replay
+        reply = Reply(parsed.value, parsed.reason, raw=calls[-1].raw, calls=calls)
+        if prompt.kind == "geval":
+            _weight_geval(reply, parsed, logprobs)
+        return reply
+
+    async def _ask(self, model: str, prompt: Prompt, request: dict[str, Any],
+                   sample: int) -> tuple[list[CallRecord], Parsed, list[Any] | None]:
+        """Ask the model: one corrective turn for an unusable answer, then a step error
+        showing the raw answers. What parsed is stored; nothing else is."""
         calls: list[CallRecord] = []
-        request = self.build_request(model, prompt, messages, want_lp)
-        try:
-            rec, logprobs = await self.complete(request, ask.sample,
-                                                "geval_steps" if prompt.kind == "geval_steps"
-                                                else "answer")
-        except JudgeError as err:
-            err.calls = calls + err.calls
-            raise
+        rec, logprobs = await self.complete(request, sample, _purpose(prompt))
         calls.append(rec)
         try:
             parsed = parse_answer(prompt, rec.raw or "")
         except AnswerError as first:
-            # one corrective turn, then a step error showing the raw answers
-            messages = messages + [
-                {"role": "assistant", "content": rec.raw or ""},
-                corrective_message(prompt, str(first)),
-            ]
-            request2 = self.build_request(model, prompt, messages, want_lp)
+            request2 = self._correction_request(model, prompt, request, rec, first)
             try:
-                rec2, logprobs = await self.complete(request2, ask.sample, "correction")
+                rec2, logprobs2 = await self.complete(request2, sample, "correction")
             except JudgeError as err:
                 err.calls = calls + err.calls
                 raise
@@ -365,10 +547,77 @@ class LiteLLMJudge(Judge):
                 rec2.error, rec2.error_kind = str(second), second.kind
                 raise JudgeError(second.kind, f"unusable answer after one correction: {second}",
                                  raw=raw, calls=calls) from None
-        reply = Reply(parsed.value, parsed.reason, raw=calls[-1].raw, calls=calls)
-        if prompt.kind == "geval":
-            _weight_geval(reply, parsed, logprobs)
-        return reply
+            # both turns, the correction first: a first turn is replayed only with its
+            # correction (`_replay`), so a write lost in between costs a call, not an error
+            self._store(rec2, sample, logprobs2)
+            self._store(rec, sample, logprobs)
+            return calls, parsed, logprobs2
+        self._store(rec, sample, logprobs)
+        return calls, parsed, logprobs
+
+    def _correction_request(self, model: str, prompt: Prompt, request: dict[str, Any],
+                            rec: CallRecord, error: AnswerError) -> dict[str, Any]:
+        """The corrective turn after the unusable answer `rec` to `request`."""
+        messages = list(request["messages"]) + [
+            {"role": "assistant", "content": rec.raw or ""},
+            corrective_message(prompt, str(error)),
+        ]
+        return self.build_request(model, prompt, messages, prompt.kind == "geval")
+
+    # ---------------------------------------------------------------- the cache
+
+    def _cache_key(self, request: dict[str, Any], sample: int) -> str:
+        return request_key(request["model"], request, sample, api_base=self.api_base)
+
+    def _cached(self, request: dict[str, Any], sample: int,
+                purpose: str) -> tuple[CallRecord, list[Any] | None] | None:
+        """The stored answer to `request` as a call that cost nothing, or None."""
+        start = time.perf_counter()
+        hit = self.cache.get(self._cache_key(request, sample))
+        if hit is None:
+            return None
+        rec = CallRecord(request, hit.get("raw"), hit.get("prompt_tokens", 0),
+                         hit.get("completion_tokens", 0), hit.get("cost"),
+                         time.perf_counter() - start, cache_hit=True, purpose=purpose)
+        return rec, hit.get("logprobs")
+
+    def _replay(self, model: str, prompt: Prompt, request: dict[str, Any],
+                sample: int) -> tuple[list[CallRecord], Parsed, list[Any] | None] | None:
+        """A usable answer from the cache, with no call: the stored answer when it parses,
+        else (a first turn that needed correcting) it and its stored correction when that
+        parses. Anything less is None, and the node is asked afresh: an entry that no longer
+        parses (e.g. a stricter parser, or a correction pruned away) is never a hit that
+        fails."""
+        first = self._cached(request, sample, _purpose(prompt))
+        if first is None:
+            return None
+        rec, logprobs = first
+        try:
+            return [rec], parse_answer(prompt, rec.raw or ""), logprobs
+        except AnswerError as error:
+            request2 = self._correction_request(model, prompt, request, rec, error)
+        second = self._cached(request2, sample, "correction")
+        if second is None:
+            return None
+        rec2, logprobs2 = second
+        try:
+            return [rec, rec2], parse_answer(prompt, rec2.raw or ""), logprobs2
+        except AnswerError:
+            return None
+
+    def _store(self, rec: CallRecord, sample: int, logprobs: list[Any] | None) -> None:
+        """Keep an answer that was used (never a hit again: it is stored already)."""
+        if rec.cache_hit or rec.raw is None:
+            return
+        self.cache.put(self._cache_key(rec.request, sample), rec.request["model"], {
+            "raw": rec.raw, "prompt_tokens": rec.prompt_tokens,
+            "completion_tokens": rec.completion_tokens, "cost": rec.cost,
+            "logprobs": logprobs,
+        }, api_base=self.api_base)
+
+def _purpose(prompt: Prompt) -> str:
+    """What a node's first call is for, as its call record says."""
+    return "geval_steps" if prompt.kind == "geval_steps" else "answer"
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
@@ -394,7 +643,8 @@ def _kind_text(kind: str) -> str:
     return {
         "429": "rate limited (429)", "5xx": "server error (5xx)", "timeout": "timed out",
         "connection": "connection failed", "malformed": "malformed response",
-        "request": "request refused",
+        "request": "request refused (4xx)", "auth": "not authorised (401/403, or no key)",
+        "not_found": "model or provider not found",
     }.get(kind, "judge call failed")
 
 
