@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .inputs import CASES_LIMIT, InputError, open_brackets, parser_gave_up, read_text
 from .model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS
 
 #: fields a case may carry besides labels; anything else is kept but flagged as unknown.
@@ -124,11 +125,10 @@ def load_cases(path: str | Path) -> list[Case]:
     p = Path(path)
     file = str(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CaseError("no such cases file", file) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CaseError(f"cannot read cases file: {exc}", file) from None
+        text = read_text(p, limit=CASES_LIMIT, what="cases file")
+    except InputError as exc:
+        message = "no such cases file" if exc.kind == "missing" else exc.message
+        raise CaseError(message, file, exc.line) from None
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
         return parse_jsonl(text, file)
@@ -155,6 +155,9 @@ def parse_jsonl(text: str, file: str | None = None) -> list[Case]:
         except json.JSONDecodeError as exc:
             raise CaseError(f"not valid JSON ({exc.msg} at column {exc.colno})", file,
                             lineno) from None
+        except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+            raise CaseError(f"not usable JSON: {parser_gave_up(exc, line)[0]}", file,
+                            lineno) from None
         cases.append(case_from_dict(data, index=len(cases), file=file, line=lineno))
     _check_names(cases)
     return cases
@@ -165,6 +168,9 @@ def parse_json(text: str, file: str | None = None) -> list[Case]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CaseError(f"not valid JSON ({exc.msg})", file, exc.lineno) from None
+    except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+        message, line = parser_gave_up(exc, text)
+        raise CaseError(f"not usable JSON: {message}", file, line) from None
     items: Any
     if isinstance(data, list):
         items = data
@@ -192,6 +198,9 @@ def parse_toml(text: str, file: str | None = None) -> list[Case]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CaseError(f"TOML syntax: {exc}", file) from None
+    except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+        message, line = parser_gave_up(exc, text)
+        raise CaseError(f"TOML syntax: {message}", file, line) from None
     items = data.get("cases")
     if not isinstance(items, list):
         raise CaseError("a TOML cases file holds [[cases]] tables", file)
@@ -207,31 +216,8 @@ def parse_toml(text: str, file: str | None = None) -> list[Case]:
 def _object_lines(text: str) -> list[int]:
     """Best-effort line numbers of the case objects: a bare list holds them at depth 2,
     a wrapping object (`{"goldens": [...]}`) at depth 3."""
-    lines: list[int] = []
     target = 2 if text.lstrip().startswith("[") else 3
-    depth = 0
-    in_str = escape = False
-    line = 1
-    for ch in text:
-        if ch == "\n":
-            line += 1
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            if ch == "{" and depth == target:
-                lines.append(line)
-        elif ch in "]}":
-            depth -= 1
-    return lines
+    return [line for ch, depth, line in open_brackets(text) if ch == "{" and depth == target]
 
 
 def _check_names(cases: list[Case]) -> None:
@@ -255,5 +241,9 @@ def select_case(cases: list[Case], key: str | int) -> Case:
         idx = -1
     if 0 <= idx < len(cases):
         return cases[idx]
-    names = ", ".join(c.name for c in cases[:10])
-    raise CaseError(f"no case named {key!r} (cases: {names})")
+    count = f"{len(cases)} case{'s' if len(cases) != 1 else ''}"
+    if isinstance(key, int) or str(key).strip().lstrip("-").isdigit():
+        raise CaseError(f"case index {key} is out of range: there are {count}, numbered "
+                        f"0 to {len(cases) - 1} (or give a case name)")
+    names = ", ".join(repr(c.name) for c in cases[:10]) + (", ..." if len(cases) > 10 else "")
+    raise CaseError(f"no case named {key!r} ({count}: {names})")

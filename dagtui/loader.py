@@ -9,6 +9,7 @@ here; meaning problems (references, cycles, paths) are `dagtui.validate`'s.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from .diagnostics import Diagnostic, severity_of
+from .inputs import TOML_LIMIT, InputError, decode, parser_gave_up, read_bytes
 from .model import (
     NODE_CLASSES,
     NODE_TYPES,
@@ -28,8 +30,8 @@ from .model import (
 )
 from .positions import Path, Positions, locate
 
-#: a graph file larger than this is refused before parsing (a rubric is a few KB)
-MAX_BYTES = 4 * 1024 * 1024
+#: a graph file larger than this is refused before reading (see `dagtui.inputs.TOML_LIMIT`)
+MAX_BYTES = TOML_LIMIT
 
 TOP_LEVEL_KEYS = ("metric", "nodes")
 METRIC_KEYS = Metric.toml_keys()
@@ -111,44 +113,50 @@ _TOML_END = re.compile(r"\(at end of document\)")
 
 def load_file(path: str | FsPath) -> LoadResult:
     """Load a graph file. Unreadable input becomes a DAG022 diagnostic, never an exception."""
-    p = FsPath(path)
     file = str(path)
     ctx = Collector(file)
     try:
-        if p.is_dir():
-            ctx.add("DAG022", "is a directory, not a graph file")
-            return LoadResult(None, ctx.diags, file=file)
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            ctx.add(
-                "DAG022",
-                f"file is {size / 1e6:.1f} MB; a graph file is expected to be under "
-                f"{MAX_BYTES // (1024 * 1024)} MB",
-            )
-            return LoadResult(None, ctx.diags, file=file)
-        data = p.read_bytes()
-    except FileNotFoundError:
-        ctx.add("DAG022", "no such file")
-        return LoadResult(None, ctx.diags, file=file)
-    except OSError as exc:
-        ctx.add("DAG022", f"cannot read file: {exc.strerror or exc}")
-        return LoadResult(None, ctx.diags, file=file)
+        data = read_bytes(path, limit=MAX_BYTES, what="graph file")
+    except InputError as exc:
+        return _unreadable(ctx, exc)
     if b"\x00" in data:
         ctx.add("DAG022", "file looks binary (contains NUL bytes), not TOML text")
         return LoadResult(None, ctx.diags, file=file)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        ctx.diags.append(
-            Diagnostic("DAG022", severity_of("DAG022"),
-                       f"file is not UTF-8 text (bad byte at offset {exc.start})", file, line, 1)
-        )
-        return LoadResult(None, ctx.diags, file=file)
+        text = decode(data, file)
+    except InputError as exc:
+        return _unreadable(ctx, exc)
     result = load_text(text, file)
     if result.graph is not None:
         result.graph.path = file
     return result
+
+
+def _unreadable(ctx: Collector, exc: InputError) -> LoadResult:
+    """The DAG022 diagnostic for a file that could not be read, at its line when known."""
+    ctx.diags.append(Diagnostic("DAG022", severity_of("DAG022"), exc.message, ctx.file,
+                                exc.line, exc.col))
+    return LoadResult(None, ctx.diags, file=ctx.file)
+
+
+#: the message for a DeepEval DAG document given where a graph file is expected
+DEEPEVAL_JSON = ("this is DeepEval JSON, not a dagtui graph: `dagtui import` it first "
+                 "(dagtui import FILE.json -o GRAPH.toml)")
+
+
+def is_deepeval_json(text: str) -> bool:
+    """True for DeepEval's `dag_to_json` document (a JSON object whose `nodes` are objects
+    with a DeepEval node `type`), which people hand to every command before `import`."""
+    if not text.lstrip().startswith("{"):
+        return False
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    return isinstance(nodes, dict) and any(
+        isinstance(spec, dict) and str(spec.get("type", "")).endswith("Node")
+        for spec in nodes.values())
 
 
 def load_text(text: str, file: str | None = None) -> LoadResult:
@@ -159,6 +167,9 @@ def load_text(text: str, file: str | None = None) -> LoadResult:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        if is_deepeval_json(text):  # the commonest wrong file: say what to do with it
+            ctx.add("DAG022", DEEPEVAL_JSON)
+            return LoadResult(None, ctx.diags, text=text, file=file)
         msg = str(exc)
         m = _TOML_POS.search(msg)
         if m:
@@ -173,8 +184,10 @@ def load_text(text: str, file: str | None = None) -> LoadResult:
             Diagnostic("DAG001", severity_of("DAG001"), f"TOML syntax: {clean}", file, line, col)
         )
         return LoadResult(None, ctx.diags, text=text, file=file)
-    except RecursionError:
-        ctx.add("DAG001", "TOML syntax: nesting too deep")
+    except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+        message, line = parser_gave_up(exc, text)
+        ctx.diags.append(Diagnostic("DAG001", severity_of("DAG001"), f"TOML syntax: {message}",
+                                    file, line, 1 if line else 0))
         return LoadResult(None, ctx.diags, text=text, file=file)
     positions = locate(text, lazy=True)  # scanned only if a diagnostic needs a position
     ctx.positions = positions

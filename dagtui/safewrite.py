@@ -33,6 +33,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .inputs import CASES_LIMIT, TOML_LIMIT, InputError, read_bytes_stat
+
 __all__ = [
     "ChangedOnDisk",
     "ReadOnlyFile",
@@ -91,19 +93,28 @@ class Stamp:
         return self.size >= 0
 
 
-def read_bytes(path: str | os.PathLike[str]) -> tuple[bytes, Stamp]:
-    """The file's bytes and the stamp to pass to `atomic_write(expected=...)` later."""
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        data = fh.read()
+def read_bytes(path: str | os.PathLike[str], *, limit: int = CASES_LIMIT,
+               ) -> tuple[bytes, Stamp]:
+    """The file's bytes and the stamp to pass to `atomic_write(expected=...)` later.
+
+    Read through `dagtui.inputs`: a FIFO, device or directory raises `InputError` (a
+    `ValueError`) instead of blocking or filling memory, as does a file over `limit` bytes.
+    """
+    try:
+        data, st = read_bytes_stat(path, limit=limit)
+    except InputError as exc:
+        if exc.kind == "missing":  # what callers (`Stamp.of_path`) expect for "no file"
+            raise FileNotFoundError(errno.ENOENT, "No such file", os.fspath(path)) from None
+        raise
     return data, Stamp.of_bytes(data, st)
 
 
 def read_text(path: str | os.PathLike[str], *, universal_newlines: bool = True,
-              ) -> tuple[str, Stamp]:
+              limit: int = TOML_LIMIT) -> tuple[str, Stamp]:
     """The file as UTF-8 text (newlines translated as `Path.read_text` does, unless
-    `universal_newlines=False`) with the stamp of the bytes read."""
-    data, st = read_bytes(path)
+    `universal_newlines=False`) with the stamp of the bytes read; `limit` defaults to a
+    graph or suite file's (the TOML files dagtui edits)."""
+    data, st = read_bytes(path, limit=limit)
     if universal_newlines:
         return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read(), st
     return data.decode("utf-8"), st

@@ -44,8 +44,10 @@ def _files(paths: list[str]) -> list[Path]:
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            out += sorted(f for f in p.rglob("*.toml") if f.is_file())
+        if p.is_dir():  # a FIFO named *.toml is reported, never opened (it would block)
+            from ..inputs import regular_files
+
+            out += regular_files(p.rglob("*.toml"), lambda line: print(line, file=sys.stderr))
         else:
             out.append(p)
     return out

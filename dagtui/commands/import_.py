@@ -11,9 +11,6 @@ import argparse
 import sys
 from pathlib import Path
 
-#: a DAG document larger than this is refused before parsing
-MAX_BYTES = 16 * 1024 * 1024
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -45,15 +42,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"dagtui import: {args.output} exists; use --force to overwrite it",
               file=sys.stderr)
         return 2
-    try:
-        if source.stat().st_size > MAX_BYTES:
-            print(f"dagtui import: {args.source}: larger than {MAX_BYTES // 2**20} MB",
-                  file=sys.stderr)
-            return 2
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        print(f"dagtui import: cannot read {args.source}: {reason}", file=sys.stderr)
+    from ..inputs import JSON_LIMIT, InputError, read_text
+
+    try:  # a FIFO, /dev/zero or an oversized file is refused before it is read
+        text = read_text(source, limit=JSON_LIMIT, what="DeepEval DAG document")
+    except InputError as exc:
+        print(f"dagtui import: cannot read {exc}", file=sys.stderr)
         return 2
     name = args.name or _name_from(source)
     try:

@@ -54,11 +54,11 @@ def file_kind(path: Path) -> str:
     do not parse count as graphs, so validation reports them instead of hiding them."""
     if path.name.endswith(".cases.toml"):
         return "cases"
-    try:
-        if path.stat().st_size > 4 * 1024 * 1024:
-            return "graph"  # too big to be anything: the loader says so
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+    from ..inputs import TOML_LIMIT, InputError, read_text
+
+    try:  # a FIFO, a device or a huge file is refused unread: the loader then says why
+        data = tomllib.loads(read_text(path, limit=TOML_LIMIT))
+    except (InputError, tomllib.TOMLDecodeError, RecursionError, ValueError):
         return "graph"
     if "metric" in data or "nodes" in data:
         return "graph"
@@ -102,11 +102,13 @@ def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
 def _walk_toml(root: Path) -> list[Path]:
     """`*.toml` files under `root`, sorted, without descending into hidden or tool dirs
     (a `.venv` holds thousands of files and no graphs)."""
+    from ..inputs import regular_files
+
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
         out.extend(Path(dirpath) / f for f in filenames if f.endswith(".toml"))
-    return sorted(p for p in out if p.is_file())
+    return regular_files(out, lambda line: print(line, file=sys.stderr))
 
 
 # --------------------------------------------------------------------------------------------

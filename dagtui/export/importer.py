@@ -16,8 +16,10 @@ a verdict shared by two judgements) raises `ImportFailed(usage=False)` naming ev
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+from ..inputs import parser_gave_up
 from ..model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
@@ -57,8 +59,10 @@ def import_deepeval_json(
         raise ImportFailed(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", usage=True
         ) from None
-    except (ValueError, RecursionError) as exc:
-        raise ImportFailed(f"not valid JSON: {exc}", usage=True) from None
+    except (ValueError, RecursionError) as exc:  # deep nesting, a 5,000-digit integer
+        message, line = parser_gave_up(exc, text)
+        raise ImportFailed(f"not usable JSON: {message}" + (f" (line {line})" if line else ""),
+                           usage=True) from None
     return import_deepeval_dict(data, name=name, multi_turn=multi_turn)
 
 
@@ -216,6 +220,10 @@ class _Importer:
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, int | float):
                 raise ImportFailed(f"verdict {vid!r}: score must be a number", usage=True)
+            if not math.isfinite(score):  # JSON's NaN / Infinity, or 1e400 read as inf
+                raise ImportFailed(f"verdict {vid!r} ({value!r}): score {score} is not a finite "
+                                   "number (NaN, Infinity, or too large like 1e400); a score "
+                                   "is a whole number from 0 to 10", usage=True)
             if score != int(score) or not 0 <= score <= 10:
                 self.problems.append(f"verdict {vid!r}: score {score!r} is not an integer from "
                                      "0 to 10; dagtui scores are whole numbers 0..10")

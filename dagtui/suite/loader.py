@@ -17,6 +17,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from ..diagnostics import Diagnostic, unreadable
+from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
 from ..loader import Collector, suggest
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
 from ..positions import Path, Positions, locate
@@ -24,7 +25,7 @@ from .codes import suite_diag
 from .model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
 
 TOP_KEYS = ("suite", "rules")
-SUITE_KEYS = ("name", "cases", "concurrency", "description")
+SUITE_KEYS = ("name", "cases", "labels", "concurrency", "description")
 RULE_KEYS = (
     "label", "description", "graph", "check", "depends_on", "filter", "sample", "max_calls",
     "status",
@@ -35,7 +36,8 @@ FILTER_KEYS = ("field", "op", "value")
 CHECK_KEYS = tuple(
     k for k in CheckNode.FIELDS if k not in ("type", "label", "evidence", "verdicts")
 )
-MAX_BYTES = 1024 * 1024
+#: a suite file larger than this is refused before reading (see `dagtui.inputs`)
+MAX_BYTES = TOML_LIMIT
 #: the seed's advice: two to three levels is usually enough
 MAX_LEVELS = 3
 
@@ -101,8 +103,8 @@ def is_suite_file(path: str | FsPath) -> bool:
     a broken suite still routes to the suite validator (which then reports the syntax).
     """
     try:
-        text = FsPath(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, limit=MAX_BYTES, what="suite file")
+    except InputError:
         return False
     return is_suite_text(text)
 
@@ -112,7 +114,7 @@ def is_suite_text(text: str) -> bool:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return bool(_SUITE_HEADER.search(text)) and "[metric]" not in text
-    except RecursionError:
+    except (RecursionError, ValueError):  # nesting too deep, an integer of 5,000 digits
         return False
     return ("suite" in raw or "rules" in raw) and "nodes" not in raw and "metric" not in raw
 
@@ -121,19 +123,10 @@ def is_suite_text(text: str) -> bool:
 def load_suite_file(path: str | FsPath, *, check_graphs: bool = True) -> SuiteLoad:
     """Load and validate a suite file (see module doc). Never raises on bad input."""
     file = str(path)
-    p = FsPath(path)
     try:
-        if p.is_dir():
-            return _fail(file, "is a directory, not a suite file")
-        if p.stat().st_size > MAX_BYTES:
-            return _fail(file, "file is too large for a suite file (over 1 MB)")
-        text = p.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return _fail(file, "no such file")
-    except UnicodeDecodeError:
-        return _fail(file, "file is not UTF-8 text")
-    except OSError as exc:
-        return _fail(file, f"cannot read file: {exc.strerror or exc}")
+        text = read_text(path, limit=MAX_BYTES, what="suite file")
+    except InputError as exc:
+        return _fail(file, exc.message, exc.line, exc.col)
     return load_suite_text(text, file, check_graphs=check_graphs)
 
 
@@ -155,6 +148,10 @@ def load_suite_text(text: str, file: str | None = None, *, check_graphs: bool = 
         line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
         msg = _TOML_POS.sub("", str(exc)).strip()
         diag = suite_diag("SUI001", f"TOML syntax: {msg}", file, line, col)
+        return SuiteLoad(None, [diag], text=text, file=file)
+    except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+        message, line = parser_gave_up(exc, text)
+        diag = suite_diag("SUI001", f"TOML syntax: {message}", file, line, 1 if line else 0)
         return SuiteLoad(None, [diag], text=text, file=file)
     positions = locate(text)
     ctx = _Ctx(file, positions)
@@ -460,11 +457,12 @@ def _load_rule_graphs(load: SuiteLoad, ctx: _Ctx) -> None:
                 load.facts[rid] = RuleFacts("code", True, 0)
         elif rule.graph is not None:
             _load_graph_rule(load, ctx, rule)
-    if suite.meta.cases:
-        cases = FsPath(suite.path).parent / suite.meta.cases if suite.path else None
+    for key, use in (("cases", "run"), ("labels", "test")):
+        name = getattr(suite.meta, key)
+        cases = FsPath(suite.path).parent / name if name and suite.path else None
         if cases is not None and not cases.exists():
-            ctx.add("SUI104", f"default cases file '{suite.meta.cases}' not found (next to the "
-                    "suite file); pass --cases FILE to run", ("suite", "cases"), fld="cases",
+            ctx.add("SUI104", f"default {key} file '{name}' not found (next to the suite "
+                    f"file); pass --cases FILE to {use}", ("suite", key), fld=key,
                     at_value=True)
 
 

@@ -45,9 +45,13 @@ def load_keymap(environ: Mapping[str, str] | None = None, path: Path | None = No
     path = keys_file() if path is None else path
     keymap: dict[str, str] = {}
     if path.is_file():
+        from ..inputs import TOML_LIMIT, InputError, read_text
+
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            data = tomllib.loads(read_text(path, limit=TOML_LIMIT, what="key map"))
+        except InputError as exc:
+            raise KeymapError(str(exc)) from None
+        except (OSError, ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError
             raise KeymapError(f"{path}: {exc}") from None
         for binding_id, key in data.items():
             if not isinstance(key, str):

@@ -140,12 +140,14 @@ class EditorState:
         """(Re)read the file from disk, discarding history (see `open` for `defer_check`)."""
         try:
             text, self.disk = backend.read_text(self.path)
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # ValueError: InputError (a FIFO, ...), not UTF-8
             text = None
             self.read_only = True
             self.text = None
-            self.diagnostics = [Diagnostic("DAG022", Severity.ERROR, f"cannot read: {exc}",
-                                           str(self.path), 0, 0)]
+            why = getattr(exc, "message", None) or f"cannot read: {exc}"
+            self.diagnostics = [Diagnostic("DAG022", Severity.ERROR, why, str(self.path),
+                                           getattr(exc, "line", 0), getattr(exc, "col", 0))]
+            self.stamp = FileStamp.of(self.path)  # not "changed on disk" at every poll
             return
         self.stamp = FileStamp.of(self.path)
         self.new_file = False
@@ -681,9 +683,9 @@ class EditorState:
         now = FileStamp.of(self.path)
         if now == self.stamp:
             return False
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        try:  # through dagtui.inputs: a file swapped for a FIFO must not freeze the editor
+            text = backend.read_text(self.path)[0]
+        except (OSError, ValueError):
             return True
         if text == self.text:
             self.stamp = now  # touched, not changed
