@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from . import __version__
 
 #: subcommand modules, in the order `--help` lists them
-COMMANDS = ("edit", "step", "validate", "run", "test", "export", "import_", "fmt")
+COMMANDS = ("edit", "step", "validate", "run", "test", "calibrate", "export", "import_",
+            "fmt")
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 

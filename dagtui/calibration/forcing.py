@@ -102,10 +102,10 @@ class ForcingJudge(Judge):
             label = await self.labels.answer(ask)  # label_missing / out_of_set: the case stops
             try:
                 reply = await self.inner.answer(ask)
-            except JudgeError as exc:
-                self._record(ask, Observation(error=str(exc), error_kind=exc.kind))
+            except Exception as exc:  # noqa: BLE001 - recorded; the label carries the path on
+                self._record(ask, _failed(exc))
                 return Reply(label.value, "the label (the judge failed: teacher forcing goes on)",
-                             calls=list(exc.calls))
+                             calls=list(getattr(exc, "calls", [])))
             self._record(ask, Observation(reply.value, reply.reason))
             return Reply(label.value, f"the label (teacher forcing); the judge said "
                          f"{reply.value!r}: {reply.reason}", raw=reply.raw, calls=reply.calls)
@@ -113,13 +113,13 @@ class ForcingJudge(Judge):
             return await self.inner.answer(ask)
         try:
             reply = await self.inner.answer(ask)
-        except JudgeError as exc:
-            self._record(ask, Observation(error=str(exc), error_kind=exc.kind))
+        except Exception as exc:
+            self._record(ask, _failed(exc))
             fallback = self._label_text(ask) if kind == "task" else None
             if fallback is None:
                 raise
             return Reply(fallback, "the label's evidence text (the judge failed)",
-                         calls=list(exc.calls))
+                         calls=list(getattr(exc, "calls", [])))
         self._record(ask, Observation(reply.value, reply.reason))
         return reply
 
@@ -132,3 +132,10 @@ class ForcingJudge(Judge):
             return task_label(value).text
         except TaskLabelError:
             return None
+
+
+def _failed(exc: Exception) -> Observation:
+    """A failed call as an observation (a judge error by kind, anything else as `other`)."""
+    if isinstance(exc, JudgeError):
+        return Observation(error=str(exc), error_kind=exc.kind)
+    return Observation(error=f"{type(exc).__name__}: {exc}", error_kind="other")

@@ -1,0 +1,202 @@
+"""A calibration result as text: a terminal report and a Markdown report for a pull request.
+
+Both say the same things in the same order (per-node table first, since that is what a
+reviewer decides on; then the confusion matrices and the disagreeing cases; then the end-to-end
+scores with blame; then stability across samples), so a CI log and a PR comment read alike.
+Long lists are cut at `LIST_MAX` items with a count of the rest: the JSON has everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..batch import show_value as show
+from .core import Calibration, NodeCalibration
+
+LIST_MAX = 10
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(nc: NodeCalibration) -> str:
+    return "-" if nc.kappa_ci is None else f"[{nc.kappa_ci[0]:.2f}, {nc.kappa_ci[1]:.2f}]"
+
+
+def _recall(nc: NodeCalibration) -> str:
+    if not nc.items_labelled:
+        return "-"
+    return f"{nc.items_found}/{nc.items_labelled} ({nc.items_found / nc.items_labelled:.0%})"
+
+
+def _headline(cal: Calibration) -> str:
+    model = cal.judge.get("model") or cal.judge.get("name", "judge")
+    cost = "-" if cal.cost is None else f"${cal.cost:.4f}"
+    samples = f"{cal.samples} sample{'s' if cal.samples != 1 else ''}"
+    temp = "" if cal.temperature is None else f" at temperature {cal.temperature:g}"
+    return (f"{cal.graph}: calibration of {model} on {cal.cases} cases ({samples}{temp}) — "
+            f"{cal.calls} calls (cache hits {cal.cache_hits}), cost {cost}, "
+            f"wall {cal.wall_time:.2f}s")
+
+
+def _rows(cal: Calibration) -> list[list[str]]:
+    rows = []
+    for nc in cal.nodes.values():
+        if nc.type == "check":
+            continue
+        rows.append([nc.node, nc.type, str(nc.cases), _pct(nc.agreement), _num(nc.kappa),
+                     _ci(nc), _recall(nc) if nc.type == "task" else _num(nc.mae),
+                     str(nc.flipped)])
+    return rows
+
+
+HEAD = ["node", "type", "cases", "agree", "kappa", "95% CI", "recall / MAE", "flipped"]
+SAMPLE_HEAD = ["node", "cases", "flip rate", "margin", "Fleiss κ", "close calls"]
+
+
+def _sample_rows(cal: Calibration) -> list[list[str]]:
+    return [[nc.node, str(nc.sampled_cases), _pct(nc.flip_rate), _num(nc.margin),
+             _num(nc.fleiss), str(len(nc.close_calls))]
+            for nc in cal.nodes.values() if nc.type != "check" and nc.sampled_cases]
+
+
+def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    fmt = [f"{{:{'<' if i < 2 else '>'}{w}}}" for i, w in enumerate(widths)]
+    return [indent + "  ".join(f.format(c) for f, c in zip(fmt, row, strict=True)).rstrip()
+            for row in [head, *rows]]
+
+
+def _more(items: list[Any]) -> str:
+    return f" … and {len(items) - LIST_MAX} more" if len(items) > LIST_MAX else ""
+
+
+def _one_line(text: Any, limit: int = 60) -> str:
+    flat = " / ".join(str(text or "").split("\n"))
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _matrix(nc: NodeCalibration) -> tuple[list[str], list[list[str]]]:
+    classes = list(nc.classes) or list(nc.confusion)
+    seen = {v for row in nc.confusion.values() for v in row}
+    classes += [c for c in seen if c not in classes]
+    head = ["label ↓ / verdict →", *[show(c) for c in classes]]
+    rows = [[show(lab), *[str(nc.confusion.get(lab, {}).get(v, 0)) for v in classes]]
+            for lab in classes if lab in nc.confusion]
+    return head, rows
+
+
+def _outcome_rows(cal: Calibration) -> list[list[str]]:
+    rows = []
+    for o in [o for o in cal.outcomes if o.differs][:LIST_MAX]:
+        judge = "error" if o.judge_score is None else f"{o.judge_score:.2f}"
+        rows.append([o.case[:40], f"{o.human_score:.2f}", judge, o.blame or "-",
+                     _one_line(o.why, 70)])
+    return rows
+
+
+def _end_to_end(cal: Calibration) -> str:
+    return (f"{len(cal.scored)} cases scored: exact {_pct(cal.exact)}, pass/fail "
+            f"{_pct(cal.pass_fail)}, mean absolute error {_num(cal.mae, 3)}")
+
+
+def _blame_line(cal: Calibration) -> str:
+    parts = [f"{nc.node} {nc.flipped} ({nc.flipped_pass_fail} pass/fail)"
+             for nc in cal.nodes.values() if nc.flipped]
+    return ", ".join(parts) or "no outcome changed"
+
+
+def render_text(cal: Calibration) -> str:
+    """The terminal report."""
+    out = [_headline(cal), "", "teacher forcing: every node judged on the cases its labels "
+           "reach (sample 0)"]
+    out += _table(HEAD, _rows(cal))
+    for nc in cal.nodes.values():
+        if nc.confusion and nc.type != "task":
+            out += ["", f"{nc.node}: confusion"]
+            out += _table(*_matrix(nc), indent="    ")
+        if nc.disagreements:
+            out.append(f"  {nc.node} disagrees on {len(nc.disagreements)}: " + "; ".join(
+                f"{d['case']} (label {d['label']}, judge {d['verdict']})"
+                for d in nc.disagreements[:LIST_MAX]) + _more(nc.disagreements))
+        if nc.dropped:
+            out.append(f"  {nc.node} dropped items in {len(nc.dropped)}: " + "; ".join(
+                f"{d['case']} (missing {', '.join(d['missing'])})"
+                for d in nc.dropped[:LIST_MAX]) + _more(nc.dropped))
+        if nc.errors:
+            out.append(f"  {nc.node} judge errors in {len(nc.errors)}: " + "; ".join(
+                f"{e['case']} ({e['kind']})" for e in nc.errors[:LIST_MAX]) + _more(nc.errors))
+        if nc.unlabelled:
+            out.append(f"  {nc.node} reached without a label in {len(nc.unlabelled)}: "
+                       + ", ".join(nc.unlabelled[:LIST_MAX]) + _more(nc.unlabelled))
+    out += ["", "end to end (the judge's own path): " + _end_to_end(cal),
+            "  outcomes flipped, by the first node that diverged: " + _blame_line(cal)]
+    rows = _outcome_rows(cal)
+    if rows:
+        out += _table(["case", "expected", "judge", "blame", "why"], rows)
+    sample_rows = _sample_rows(cal)
+    if sample_rows:
+        out += ["", f"stability across {cal.samples} samples"]
+        out += _table(SAMPLE_HEAD, sample_rows)
+        for nc in cal.nodes.values():
+            if nc.close_calls:
+                out.append(f"  {nc.node} close calls: " + "; ".join(
+                    f"{c['case']} ({', '.join(f'{k} {v}' for k, v in c['votes'].items())})"
+                    for c in nc.close_calls[:LIST_MAX]) + _more(nc.close_calls))
+    out += [f"note: {n}" for n in cal.notes]
+    out += [f"label problem: {p}" for p in cal.label_problems[:LIST_MAX]]
+    return "\n".join(out) + "\n"
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(h) for h in head) + " |",
+             "|" + "|".join("---" if i < 2 else "---:" for i in range(len(head))) + "|"]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(cal: Calibration, *, min_kappa: float | None = None) -> str:
+    """A report fit for a pull-request comment (GitHub-flavoured Markdown)."""
+    below = cal.below(min_kappa) if min_kappa is not None else []
+    verdict = ""
+    if min_kappa is not None:
+        verdict = (f"**below the kappa floor {min_kappa:g}: {', '.join(below)}**" if below
+                   else f"every node at or above the kappa floor {min_kappa:g}")
+    out = [f"### Judge calibration: {cal.graph}", "", _headline(cal).split(": ", 1)[1], ""]
+    if verdict:
+        out += [verdict, ""]
+    out += ["**Per node** (teacher forcing: each node judged on the cases its labels reach)", ""]
+    out += _md_table(HEAD, _rows(cal))
+    out += ["", f"**End to end** (the judge's own path): {_end_to_end(cal)}. Outcomes flipped, "
+            f"by the first node that diverged: {_blame_line(cal)}.", ""]
+    rows = _outcome_rows(cal)
+    if rows:
+        out += _md_table(["case", "expected", "judge", "blame", "why"], rows) + [""]
+    sample_rows = _sample_rows(cal)
+    if sample_rows:
+        out += [f"**Stability across {cal.samples} samples**", ""]
+        out += _md_table(SAMPLE_HEAD, sample_rows) + [""]
+    details = []
+    for nc in cal.nodes.values():
+        if nc.confusion and nc.type != "task":
+            details += [f"**{nc.node}**: confusion", ""] + _md_table(*_matrix(nc)) + [""]
+        if nc.disagreements:
+            details += [f"- `{d['case']}`: label {d['label']}, judge {d['verdict']} — "
+                        f"{_one_line(d['reason'], 100)}" for d in nc.disagreements[:LIST_MAX]]
+            details += [""]
+        if nc.dropped:
+            details += [f"- `{d['case']}`: {nc.node} dropped {', '.join(d['missing'])}"
+                        for d in nc.dropped[:LIST_MAX]] + [""]
+    if details:
+        out += ["<details><summary>Confusion matrices and disagreeing cases</summary>", ""]
+        out += details + ["</details>", ""]
+    out += [f"> {n}" for n in cal.notes]
+    return "\n".join(out).rstrip() + "\n"

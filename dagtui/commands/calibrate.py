@@ -1,0 +1,179 @@
+"""`dagtui calibrate GRAPH.toml`: how far each node's judge agrees with the human labels, and
+with itself (see `dagtui.calibration.core` for what is measured and how).
+
+Prints a per-node report; `--markdown F` writes the same for a pull-request comment, `--json F`
+everything. The latest result is also saved as `.dagtui/calibration/<graph-stem>.json` under
+the current directory (where the cache lives), for the editor to show later. `--min-kappa K`
+is a CI guard for a judge-model change: exit 1 when any judgement node's kappa is below K.
+`--dry-run` makes no call: it walks the labels' path of every case and prints the calls the
+teacher-forced passes would make (and their cost where litellm knows the model's price).
+Exit codes: 0 ok, 1 a node below `--min-kappa` (or an invalid graph), 2 bad input, 3 judge
+errors left no node measurable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .run import EXIT_FAIL, EXIT_JUDGE, EXIT_OK, EXIT_USAGE, err, load_graph_and_cases
+
+#: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
+ANSWER_TOKENS = 80
+SAVE_DIR = Path(".dagtui") / "calibration"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "calibrate", help="per-node agreement of the judge with human labels (and itself)",
+        description="Judge every labelled node with teacher forcing, run the judge's own path "
+                    "against expected_score with blame, and measure self-agreement over "
+                    "--samples.",
+    )
+    p.add_argument("graph", help="graph TOML file")
+    p.add_argument("--cases", help="labelled cases file; default: [metric].cases")
+    p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
+    p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
+    p.add_argument("--samples", type=int, default=1,
+                   help="answers per node and case (sample index in the cache key) (1)")
+    p.add_argument("--temperature", type=float, default=0.0,
+                   help="judge temperature (0: samples measure only provider nondeterminism)")
+    p.add_argument("--min-kappa", type=float, metavar="K",
+                   help="exit 1 when any judgement node's Cohen's kappa is below K")
+    p.add_argument("--json", metavar="FILE", dest="json_out", help="write everything as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write a pull-request-ready report")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the calls it would make (and their cost), make none")
+    p.add_argument("--concurrency", type=int, default=8, help="cases and calls in flight (8)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
+    p.add_argument("--retries", type=int, default=3, help="retries per call (3)")
+    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.samples < 1 or args.concurrency < 1 or args.retries < 0 or args.timeout <= 0 \
+            or args.temperature < 0:
+        err("--samples and --concurrency must be >= 1, --retries >= 0, --timeout > 0, "
+            "--temperature >= 0")
+        return EXIT_USAGE
+    graph, cases, code = load_graph_and_cases(args.graph, args.cases)
+    if code:
+        return code
+    if not any(c.expected for c in cases):
+        err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
+        return EXIT_USAGE
+    from ..api import model_for
+
+    model = model_for(graph, args.model)
+    if args.dry_run:
+        sys.stdout.write(dry_run(graph, cases, model, args.samples))
+        return EXIT_OK
+    from ..cache import Cache
+    from ..calibration.core import a_calibrate
+    from ..calibration.report import render_markdown, render_text
+    from ..cases import CaseError
+
+    cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
+    try:
+        cal = asyncio.run(a_calibrate(
+            graph, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
+            api_base=args.api_base, cache=cache, timeout=args.timeout, retries=args.retries,
+            temperature=args.temperature))
+    except CaseError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    sys.stdout.write(render_text(cal))
+    data = json.dumps(cal.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+    saved = save_latest(graph.path or args.graph, data)
+    for path, text in ((args.json_out, data),
+                       (args.markdown, render_markdown(cal, min_kappa=args.min_kappa))):
+        if path:
+            _write(Path(path), text)
+    if saved:
+        print(f"saved {saved}")
+    if args.min_kappa is not None:
+        below = cal.below(args.min_kappa)
+        if below:
+            print(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(
+                f"{n} ({cal.nodes[n].kappa:.2f})" for n in below))
+            return EXIT_FAIL
+    measured = any(n.cases for n in cal.nodes.values())
+    errors = any(n.errors for n in cal.nodes.values())
+    return EXIT_JUDGE if errors and not measured else EXIT_OK
+
+
+def _write(path: Path, text: str) -> None:
+    from ..safewrite import atomic_write
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text)
+
+
+def save_latest(graph_path: str, data: str) -> Path | None:
+    """Keep the latest result as `.dagtui/calibration/<stem>.json` (None if it cannot be
+    written: saving is a convenience and must not fail a CI run that printed its report)."""
+    target = SAVE_DIR / f"{Path(graph_path).stem}.json"
+    try:
+        _write(target, data)
+    except OSError as exc:
+        err(f"could not save {target}: {exc}")
+        return None
+    return target
+
+
+def dry_run(graph: Any, cases: list[Any], model: str, samples: int) -> str:
+    """The calls calibration would make, from the labels' path of every case (no calls)."""
+    from ..calibration.core import check_labels
+    from ..engine import Engine
+    from ..judges.labels import LabelsJudge
+    from ..model import CheckNode, GEvalNode
+
+    engine = Engine(graph, LabelsJudge())
+
+    async def walk() -> list[Any]:
+        return [await engine.run(c, overrides=check_labels(graph, c), check=False)
+                for c in cases]
+
+    results = asyncio.run(walk())
+    prompts: list[list[dict[str, str]]] = []
+    off_path = 0
+    llm_nodes = [n for n, node in graph.nodes.items() if not isinstance(node, CheckNode)]
+    for r in results:
+        on_path = [s for s in r.steps if s.node in llm_nodes and s.prompt]
+        prompts += [s.prompt for s in on_path]
+        off_path += len(llm_nodes) - len(on_path)
+    steps_calls = sum(1 for node in graph.nodes.values()
+                      if isinstance(node, GEvalNode) and not node.evaluation_steps)
+    forced = len(prompts) * samples
+    lines = [f"{graph.metric.name}: dry run, {len(cases)} cases, {samples} sample(s), "
+             f"model {model}",
+             f"  teacher forcing: {len(prompts)} calls per sample x {samples} = {forced} calls",
+             f"  free run: at most {off_path} more (nodes off the labelled path, asked only "
+             "where the judge leaves it); the rest are shared with sample 0"]
+    if steps_calls:
+        lines.append(f"  G-Eval steps generation: {steps_calls} call(s)")
+    lines.append("  " + _cost_line(model, prompts, samples, forced + off_path + steps_calls))
+    return "\n".join(lines) + "\n"
+
+
+def _cost_line(model: str, prompts: list[list[dict[str, str]]], samples: int,
+               most: int) -> str:
+    from ..judges.litellm_judge import import_litellm
+
+    litellm = import_litellm()
+    try:
+        tokens = sum(litellm.token_counter(model=model, messages=p) for p in prompts)
+        cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tokens,
+                                           completion_tokens=ANSWER_TOKENS * len(prompts))
+    except Exception:  # noqa: BLE001 - litellm does not know this model's price
+        return f"cost: unknown (litellm has no price for {model}); up to {most} calls"
+    per_sample = cin + cout
+    return (f"cost: about ${per_sample * samples:.4f} for teacher forcing ({tokens} prompt "
+            f"tokens per sample, {ANSWER_TOKENS} answer tokens per call assumed; cache hits "
+            f"cost nothing), up to {most} calls in all")
