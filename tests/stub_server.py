@@ -2,9 +2,11 @@
 
 Real HTTP, so litellm's whole client path is exercised, but no internet and no key. It
 answers `POST /v1/chat/completions` with scripted content, can add latency, and can inject
-the faults a CI run meets: 429, 500, a timeout (the response never comes in time), a
-malformed HTTP body, content that is not JSON, and a verdict outside the allowed labels. It
-keeps a request log and a call counter, binds a free port, and stops by itself (on `stop()`,
+the faults a CI run meets: 429 (with a `retry_after` header if set), 500, a timeout (the
+response never comes in time), a malformed HTTP body, content that is not JSON, a verdict
+outside the allowed labels, 400, 401 (echoing the Authorization header, as some gateways
+do), 403, 404, and an endpoint that goes down after `die_after` requests. It keeps a
+request log and a call counter, binds a free port, and stops by itself (on `stop()`,
 on leaving a `with` block, after `idle_timeout` seconds without requests, or at exit).
 
     with StubServer(latency=0.02) as stub:
@@ -33,7 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set")
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set",
+               "400", "401", "403", "404")
 
 
 @dataclass
@@ -143,6 +146,8 @@ class StubServer:
         hang: float = 30.0,
         idle_timeout: float = 300.0,
         score_logprobs: dict[int, float] | None = None,
+        retry_after: str | None = None,
+        die_after: int | None = None,
     ) -> None:
         self.responder = responder or smart_answer
         self.latency = latency
@@ -154,6 +159,12 @@ class StubServer:
         self.idle_timeout = idle_timeout
         #: when set and logprobs are requested, the score token gets these alternatives
         self.score_logprobs = score_logprobs
+        #: the Retry-After header sent with every 429 (seconds or an HTTP date), if any
+        self.retry_after = retry_after
+        #: after this many requests the endpoint goes down: the listening socket closes and
+        #: every later request (on any connection) is dropped unanswered
+        self.die_after = die_after
+        self._dead = False
         self.requests: list[dict[str, Any]] = []
         self.faults_sent: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -261,11 +272,17 @@ class StubServer:
                     headers[key.strip().lower()] = value.strip()
                 length = int(headers.get("content-length") or 0)
                 raw = await reader.readexactly(length) if length else b""
-                status, payload = await self._answer(method, raw)
-                reason = {200: "OK", 400: "Bad Request", 429: "Too Many Requests",
+                if self._dies_now():
+                    break
+                status, payload = await self._answer(method, raw, headers)
+                reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+                          404: "Not Found", 429: "Too Many Requests",
                           500: "Internal Server Error", 504: "Gateway Timeout"}.get(status, "")
+                extra = ""
+                if status == 429 and self.retry_after is not None:
+                    extra = f"Retry-After: {self.retry_after}\r\n"
                 writer.write(
-                    f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+                    f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n{extra}"
                     f"Content-Length: {len(payload)}\r\n\r\n".encode("latin-1") + payload
                 )
                 await writer.drain()
@@ -277,7 +294,19 @@ class StubServer:
             with contextlib.suppress(Exception):
                 writer.close()
 
-    async def _answer(self, method: str, raw: bytes) -> tuple[int, bytes]:
+    def _dies_now(self) -> bool:
+        """True once `die_after` requests were served: the stub stops listening."""
+        if self._dead:
+            return True
+        if self.die_after is not None and self.calls >= self.die_after:
+            self._dead = True
+            if self._server is not None:
+                self._server.close()
+            return True
+        return False
+
+    async def _answer(self, method: str, raw: bytes,
+                      headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         self._last = time.monotonic()
         if method != "POST":
             return 200, b'{"object": "list", "data": []}'
@@ -304,6 +333,18 @@ class StubServer:
             return 429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
         if fault == "500":
             return 500, b'{"error": {"message": "boom", "type": "server_error"}}'
+        if fault == "400":
+            return 400, b'{"error": {"message": "bad request", "type": "invalid_request_error"}}'
+        if fault == "401":  # a gateway that echoes the credentials it was sent
+            auth = (headers or {}).get("authorization", "")
+            return 401, json.dumps({"error": {"message": f"invalid credentials: {auth}",
+                                              "type": "invalid_request_error"}}).encode()
+        if fault == "403":
+            return 403, b'{"error": {"message": "forbidden", "type": "permission_error"}}'
+        if fault == "404":
+            return 404, json.dumps({"error": {
+                "message": f"model {body.get('model')!r} does not exist",
+                "type": "invalid_request_error"}}).encode()
         if fault == "malformed":
             return 200, b'{"id": "x", "choices": [ {"message": '
         if fault == "bad_json":

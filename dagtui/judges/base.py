@@ -14,6 +14,7 @@ Implementations: `LiteLLMJudge` (any litellm model), `LabelsJudge` (the case's `
 from __future__ import annotations
 
 import abc
+import contextlib
 import inspect
 import time
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import Graph, NodeBase
 from ..prompts import Prompt
+from ..redact import redact
 
 if TYPE_CHECKING:
     from ..cases import Case
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 #: error kinds the summary reports apart
 ERROR_KINDS = (
     "429", "5xx", "timeout", "connection", "malformed", "out_of_set", "request",
+    "auth", "not_found", "not_run",
     "label_missing", "check", "graph", "other",
 )
 
@@ -50,6 +53,9 @@ class CallRecord:
     error: str | None = None
     error_kind: str | None = None
     purpose: str = "answer"  # answer | correction | geval_steps
+
+    def __post_init__(self) -> None:
+        self.error = redact(self.error)  # an echoed key never reaches a trace
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,9 +112,9 @@ class JudgeError(Exception):
         calls: list[CallRecord] | None = None,
     ) -> None:
         self.kind = kind if kind in ERROR_KINDS else "other"
-        self.raw = raw
+        self.raw = redact(raw)
         self.calls = calls or []
-        super().__init__(message)
+        super().__init__(redact(message))
 
 
 class Judge(abc.ABC):
@@ -131,6 +137,11 @@ class Judge(abc.ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most judges hold nothing
         """Release resources (connections, caches)."""
+
+    def guarded(self) -> contextlib.AbstractContextManager[None]:
+        """Held while a batch runs: a model judge probes first and halts when it cannot
+        work (`dagtui.judges.health`); other judges have nothing to guard."""
+        return contextlib.nullcontext()
 
 
 def check_value(ask: Ask, value: Any, raw: str | None = None) -> Any:

@@ -254,8 +254,11 @@ class LiteLLMJudge(Judge):
         Plain data, so it pickles; the cache travels as its directory and mode (each process
         opens its own sqlite connection to the shared file: refreshing, or only reading when
         this process found it unwritable, so the worker does not say so again), and
-        `concurrency` is this worker's share of the calls in flight.
+        `concurrency` is this worker's share of the calls in flight. The strictest rate limit
+        goes as a number, cut to the same share, so the workers together keep to it.
         """
+        share = 1.0 if concurrency is None else min(1.0, concurrency / self.concurrency)
+        rpm = min((lim.rpm for lim in self.limiters), default=None)
         return {
             "model": self.model, "api_base": self.api_base, "api_key": self._api_key,
             "temperature": self.temperature, "timeout": self.timeout, "retries": self.retries,
@@ -263,6 +266,7 @@ class LiteLLMJudge(Judge):
             "concurrency": self.concurrency if concurrency is None else concurrency,
             "structured": self.structured, "logprobs": self.logprobs,
             "extra": dict(self.extra), "cache": self.cache.share(), "lanes": self.lanes,
+            "rpm": None if rpm is None else rpm * share, "trip_after": self.trip_after,
         }
 
     @classmethod
@@ -345,6 +349,8 @@ class LiteLLMJudge(Judge):
         record attached once the retries are spent. The cache is `answer`'s business: it
         looks there first and stores only answers that parsed (`_replay`, `_store`).
         """
+        if isinstance(self.cache, NullCache):  # no cache: every request is sent, as asked
+            return await self._send(request, purpose)
         loop = asyncio.get_running_loop()
         slot = (id(loop), _flight_key(request, sample))
         while (leader := self._inflight.get(slot)) is not None:
@@ -367,6 +373,8 @@ class LiteLLMJudge(Judge):
         self._inflight[slot] = mine
         try:
             result = await self._send(request, purpose)
+            mine.set_result(result)
+            return result
         except JudgeError as err:
             mine.set_result(err)
             raise
@@ -375,8 +383,6 @@ class LiteLLMJudge(Judge):
                 del self._inflight[slot]
             if not mine.done():
                 mine.cancel()
-        mine.set_result(result)
-        return result
 
     def _call_kwargs(self, request: dict[str, Any]) -> dict[str, Any]:
         """litellm's arguments for `request`: endpoint, key, timeout, no retries of its own."""
@@ -434,7 +440,7 @@ class LiteLLMJudge(Judge):
                         attempt += 1
                         retry_kinds.append(kind)
                         continue
-                    error = redact(_short_error(exc)) or ""
+                    error = redact(_describe(exc, kind)) or ""
                     rec = CallRecord(request, None, latency=time.perf_counter() - start,
                                      retries=attempt, retry_kinds=retry_kinds, error=error,
                                      error_kind=kind, purpose=purpose)
@@ -646,6 +652,15 @@ def _kind_text(kind: str) -> str:
         "request": "request refused (4xx)", "auth": "not authorised (401/403, or no key)",
         "not_found": "model or provider not found",
     }.get(kind, "judge call failed")
+
+
+def _describe(exc: BaseException, kind: str) -> str:
+    """An error for people: for a connection failure the root cause ("Connect call failed
+    ('127.0.0.1', 8000)"), which litellm's own text ("Connection error.") leaves out."""
+    root = _chain(exc)[-1]
+    if kind == "connection" and root is not exc:
+        return _short_error(root)
+    return _short_error(exc)
 
 
 def _short_error(exc: BaseException) -> str:
