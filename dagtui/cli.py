@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 
@@ -21,11 +23,24 @@ COMMANDS = ("edit", "step", "validate", "run", "test", "calibrate", "export", "i
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
+_INVALID_CHOICE = re.compile(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$")
+
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors exit 2 with one line (argparse's default is also 2)."""
+    """argparse, but usage errors exit 2 with one line (argparse's default is also 2), and no
+    abbreviated flags: `--con` would silently mean `--concurrency` until a second `--con...`
+    flag is added and scripts break; a misspelt flag gets a suggestion instead
+    (`unrecognized`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        choice = _INVALID_CHOICE.match(message)
+        if choice:  # a misspelt command or --to/--judge value
+            options = re.findall(r"'([^']*)'", choice.group(2))
+            message += closest(choice.group(1), options)
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"dagtui: error: {message}\n")
 
@@ -43,9 +58,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def unrecognized(extras: list[str], parser: argparse.ArgumentParser) -> str:
+    """argparse's "unrecognized arguments" message, plus the closest flag of `parser` for
+    each unknown one (`--concurency` -> did you mean '--concurrency'?)."""
+    flags = [s for action in parser._actions for s in action.option_strings]
+    unknown = [arg.split("=", 1)[0] for arg in extras if arg.startswith("-")]
+    hints = [(word, closest(word, flags)) for word in unknown]
+    hints = [(word, hint) for word, hint in hints if hint]
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    if len(hints) == 1:
+        return message + hints[0][1]
+    return message + "".join(f"; {word}{hint}" for word, hint in hints)
+
+
+def closest(word: str, options: list[str]) -> str:
+    """` (did you mean 'x'?)`: the one option `word` starts (an abbreviation), else the
+    closest spelling (`dagtui.loader.suggest`), else empty."""
+    from .loader import suggest
+
+    starts = [o for o in options if o.startswith(word)]
+    return f" (did you mean '{starts[0]}'?)" if len(starts) == 1 else suggest(word, options)
+
+
+def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
+    """The subcommand's own parser (its flags are the ones to suggest), else `parser`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        command = _subcommand(parser, getattr(args, "command", None))
+        command.error(unrecognized(extras, command))
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE

@@ -128,7 +128,8 @@ class PathStep:
 class RunResult:
     """One case through the graph.
 
-    `score` is 0..1 (None when the run ended in an error); `status` is pass, fail or error.
+    `score` is 0..1 (None when the run ended in an error); `status` is pass, fail, error,
+    or not_run (the judge halted before the case could be judged: `dagtui.judges.health`).
     """
 
     case: str
@@ -147,6 +148,8 @@ class RunResult:
 
     @property
     def status(self) -> str:
+        if self.error_kind == "not_run":
+            return "not_run"
         if self.error is not None or self.score is None:
             return "error"
         return "pass" if self.success else "fail"

@@ -13,11 +13,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Open GRAPH.toml in the dagtui editor. A missing file is started from a "
         "starter graph (chosen in the UI, or --starter NAME) and written on the first save.",
     )
-    p.add_argument("graph", metavar="GRAPH.toml", help="graph file to edit (created if missing)")
+    p.add_argument("graph", metavar="GRAPH.toml", nargs="?",
+                   help="graph file to edit (created if missing; not needed with --list-starters)")
     p.add_argument("--starter", metavar="NAME",
                    help="starter graph for a missing file (see --list-starters)")
     p.add_argument("--list-starters", action="store_true", help="list starter graphs and exit")
     p.set_defaults(func=run)
+
+
+def _not_a_graph(path: str) -> str | None:
+    """The one-line error for a file the editor must not open: DeepEval JSON (saving it as
+    a graph would overwrite the user's document with TOML; `dagtui import` converts it).
+    Any other file that does not parse opens read-only with its error."""
+    from ..loader import DEEPEVAL_JSON, load_file
+
+    if not path.endswith(".json"):
+        return None
+    for d in load_file(path).diagnostics:
+        if d.message == DEEPEVAL_JSON:
+            return d.format()
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,6 +45,14 @@ def run(args: argparse.Namespace) -> int:
     if args.starter is not None and args.starter not in STARTERS:
         print(f"dagtui edit: unknown starter {args.starter!r}; known: {', '.join(STARTERS)}",
               file=sys.stderr)
+        return 2
+    if args.graph is None:
+        print("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
+              file=sys.stderr)
+        return 2
+    refusal = _not_a_graph(args.graph)
+    if refusal:
+        print(refusal, file=sys.stderr)
         return 2
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         print("dagtui edit: needs an interactive terminal", file=sys.stderr)

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from . import flags
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
 
@@ -29,14 +31,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cases", help="cases file (JSONL, JSON or TOML); default: [metric].cases")
     p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
     p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
-    p.add_argument("--concurrency", type=int, default=8, help="cases and calls in flight (8)")
-    p.add_argument("--workers", default="1", metavar="N",
+    p.add_argument("--concurrency", type=flags.positive_int, default=8,
+                   help="cases and calls in flight (8)")
+    p.add_argument("--workers", type=flags.workers, default="1", metavar="N",
                    help="worker processes sharing the cases and --concurrency, so litellm's "
                         "per-call CPU uses several cores; 'auto' = min(cores, 4) for 160+ "
                         "cases at --concurrency 32+ (for a suite: each rule's admitted cases), "
                         "else 1: in process")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
-    p.add_argument("--retries", type=int, default=3,
+    p.add_argument("--timeout", type=flags.positive_float, default=60.0,
+                   help="seconds per judge call (60)")
+    p.add_argument("--retries", type=flags.non_negative_int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")

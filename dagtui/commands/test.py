@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections import Counter
 from typing import Any, TextIO
@@ -28,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run each case with the labels judge (no LLM calls) and compare scores.",
     )
     p.add_argument("graphs", nargs="+", metavar="GRAPH",
-                   help="graph or suite TOML file(s)")
+                   help="graph or suite TOML file(s), or directories (every graph below, "
+                   "as validate finds them)")
     p.add_argument("--cases", help="cases file (default: each graph's [metric].cases)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every case's path")
     p.set_defaults(func=run)
@@ -43,11 +45,36 @@ def show_label(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
+    """The files to test and the exit code so far. A directory means every graph below it,
+    found as `dagtui validate DIR` finds them (cases and suite files skipped); a graph found
+    that way without `[metric].cases` (a suite's rule graph, say) is skipped with a note,
+    while a file named on the command line is always tested."""
+    from ..loader import load_file
+    from .validate import collect
+
+    named = {a for a in args if not os.path.isdir(a)}
+    files, problems = collect(args)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    out: list[str] = []
+    for f in files:
+        path = str(f)
+        if path not in named and cases_arg is None:
+            graph = load_file(f).graph
+            if graph is not None and not graph.metric.cases:
+                print(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
+                      "it with --cases FILE)")
+                continue
+        out.append(path)
+    return out, EXIT_USAGE if problems else EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
-    worst = EXIT_OK
     from ..suite.loader import is_suite_file
 
-    for path in args.graphs:
+    paths, worst = _targets(args.graphs, args.cases)
+    for path in paths:
         if is_suite_file(path):  # rules gated on each other: labels per rule
             from ..suite.labels import labels_test_command
 

@@ -151,12 +151,12 @@ def workers_option(args: argparse.Namespace) -> int | str:
 
 
 def load_suite_and_cases(
-    target: str, cases_arg: str | None, command: str
+    target: str, cases_arg: str | None, command: str, *, labels: bool = False
 ) -> tuple[SuiteLoad | None, list[Any] | None, int]:
     """(load, cases, exit code) for a suite command, after printing the suite's diagnostics;
     load and cases are None (and the code says why) when nothing should run: an unreadable
-    suite or cases file (2), a suite with errors (1). `cases_arg` defaults to `[suite].cases`,
-    relative to the suite file."""
+    suite or cases file (2), a suite with errors (1). `cases_arg` defaults to `[suite].cases`
+    (with `labels`, for `dagtui test`: `[suite].labels` first), relative to the suite file."""
     from ..cases import CaseError, load_cases
 
     load = load_suite_file(target)
@@ -168,8 +168,10 @@ def load_suite_and_cases(
     if any(d.is_error for d in diags):
         print(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
         return None, None, EXIT_FAIL
-    if cases_arg is None and load.suite.meta.cases:
-        cases_arg = str(Path(target).parent / load.suite.meta.cases)
+    meta = load.suite.meta
+    default = meta.labels if labels and meta.labels else meta.cases
+    if cases_arg is None and default:
+        cases_arg = str(Path(target).parent / default)
     if cases_arg is None:
         print(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
               file=sys.stderr)

@@ -314,7 +314,7 @@ def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbos
     """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code."""
     from .cli import load_suite_and_cases
 
-    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test")
+    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True)
     if load is None or cases is None:
         return code
     report = asyncio.run(check_labels(load, cases))

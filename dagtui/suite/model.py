@@ -127,6 +127,8 @@ class SuiteMeta:
 
     name: str = "Untitled suite"
     cases: str | None = None
+    #: cases carrying human labels per rule, for `dagtui test` (default: `cases`)
+    labels: str | None = None
     concurrency: int | None = None
     description: str | None = None
 
@@ -301,7 +303,7 @@ class Suite:
     def to_raw(self) -> dict[str, Any]:
         """Plain dict in the file layout (defaults left out), for tomli_w or a tomlkit merge."""
         meta: dict[str, Any] = {"name": self.meta.name}
-        for key in ("cases", "concurrency", "description"):
+        for key in ("cases", "labels", "concurrency", "description"):
             value = getattr(self.meta, key)
             if value is not None:
                 meta[key] = value

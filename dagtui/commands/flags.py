@@ -1,0 +1,45 @@
+"""Argument types for numeric flags, so a bad value is refused by the parser with the flag
+and the value named (`argument --timeout: must be a number above 0, got '-1'`), exit 2,
+before any file is read or any call is made."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def _number(kind: type, low: float, *, strict: bool, words: str) -> Callable[[str], object]:
+    """A parser type: `kind(text)` that is >= `low` (> `low` when `strict`)."""
+
+    def parse(text: str) -> object:
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or (isinstance(value, float) and not math.isfinite(value)) \
+                or value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}")
+        return value
+
+    parse.__name__ = words  # argparse names the type in some messages
+    return parse
+
+
+#: `--concurrency`, `--workers`-like counts: 1 or more
+positive_int = _number(int, 1, strict=False, words="a whole number >= 1")
+#: `--retries`: 0 or more
+non_negative_int = _number(int, 0, strict=False, words="a whole number >= 0")
+#: `--timeout`: seconds, above 0
+positive_float = _number(float, 0.0, strict=True, words="a number above 0")
+
+
+def workers(text: str) -> int | str:
+    """`--workers`: a whole number >= 1 or `auto` (`dagtui.workers.parse_workers`)."""
+    from ..workers import parse_workers
+
+    try:
+        return parse_workers(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number >= 1 or 'auto', got {text!r}") from None
