@@ -6,9 +6,11 @@ The `Report` is what `dagtui run` prints and writes: pass rate, a score histogra
 how often it was reached, its verdicts, calls, tokens, cost and p50/p95 latency, and judge
 errors counted apart by kind — a judge error is not a failing case.
 
-Exit codes (SPEC §8), decided here so the CLI and the API agree: 1 when any case failed
-(score below threshold) — failures win, since they are a verdict on the system under test;
-otherwise 3 when any case ended in a judge error (no verdict could be had); otherwise 0.
+Exit codes, decided here so the CLI and the API agree: 3 when the judge halted (it could
+not be used at all, or went down mid-run) and cases were left `not_run` — the run is
+incomplete, whatever it found so far; else 1 when any case failed (score below threshold) —
+failures win over judge errors, since they are a verdict on the system under test; else 3
+when any case ended in a judge error (no verdict could be had); otherwise 0.
 """
 
 from __future__ import annotations
@@ -103,6 +105,18 @@ class Report:
     @property
     def errored(self) -> list[RunResult]:
         return [r for r in self.results if r.status == "error"]
+    @property
+    def not_run(self) -> list[RunResult]:
+        """Cases never judged because the judge halted (`dagtui.judges.health`)."""
+        return [r for r in self.results if r.status == "not_run"]
+
+    @property
+    def halt(self) -> str | None:
+        """Why the judge halted (the one line to print), or None when it did not."""
+        from .judges.health import halt_line
+
+        return next((line for r in self.not_run if (line := halt_line(r.error))), None)
+
 
     @property
     def pass_rate(self) -> float | None:
@@ -178,6 +192,8 @@ class Report:
             return EXIT_FAIL
         if self.errored:
             return EXIT_JUDGE
+        if self.not_run:
+            return EXIT_JUDGE
         return EXIT_OK
 
     # ---------------------------------------------------------------- outputs
@@ -191,6 +207,7 @@ class Report:
             "calls": self.calls, "cache_hits": self.cache_hits, "tokens": self.tokens,
             "cost": self.cost,
             "judge_errors": dict(self.error_kinds()),
+            "not_run": len(self.not_run), "halt": self.halt,
             "retried": dict(self.retried_kinds()), "corrections": self.corrections(),
             "histogram": [{"from": lo, "to": hi, "count": c} for lo, hi, c in self.histogram()],
             "nodes": {k: v.to_dict() for k, v in self.node_stats().items()},
@@ -211,10 +228,10 @@ class Report:
             '<?xml version="1.0" encoding="UTF-8"?>',
             f'<testsuites name={name} tests="{len(self.results)}" '
             f'failures="{len(self.failed)}" errors="{len(self.errored)}" '
-            f'time="{self.wall_time:.3f}">',
+            f'skipped="{len(self.not_run)}" time="{self.wall_time:.3f}">',
             f'  <testsuite name={name} tests="{len(self.results)}" '
             f'failures="{len(self.failed)}" errors="{len(self.errored)}" '
-            f'time="{self.wall_time:.3f}">',
+            f'skipped="{len(self.not_run)}" time="{self.wall_time:.3f}">',
         ]
         for r in self.results:
             lines.append(f'    <testcase classname={name} name={quoteattr(r.case)} '
@@ -231,6 +248,9 @@ class Report:
                 lines.append(f"      <system-out>{escape(r.describe_path())}</system-out>")
             lines.append("    </testcase>")
         lines += ["  </testsuite>", "</testsuites>", ""]
+            elif r.status == "not_run":
+                lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}"
+                             "/>")
         return "\n".join(lines)
 
 
@@ -258,7 +278,9 @@ async def run_cases(
 
     `on_result(index, result)` fires as each case ends. This is the one loop both the
     in-process batch and each worker process (`dagtui.workers`) run, so the two cannot
-    drift apart in how cases are scheduled.
+    drift apart in how cases are scheduled. The judge is guarded meanwhile: its first
+    uncached call goes out alone, and a judge that cannot work or goes down halts, leaving
+    the cases still to come `not_run` (`dagtui.judges.health`).
     """
     sem = asyncio.Semaphore(max(1, concurrency))
     slots: list[RunResult | None] = [None] * len(cases)
@@ -270,7 +292,8 @@ async def run_cases(
         if on_result is not None:
             on_result(i, result)
 
-    await asyncio.gather(*(one(i, c) for i, c in enumerate(cases)))
+    with engine.judge.guarded():
+        await asyncio.gather(*(one(i, c) for i, c in enumerate(cases)))
     return [r for r in slots if r is not None]
 
 
