@@ -105,6 +105,7 @@ class Report:
     @property
     def errored(self) -> list[RunResult]:
         return [r for r in self.results if r.status == "error"]
+
     @property
     def not_run(self) -> list[RunResult]:
         """Cases never judged because the judge halted (`dagtui.judges.health`)."""
@@ -116,7 +117,6 @@ class Report:
         from .judges.health import halt_line
 
         return next((line for r in self.not_run if (line := halt_line(r.error))), None)
-
 
     @property
     def pass_rate(self) -> float | None:
@@ -188,11 +188,11 @@ class Report:
         return stats
 
     def exit_code(self) -> int:
+        if self.not_run:
+            return EXIT_JUDGE
         if self.failed:
             return EXIT_FAIL
         if self.errored:
-            return EXIT_JUDGE
-        if self.not_run:
             return EXIT_JUDGE
         return EXIT_OK
 
@@ -203,11 +203,11 @@ class Report:
             "metric": self.graph_name, "threshold": self.threshold, "judge": self.judge,
             "cases": len(self.results), "passed": len(self.passed),
             "failed": len(self.failed), "errors": len(self.errored),
+            "not_run": len(self.not_run), "halt": self.halt,
             "pass_rate": self.pass_rate, "wall_time": self.wall_time,
             "calls": self.calls, "cache_hits": self.cache_hits, "tokens": self.tokens,
             "cost": self.cost,
             "judge_errors": dict(self.error_kinds()),
-            "not_run": len(self.not_run), "halt": self.halt,
             "retried": dict(self.retried_kinds()), "corrections": self.corrections(),
             "histogram": [{"from": lo, "to": hi, "count": c} for lo, hi, c in self.histogram()],
             "nodes": {k: v.to_dict() for k, v in self.node_stats().items()},
@@ -240,6 +240,9 @@ class Report:
                 msg = f"score {r.score:.2f} < threshold {r.threshold:g}"
                 lines.append(f"      <failure message={quoteattr(msg)}>"
                              f"{escape(r.describe_path())}\n{escape(r.reason)}</failure>")
+            elif r.status == "not_run":
+                lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}"
+                             "/>")
             elif r.status == "error":
                 lines.append(f"      <error type={quoteattr(r.error_kind or 'other')} "
                              f"message={quoteattr(r.error or '')}>"
@@ -248,9 +251,6 @@ class Report:
                 lines.append(f"      <system-out>{escape(r.describe_path())}</system-out>")
             lines.append("    </testcase>")
         lines += ["  </testsuite>", "</testsuites>", ""]
-            elif r.status == "not_run":
-                lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}"
-                             "/>")
         return "\n".join(lines)
 
 
