@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=flags.non_negative_int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
+    p.add_argument("--rpm", type=flags.positive_float, metavar="N",
+                   help="at most N judge requests a minute over the whole run (with --workers "
+                        "each worker keeps to its share)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
@@ -118,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
 
     cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
-                       concurrency=args.concurrency, timeout=args.timeout, retries=args.retries)
+                       concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
+                       **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
     engine = Engine(graph, judge)
     workers = resolve_workers(workers_arg, len(cases), judge)
     from ..judges.litellm_judge import LiteLLMJudge, import_litellm
@@ -126,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(judge, LiteLLMJudge) and workers == 1:
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
-    progress = Progress(len(cases), out, quiet=args.quiet)
+    progress = Progress(len(cases), out, quiet=args.quiet,
+                        note=getattr(judge, "rate_note", None))
     try:
         if workers > 1:  # litellm is imported (once, preloaded) by the workers, not here
             report = evaluate_in_workers(engine, cases, workers=workers,
@@ -149,6 +154,11 @@ def run(args: argparse.Namespace) -> int:
         _write(args.junit, report.to_junit())
     if args.json_out:
         _write(args.json_out, report.to_json(steps=True))
+    from ..judges.health import is_unusable
+
+    if is_unusable(report.halt):  # the judge never worked: one line, not a page of zeros
+        err(report.halt or "")
+        return report.exit_code()
     print_summary(report, out)
     return report.exit_code()
 
@@ -171,11 +181,14 @@ async def _go(engine: Any, cases: Any, concurrency: int, progress: Progress) -> 
 class Progress:
     """A rich progress bar on a terminal; plain per-case lines otherwise (or under CI)."""
 
-    def __init__(self, total: int, out: TextIO, *, quiet: bool = False) -> None:
+    def __init__(self, total: int, out: TextIO, *, quiet: bool = False,
+                 note: Any = None) -> None:
         self.total = total
         self.done = 0
         self.out = out
         self.quiet = quiet
+        #: () -> str shown with each update when not empty ("rpm 60" while that binds)
+        self.note = note
         self.bar: Any = None
         tty = hasattr(out, "isatty") and out.isatty() and not os.environ.get("CI")
         if tty and not quiet:
@@ -188,14 +201,18 @@ class Progress:
 
     def add(self, result: Any) -> None:
         self.done += 1
+        note = self.note() if self.note is not None else ""
         if self.bar is not None:
             self.bar.update(self.task, advance=1,
-                            description=f"{result.status:5} {result.case[:30]}")
+                            description=f"{result.status:5} {result.case[:30]}"
+                            + (f" [{note}]" if note else ""))
             return
-        if self.quiet:
+        if self.quiet or result.status == "not_run":  # the summary says why, once
             return
         score = "  -  " if result.score is None else f"{result.score:.2f}"
         line = f"[{self.done}/{self.total}] {result.status.upper():5} {score} {result.case}"
+        if note:
+            line += f"  [{note}]"
         if result.error:
             text = result.error if len(result.error) <= 160 else result.error[:157] + "..."
             line += f"  ({result.error_kind}: {text})"
@@ -220,7 +237,10 @@ def print_summary(report: Any, out: TextIO) -> None:
     rate = report.pass_rate
     w(f"\n{report.graph_name}: {n} cases, {len(report.passed)} passed, {len(report.failed)} "
       f"failed, {len(report.errored)} judge errors"
+      + (f", {len(report.not_run)} not run" if report.not_run else "")
       + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
+    if report.halt:
+        w(f"{report.halt}; {len(report.not_run)} case(s) not run\n")
     cost = report.cost
     w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
       f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
