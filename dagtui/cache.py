@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-DEFAULT_DIR = ".dagtui"
+from .workdir import DEFAULT_DIR, ensure_workdir  # the one maker of .dagtui/
+
 FILENAME = "cache.sqlite"
 LOCK_RETRIES = 5
 #: `PRAGMA user_version` of the current layout (1 was never written: the first layout left 0)
@@ -147,7 +148,7 @@ class Cache:
             self._open_read_only(None)
             return
         try:
-            base.mkdir(parents=True, exist_ok=True)
+            ensure_workdir(base)  # .dagtui/ with its .gitignore, as for traces
         except OSError as exc:
             self._warn(f"cannot create the cache directory {base} ({exc.strerror or exc}); "
                        "caching is off for this run")

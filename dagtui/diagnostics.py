@@ -150,13 +150,14 @@ def is_unsafe_char(ch: str) -> bool:
     return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf")
 
 
-def escape_controls(text: str) -> str:
+def escape_controls(text: str, keep: str = "") -> str:
     """`text` with every unsafe character written as its Python escape (`\\x1b`, `\\n`,
-    `\\u202e`), so a file's contents quoted in a message cannot drive the terminal."""
+    `\\u202e`), so a file's contents quoted in a message cannot drive the terminal; the
+    characters in `keep` (say the newlines of a multi-line report) pass as they are."""
     if text.isprintable():  # the common case: nothing to do
         return text
     return "".join(
-        repr(ch)[1:-1] if is_unsafe_char(ch) else ch for ch in text
+        repr(ch)[1:-1] if is_unsafe_char(ch) and ch not in keep else ch for ch in text
     )
 
 

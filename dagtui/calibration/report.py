@@ -65,9 +65,11 @@ def _sample_rows(cal: Calibration) -> list[list[str]]:
             for nc in cal.nodes.values() if nc.type != "check" and nc.sampled_cases]
 
 
-def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
+def _table(head: list[str], rows: list[list[str]], indent: str = "  ",
+           left: tuple[int, ...] = (0, 1)) -> list[str]:
+    """Plain columns: text columns (`left`) left-aligned, figures right-aligned."""
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    fmt = [f"{{:{'<' if i < 2 else '>'}{w}}}" for i, w in enumerate(widths)]
+    fmt = [f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths)]
     return [indent + "  ".join(f.format(c) for f, c in zip(fmt, row, strict=True)).rstrip()
             for row in [head, *rows]]
 
@@ -119,7 +121,7 @@ def render_text(cal: Calibration) -> str:
     for nc in cal.nodes.values():
         if nc.confusion and nc.type != "task":
             out += ["", f"{nc.node}: confusion"]
-            out += _table(*_matrix(nc), indent="    ")
+            out += _table(*_matrix(nc), indent="    ", left=(0,))
         if nc.disagreements:
             out.append(f"  {nc.node} disagrees on {len(nc.disagreements)}: " + "; ".join(
                 f"{d['case']} (label {d['label']}, judge {d['verdict']})"
@@ -138,11 +140,11 @@ def render_text(cal: Calibration) -> str:
             "  outcomes flipped, by the first node that diverged: " + _blame_line(cal)]
     rows = _outcome_rows(cal)
     if rows:
-        out += _table(["case", "expected", "judge", "blame", "why"], rows)
+        out += _table(["case", "expected", "judge", "blame", "why"], rows, left=(0, 3, 4))
     sample_rows = _sample_rows(cal)
     if sample_rows:
         out += ["", f"stability across {cal.samples} samples"]
-        out += _table(SAMPLE_HEAD, sample_rows)
+        out += _table(SAMPLE_HEAD, sample_rows, left=(0,))
         for nc in cal.nodes.values():
             if nc.close_calls:
                 out.append(f"  {nc.node} close calls: " + "; ".join(

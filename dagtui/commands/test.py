@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 from typing import Any, TextIO
 
+from ..diagnostics import escape_controls
 from .run import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_graph_and_cases
 
 TOLERANCE = 1e-6
@@ -116,9 +117,9 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     total = len(cases)
     out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
               f"(labels judge, 0 LLM calls)\n")
-    for line in lines:
-        out.write(line + "\n")
-    out.write(agreement_table(graph, agree))
+    for line in lines:  # case names, labels, reasons: shown, never run by the terminal
+        out.write(escape_controls(line) + "\n")
+    out.write(escape_controls(agreement_table(graph, agree), keep="\n"))
     return EXIT_FAIL if failures else EXIT_OK
 
 

@@ -16,6 +16,7 @@ from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import GEvalNode, Graph
 from ...trace import Trace
+from ...workdir import DEFAULT_DIR, prepare_output
 from .run_model import (
     DebugRun,
     allowed_answers,
@@ -296,7 +297,9 @@ class RunActions:
             return
         case = run.trace.case.get("name", "case") if run.trace else (
             run.case.name if run.case else "case")
-        default = f"{Path(self.graph_path).stem}.{slug(str(case))}.trace.json"
+        # under .dagtui/traces (git-ignored), not loose in the repository
+        default = (Path(DEFAULT_DIR) / "traces"
+                   / f"{Path(self.graph_path).stem}.{slug(str(case))}.trace.json").as_posix()
 
         def named(path: str | None) -> None:
             if path:
@@ -310,6 +313,7 @@ class RunActions:
         if run is None:
             return None
         try:
+            prepare_output(path)  # a .dagtui/ it creates gets its .gitignore
             saved = run.to_trace().save(path)
         except (OSError, AssertionError) as exc:
             self.notify(f"could not save: {exc}", severity="error")
