@@ -8,6 +8,8 @@
 
 It is a thin layer over the same `Engine` the CLI and the TUI use. `judge` may be a litellm
 model string, `"labels"` (the case's own labels, no calls), or any `Judge` instance.
+Python check nodes run code, so they run only when the caller says so: `allow_python=True`
+on `load` or `evaluate` (or DAGTUI_ALLOW_PYTHON=1), never because the graph file asks.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from .batch import Report, evaluate_cases
 from .cache import Cache
 from .cases import Case, case_from_dict, load_cases
+from .checks import PythonConsent
 from .engine import Engine
 from .judges.base import Judge
 from .loader import GraphError, LoadResult, load_file
@@ -97,9 +100,12 @@ def _case(case: Case | Mapping[str, Any]) -> Case:
 class LoadedGraph:
     """A validated graph, ready to measure cases with."""
 
-    def __init__(self, graph: Graph, warnings: list[Any] | None = None) -> None:
+    def __init__(self, graph: Graph, warnings: list[Any] | None = None, *,
+                 python: PythonConsent | None = None) -> None:
         self.graph = graph
         self.warnings = warnings or []
+        #: consent for python check nodes (see `load`)
+        self.python = python if python is not None else PythonConsent.from_env()
         self._engines: dict[tuple[Any, ...], Engine] = {}
 
     @property
@@ -114,7 +120,7 @@ class LoadedGraph:
             key = (str(judge), repr(sorted(opts.items())))
         eng = self._engines.get(key)
         if eng is None:
-            eng = Engine(self.graph, make_judge(judge, self.graph, **opts))
+            eng = Engine(self.graph, make_judge(judge, self.graph, **opts), python=self.python)
             self._engines[key] = eng
         return eng
 
@@ -131,10 +137,15 @@ class LoadedGraph:
         return f"<dagtui graph {self.graph.metric.name!r} ({len(self.graph.nodes)} nodes)>"
 
 
-def load(path: str | os.PathLike[str]) -> LoadedGraph:
-    """Load and validate a graph; raises GraphError (with `.diagnostics`) on errors."""
+def load(path: str | os.PathLike[str], *, allow_python: bool = False,
+         python_path: Iterable[str | os.PathLike[str]] = ()) -> LoadedGraph:
+    """Load and validate a graph; raises GraphError (with `.diagnostics`) on errors.
+
+    `allow_python=True` lets its python check nodes run (their modules are files beside the
+    graph, or in a `python_path` directory); without it such a step fails, naming the node."""
     graph, warnings = load_checked(path)
-    return LoadedGraph(graph, warnings)
+    return LoadedGraph(graph, warnings,
+                       python=PythonConsent.from_env(allow_python, python_path))
 
 
 def _cases(cases: Any, graph: Graph) -> list[Case]:
@@ -152,12 +163,17 @@ def _cases(cases: Any, graph: Graph) -> list[Case]:
 
 async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
                      judge: str | Judge | None = None, concurrency: int = 16,
-                     workers: int | str = 1, **opts: Any) -> Report:
+                     workers: int | str = 1, allow_python: bool = False,
+                     python_path: Iterable[str | os.PathLike[str]] = (), **opts: Any) -> Report:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
     opts.setdefault("concurrency", concurrency)
-    engine = Engine(g, make_judge(judge, g, **opts))
+    dirs = tuple(python_path)
+    python = PythonConsent.from_env(allow_python, dirs)
+    if isinstance(graph, LoadedGraph) and not allow_python and not dirs:
+        python = graph.python  # the consent it was loaded with
+    engine = Engine(g, make_judge(judge, g, **opts), python=python)
     batch = _cases(cases, g)
     from .workers import evaluate_in_workers, resolve_workers
 
@@ -170,12 +186,15 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
 
 def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
              judge: str | Judge | None = None, concurrency: int = 16, workers: int | str = 1,
+             allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
              **opts: Any) -> Report:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
     `[metric].cases`). Returns a batch Report (pass rate, per-node stats, results).
 
     `workers` > 1 (or "auto") spreads the cases over that many processes, each with its own
     litellm judge on a share of `concurrency` (litellm judges only; others run in process).
-    Workers re-import the calling script, so call it under `if __name__ == "__main__":`."""
+    Workers re-import the calling script, so call it under `if __name__ == "__main__":`.
+    `allow_python=True` lets python check nodes run (see `load`)."""
     return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency,
-                                  workers=workers, **opts))
+                                  workers=workers, allow_python=allow_python,
+                                  python_path=python_path, **opts))

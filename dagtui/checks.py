@@ -18,20 +18,26 @@ Semantics (documented in the README):
 - `tools`: names in `tools_called` against `allowed` (every call allowed) or else
   `expected_tools` with `mode` subset (default: every expected tool was called), exact (the
   same set of names) or ordered (expected tools called in that order, others may interleave).
-- `python`: `"module:function"` (module looked up beside the graph file too), called as
-  `function(value)` or `function(value, case_fields)`; returns a bool or a label.
+- `python`: `"module:function"`, called as `function(value)` or `function(value,
+  case_fields)`; returns a bool or a label. See `PythonConsent` for where the module may come
+  from and who may let it run.
 """
 
 from __future__ import annotations
 
-import importlib
+import asyncio
+import hashlib
+import importlib.util
 import inspect
 import json
+import os
 import re
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .model import CheckNode, Graph
@@ -76,9 +82,16 @@ def input_param(node: CheckNode) -> str | None:
 
 
 def run_check(
-    node: CheckNode, graph: Graph, case_fields: dict[str, Any], evidence: dict[str, Any]
+    node: CheckNode, graph: Graph, case_fields: dict[str, Any], evidence: dict[str, Any],
+    python: PythonConsent | None = None,
 ) -> CheckResult:
+    """Evaluate a check node. `python` is the user's consent for `python` checks (None:
+    whatever DAGTUI_ALLOW_PYTHON / DAGTUI_PYTHON_PATH say); it is never asked for here."""
     kind = node.check
+    if kind == "python":
+        value = check_input(node, case_fields, evidence)
+        return _python(node, value, graph, case_fields,
+                       python if python is not None else PythonConsent.from_env())
     fn = _KINDS.get(kind)
     if fn is None:
         raise CheckError(f"unknown check kind {kind!r}")
@@ -267,32 +280,229 @@ def _tools(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -> C
     return CheckResult(ok, why)
 
 
-def load_function(spec: str, graph: Graph) -> Callable[..., Any]:
-    """Import `"module:function"`, looking beside the graph file as well as on sys.path."""
-    if ":" not in spec:
-        raise CheckError(f"python check function {spec!r} must look like 'module:function'")
-    mod_name, _, fn_name = spec.partition(":")
-    added = None
-    if graph.path:
-        base = str(Path(graph.path).resolve().parent)
-        if base not in sys.path:
-            sys.path.insert(0, base)
-            added = base
+# --------------------------------------------------------------------------- python checks
+#
+# A python check runs code, so two things guard it. Where: the module is a file beside the
+# graph (or in a directory the user names), loaded by its path; an installed or standard
+# library module is never reachable, so `function = "os:system"` is refused however the
+# run was started. Who: running it needs consent the graph file cannot give itself, i.e.
+# `--allow-python`, DAGTUI_ALLOW_PYTHON=1, `allow_python=True` in the API, or the person at
+# the TUI answering a question; without it the module is not even imported (importing a
+# module runs it).
+
+ALLOW_ENV = "DAGTUI_ALLOW_PYTHON"
+PATH_ENV = "DAGTUI_PYTHON_PATH"
+#: what every refusal says to do about it
+HOW_TO_ALLOW = f"pass --allow-python or set {ALLOW_ENV}=1"
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
+
+
+@dataclass(frozen=True)
+class PythonTarget:
+    """A python check's function, located: what a consent question names."""
+
+    node: str
+    module: str
+    function: str
+    path: Path
+
+    @property
+    def ref(self) -> str:
+        return f"{self.module}:{self.function}"
+
+    def describe(self) -> str:
+        return f"{self.ref} from {self.path}"
+
+
+#: asks a person whether a target may run (the TUI's dialog); True allows
+PythonAsker = Callable[[PythonTarget], Awaitable[bool]]
+
+
+def env_allows_python() -> bool:
+    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_python_dirs() -> list[str]:
+    return [d for d in os.environ.get(PATH_ENV, "").split(os.pathsep) if d.strip()]
+
+
+class PythonConsent:
+    """Whether python checks may run, and where their modules may be found.
+
+    Made only from what the user says (flags, the environment, an API argument, a dialog);
+    the engine, the suite runner and worker processes carry the one object. `allow` lets
+    every python check run; otherwise `ask` (the TUI) is asked once per function, and the
+    answer holds for as long as this object lives (a debugger session). `dirs` are searched
+    after the graph's own folder.
+    """
+
+    def __init__(self, allow: bool = False, dirs: Iterable[str | os.PathLike[str]] = (), *,
+                 ask: PythonAsker | None = None) -> None:
+        self.allow = allow
+        self.dirs = tuple(Path(d) for d in dirs)
+        self.ask = ask
+        self.answers: dict[tuple[str, Path], bool] = {}
+        self._asking: asyncio.Lock | None = None
+
+    @classmethod
+    def from_env(cls, allow: bool = False, dirs: Iterable[str | os.PathLike[str]] = (), *,
+                 ask: PythonAsker | None = None) -> PythonConsent:
+        """The explicit choice plus DAGTUI_ALLOW_PYTHON / DAGTUI_PYTHON_PATH."""
+        return cls(allow or env_allows_python(), [*dirs, *env_python_dirs()], ask=ask)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to worker processes without the dialog (it cannot cross a process)."""
+        state = dict(self.__dict__)
+        state["ask"], state["_asking"] = None, None
+        return state
+
+    def allows(self, target: PythonTarget) -> bool:
+        return self.allow or self.answers.get((target.function, target.path), False)
+
+    def refusal(self, target: PythonTarget) -> str:
+        key = (target.function, target.path)
+        if self.answers.get(key) is False:
+            why = "was denied in this session"
+        else:
+            why = f"runs only with consent: {HOW_TO_ALLOW}"
+        return (f"python check '{target.node}' would run {target.describe()}; python code "
+                f"{why}")
+
+    async def admit(self, node: CheckNode, graph: Graph) -> PythonTarget:
+        """Locate `node`'s function and make sure it may run, asking when there is someone
+        to ask; CheckError (saying how to allow it) otherwise. Nothing is imported."""
+        target = locate_python(node, graph, self)
+        if self.allows(target) or self.ask is None:
+            if not self.allows(target):
+                raise CheckError(self.refusal(target))
+            return target
+        if self._asking is None:
+            self._asking = asyncio.Lock()
+        async with self._asking:  # two ready nodes naming one function: one question
+            key = (target.function, target.path)
+            if key not in self.answers:
+                self.answers[key] = bool(await self.ask(target))
+        if not self.allows(target):
+            raise CheckError(self.refusal(target))
+        return target
+
+
+def python_dirs(graph: Graph, consent: PythonConsent | None = None) -> list[Path]:
+    """Where a python check's module may live: the graph's folder, then the user's dirs
+    (`consent`'s, else DAGTUI_PYTHON_PATH's)."""
+    base = Path(graph.path).parent if graph.path else None
+    return search_dirs(base, consent.dirs if consent is not None else env_python_dirs())
+
+
+def search_dirs(base: str | os.PathLike[str] | None,
+                extra: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """`base` (a graph's folder; None for a graph with no file) then `extra`, resolved."""
+    dirs = [Path(base).resolve()] if base is not None else []
+    dirs += [Path(d).resolve() for d in extra]
+    return list(dict.fromkeys(dirs))
+
+
+def split_function(spec: str) -> tuple[str, str] | None:
+    """`"pkg.module:function"` as (module, function); None unless every part is a name."""
+    module, sep, function = spec.partition(":")
+    parts = module.split(".")
+    if not sep or not _NAME.match(function) or not all(_NAME.match(p) for p in parts):
+        return None
+    return module, function
+
+
+def module_file(module: str, dirs: Iterable[Path]) -> Path | None:
+    """The file of `module` inside one of `dirs` (`a.b` is `a/b.py` or `a/b/__init__.py`),
+    never outside it (a symlink leading elsewhere does not count); None when there is none."""
+    parts = module.split(".")
+    for base in dirs:
+        for candidate in (base.joinpath(*parts[:-1], parts[-1] + ".py"),
+                          base.joinpath(*parts, "__init__.py")):
+            if not candidate.is_file():
+                continue
+            real = candidate.resolve()
+            if real.is_relative_to(base):
+                return real
+    return None
+
+
+def locate_python(node: CheckNode, graph: Graph, consent: PythonConsent) -> PythonTarget:
+    """Where `node`'s function lives; CheckError if not a module file in an allowed folder."""
+    spec = node.function or ""
+    names = split_function(spec)
+    if names is None:
+        raise CheckError(f"python check '{node.id}': function = {spec!r} must look like "
+                         "'module:function', naming a module file beside the graph")
+    dirs = python_dirs(graph, consent)
+    path = module_file(names[0], dirs)
+    if path is None:
+        where = ", ".join(str(d) for d in dirs) or "nowhere (the graph has no file)"
+        raise CheckError(
+            f"python check '{node.id}': no module file {names[0]!r} in {where}; python checks "
+            f"load modules only from the graph's folder or a --python-path / {PATH_ENV} "
+            "directory, never installed or standard-library modules")
+    return PythonTarget(node.id, names[0], names[1], path)
+
+
+_loaded: dict[tuple[str, int, int], ModuleType] = {}
+_loading = threading.Lock()
+
+
+def _load_module(target: PythonTarget) -> ModuleType:
+    """Execute the module file under a private name (so it can never shadow or be an
+    installed module), once per version of the file."""
     try:
-        module = importlib.import_module(mod_name)
-    except Exception as exc:
-        raise CheckError(f"cannot import {mod_name!r} for python check: {exc}") from None
-    finally:
-        if added:
-            sys.path.remove(added)
-    fn = getattr(module, fn_name, None)
+        stat = target.path.stat()
+    except OSError as exc:
+        raise CheckError(f"cannot read {target.path} for python check '{target.node}': "
+                         f"{exc}") from None
+    key = (str(target.path), stat.st_mtime_ns, stat.st_size)
+    with _loading:
+        module = _loaded.get(key)
+        if module is not None:
+            return module
+        digest = hashlib.sha1(str(target.path).encode()).hexdigest()[:12]
+        name = f"_dagtui_check_{digest}_{target.module.replace('.', '_')}"
+        package = [str(target.path.parent)] if target.path.name == "__init__.py" else None
+        spec = importlib.util.spec_from_file_location(name, target.path,
+                                                      submodule_search_locations=package)
+        if spec is None or spec.loader is None:
+            raise CheckError(f"cannot load {target.path} for python check '{target.node}'")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses and pickling look their module up here
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(name, None)
+            raise CheckError(f"cannot import {target.module!r} ({target.path}) for python "
+                             f"check '{target.node}': {type(exc).__name__}: {exc}") from None
+        _loaded[key] = module
+        return module
+
+
+def load_function(node: CheckNode, graph: Graph,
+                  consent: PythonConsent | None = None) -> Callable[..., Any]:
+    """`node`'s function, if it is a module file in an allowed folder and consent is given;
+    the function must be defined in that file (not one it imported, such as `os.system`)."""
+    consent = consent if consent is not None else PythonConsent.from_env()
+    target = locate_python(node, graph, consent)
+    if not consent.allows(target):
+        raise CheckError(consent.refusal(target))
+    module = _load_module(target)
+    fn = getattr(module, target.function, None)
     if not callable(fn):
-        raise CheckError(f"{mod_name!r} has no function {fn_name!r}")
+        raise CheckError(f"{target.module!r} ({target.path}) has no function "
+                         f"{target.function!r}")
+    if getattr(fn, "__module__", None) != module.__name__:
+        raise CheckError(f"python check '{node.id}': {target.ref} is not defined in "
+                         f"{target.path} (it comes from {getattr(fn, '__module__', '?')!r}); "
+                         "name a function written in the module itself")
     return fn
 
 
-def _python(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -> CheckResult:
-    fn = load_function(node.function or "", graph)
+def _python(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any],
+            consent: PythonConsent) -> CheckResult:
+    fn = load_function(node, graph, consent)
     try:
         positional = [
             p for p in inspect.signature(fn).parameters.values()
@@ -323,5 +533,4 @@ _KINDS: dict[str, Callable[[CheckNode, Any, Graph, dict[str, Any]], CheckResult]
     "contains": _contains,
     "equals": _equals,
     "tools": _tools,
-    "python": _python,
 }

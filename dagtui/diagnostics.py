@@ -60,6 +60,8 @@ CODES: dict[str, str] = {
     "DAG109": "criteria look checkable in code",
     "DAG110": "gates deeper than four levels",
     "DAG111": "turn_window outside a multi-turn graph",
+    "DAG114": "python check runs code",
+    "DAG115": "python check module not beside the graph",
     "DAG112": "node ids that look the same",
     "DAG113": "cases file not found",
     # notes

@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from .cases import Case, CaseError, case_from_dict
-from .checks import CheckError, input_param, run_check
+from .checks import CheckError, PythonConsent, input_param, run_check
 from .diagnostics import Diagnostic
 from .judges.base import Ask, Judge, JudgeError, Reply
 from .loader import GraphError
@@ -102,15 +102,19 @@ class Engine:
     """Runs one graph with one judge.
 
     `validate=False` skips the refusal of invalid graphs (tests of runtime guards only).
+    `python` is the user's consent for python check nodes (None: only what
+    DAGTUI_ALLOW_PYTHON says); the graph itself can never grant it.
     """
 
-    def __init__(self, graph: Graph, judge: Judge, *, validate: bool = True) -> None:
+    def __init__(self, graph: Graph, judge: Judge, *, validate: bool = True,
+                 python: PythonConsent | None = None) -> None:
         if validate:
             errors = graph_errors(graph)
             if errors:
                 raise GraphError(errors)
         self.graph = graph
         self.judge = judge
+        self.python = python if python is not None else PythonConsent.from_env()
         self.topo = Topology.of(graph)
         self.task_parents: dict[str, list[str]] = {
             nid: [p for p in self.topo.parents[nid] if isinstance(graph.nodes[p], TaskNode)]
@@ -217,7 +221,10 @@ class Engine:
                 rec.prompt = self._skipped_prompt(session, node, evidence)
                 self._apply_override(rec, node, session.overrides[nid])
             elif isinstance(node, CheckNode):
-                result = run_check(node, self.graph, session.case.fields, evidence)
+                if node.check == "python":  # refused (or asked) before anything is imported
+                    await self.python.admit(node, self.graph)
+                result = run_check(node, self.graph, session.case.fields, evidence,
+                                   python=self.python)
                 rec.source, rec.judge = "check", "check"
                 rec.answer, rec.reason = result.value, result.reason
             else:

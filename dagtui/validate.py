@@ -825,6 +825,28 @@ class _Checker:
             self.add("DAG020", f"function = '{node.function}' must look like "
                      "\"package.module:function\"", path + ("function",), node=nid,
                      fld="function", at_value=True)
+        elif kind == "python" and node.function:
+            self.check_python_module(nid, node.function)
+
+    def check_python_module(self, nid: str, function: str) -> None:
+        """A python check runs code (DAG114), and only a module file beside the graph (or
+        in DAGTUI_PYTHON_PATH) can be loaded (DAG115): say so before anyone runs it."""
+        from .checks import HOW_TO_ALLOW, PATH_ENV, env_python_dirs, module_file, search_dirs
+
+        module, _, name = function.partition(":")
+        dirs = search_dirs(self.base_dir or ".", env_python_dirs())
+        found = module_file(module, dirs)
+        where = ("nodes", nid, "function")
+        if found is None:
+            self.add("DAG115", f"no module file '{module}' beside the graph ({dirs[0]}): "
+                     f"python checks load only files from the graph's folder (or --python-path "
+                     f"/ {PATH_ENV}), never installed or standard-library modules, so "
+                     f"{function} is refused when it runs", where, node=nid, fld="function",
+                     at_value=True)
+            return
+        self.add("DAG114", f"python check '{nid}' runs code: {module}:{name} from {found}; "
+                 f"it runs only if the user allows it ({HOW_TO_ALLOW}), never because the "
+                 "graph asks", where, node=nid, fld="function", at_value=True)
 
     def check_schema(self, nid: str, node: CheckNode) -> None:
         schema = node.schema_

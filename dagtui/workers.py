@@ -35,6 +35,7 @@ from typing import Any
 
 from .batch import Report, new_report, preflight_all, run_cases
 from .cases import Case
+from .checks import PythonConsent
 from .engine import Engine
 from .model import Graph
 from .trace import RunResult
@@ -101,6 +102,8 @@ class WorkerJob:
     indices: list[int]
     concurrency: int
     env: dict[str, str]
+    #: the parent's consent for python checks, as the user gave it (never from the file)
+    python: PythonConsent | None = None
 
 
 def worker_main(conn: Connection) -> None:
@@ -128,7 +131,7 @@ async def _serve(conn: Connection) -> None:
         os.environ.update(job.env)
         judge = LiteLLMJudge.from_worker_config(job.judge_config)
         try:
-            engine = Engine(job.graph, judge)
+            engine = Engine(job.graph, judge, python=job.python)
             await judge.warm_up()
             conn.send(("ready", None, None))
             if await asyncio.to_thread(_receive_or_none, conn) != "go":
@@ -296,7 +299,7 @@ class Batch:
         self.jobs = [
             WorkerJob(engine.graph, engine.judge.worker_config(max(1, judge_share[w])),
                       [cases[i] for i in range(w, len(cases), n)],
-                      list(range(w, len(cases), n)), shares[w], env)
+                      list(range(w, len(cases), n)), shares[w], env, engine.python)
             for w in range(n)
         ]
         self.slots: list[RunResult | None] = [None] * len(cases)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from dagtui.cases import Case
-from dagtui.checks import CheckError, count, run_check
+from dagtui.checks import CheckError, PythonConsent, count, run_check
 from dagtui.engine import Engine
 from dagtui.judges import CallbackJudge
 from dagtui.loader import load_text
@@ -97,10 +97,11 @@ def test_python_check_beside_the_graph(tmp_path):
     )
     graph = Graph(path=str(tmp_path / "g.toml"))
     node = check({"check": "python", "param": "actual_output"}, function="mychecks:grade")
-    assert run(node, {"actual_output": "abcdefg"}, graph=graph).value == "long"
-    with pytest.raises(CheckError, match="cannot import"):
-        run(check({"check": "python", "param": "input"}, function="nope_mod:f"), {"input": ""},
-            graph=graph)
+    allowed = PythonConsent(allow=True)  # python checks run only with the user's consent
+    assert run_check(node, graph, {"actual_output": "abcdefg"}, {}, allowed).value == "long"
+    with pytest.raises(CheckError, match="no module file 'nope_mod'"):
+        run_check(check({"check": "python", "param": "input"}, function="nope_mod:f"), graph,
+                  {"input": ""}, {}, allowed)
 
 
 def test_check_reads_task_evidence_in_the_engine():

@@ -37,6 +37,10 @@ def binary(nid: str, true: str, false: str, *, params: bool = True,
             f"  {{ verdict = true, {true} }},\n  {{ verdict = false, {false} }},\n]\n")
 
 
+PYTHON_CHECK = ('\n[nodes.c]\ntype = "check"\ncheck = "python"\nfunction = "{function}"\n'
+                'param = "actual_output"\nverdicts = [\n  {{ verdict = true, score = 10 }},\n'
+                '  {{ verdict = false, score = 0 }},\n]\n')
+
 GATE_CHAIN = "".join(
     binary(f"g{i}", f'then = "g{i + 1}"', "score = 0") for i in range(1, 5)
 ) + binary("g5", "score = 10", "score = 0")
@@ -145,6 +149,10 @@ CASES: dict[str, tuple[str, str | None, str]] = {
                "J", "[nodes.J]"),
     "DAG113": (HEAD.replace("model =", 'cases = "missing.cases.jsonl"\nmodel =') + JUDGE, None,
                "cases = "),
+    # a module file beside the graph (the tests run from the repository root)
+    "DAG114": (HEAD + PYTHON_CHECK.format(function="dagtui.checks:count"), "c",
+               '"dagtui.checks:count"'),
+    "DAG115": (HEAD + PYTHON_CHECK.format(function="os:system"), "c", '"os:system"'),
     "DAG201": (HEAD + FAN_OUT, None, "[metric]"),
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .python_opts import add_python_options, python_consent
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -18,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--starter", metavar="NAME",
                    help="starter graph for a missing file (see --list-starters)")
     p.add_argument("--list-starters", action="store_true", help="list starter graphs and exit")
+    add_python_options(p)
     p.set_defaults(func=run)
 
 
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dagtui edit: unknown binding id(s) in the key remaps: {', '.join(unknown)} "
               "(F1 in the editor lists the ids)", file=sys.stderr)
         return 2
-    app = EditorApp(args.graph, starter=args.starter)
+    app = EditorApp(args.graph, starter=args.starter, python=python_consent(args))
     if keymap:
         app.set_keymap(keymap)
     app.run()

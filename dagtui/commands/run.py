@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import flags
+from .python_opts import add_python_options, python_consent
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
@@ -54,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--measure-ungated", action="store_true",
                    help="suites: also run every active rule on every case, cache off, to "
                         "measure the calls gating saved (else they are estimated)")
+    add_python_options(p)
     p.set_defaults(func=run)
 
 
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
-    engine = Engine(graph, judge)
+    engine = Engine(graph, judge, python=python_consent(args))
     workers = resolve_workers(workers_arg, len(cases), judge)
     from ..judges.litellm_judge import LiteLLMJudge, import_litellm
 

@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import Any
 
+from .python_opts import add_python_options, python_consent
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 JUDGES = ("labels", "human", "replay", "litellm")
 
@@ -33,9 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "else human); litellm uses --model")
     p.add_argument("--model", help="litellm model (implies --judge litellm)")
     p.add_argument("--api-base", help="API base URL for the litellm judge")
-    p.add_argument("--no-cache", action="store_true", help="litellm judge: no response cache")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument("--no-cache", action="store_true",
+                        help="litellm judge: neither read nor write the response cache")
+    cached.add_argument("--refresh", action="store_true",
+                        help="litellm judge: ask again and overwrite the cached answers")
     p.add_argument("--trace", metavar="FILE",
                    help="open a saved trace read-only (with --judge replay: replay it live)")
+    add_python_options(p)
     p.set_defaults(func=run)
 
 
@@ -98,7 +105,7 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     return {
         "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,
         "cases_source": source, "judge": judge, "judge_factory": factory,
-        "trace": trace if name != "replay" else None,
+        "trace": trace if name != "replay" else None, "python": python_consent(args),
     }, EXIT_OK
 
 

@@ -18,7 +18,9 @@ import sys
 from collections import Counter
 from typing import Any, TextIO
 
+from ..checks import PythonConsent
 from ..diagnostics import escape_controls
+from .python_opts import add_python_options, python_consent
 from .run import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_graph_and_cases
 
 TOLERANCE = 1e-6
@@ -34,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "as validate finds them)")
     p.add_argument("--cases", help="cases file (default: each graph's [metric].cases)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every case's path")
+    add_python_options(p)
     p.set_defaults(func=run)
 
 
@@ -74,20 +77,25 @@ def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
 def run(args: argparse.Namespace) -> int:
     from ..suite.loader import is_suite_file
 
+    python = python_consent(args)
+
     paths, worst = _targets(args.graphs, args.cases)
     for path in paths:
         if is_suite_file(path):  # rules gated on each other: labels per rule
             from ..suite.labels import labels_test_command
 
-            code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose)
+            code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
+                                       python=python)
         else:
-            code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose)
+            code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose,
+                              python=python)
         if code == EXIT_USAGE or (code == EXIT_FAIL and worst != EXIT_USAGE):
             worst = code
     return worst
 
 
-def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False) -> int:
+def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
+               python: PythonConsent | None = None) -> int:
     from ..cases import CaseError
     from ..engine import Engine
     from ..judges.labels import LabelsJudge
@@ -95,7 +103,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     graph, cases, code = load_graph_and_cases(path, cases_arg)
     if code:
         return code
-    engine = Engine(graph, LabelsJudge())
+    engine = Engine(graph, LabelsJudge(), python=python)
     try:
         results = asyncio.run(_run_all(engine, cases))
     except CaseError as exc:

@@ -102,6 +102,7 @@ async def execute(
 
     `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
     rule) pair of the gated run; the baseline run writes none."""
+    from ..commands.python_opts import python_consent
     from ..workers import WarmPool
     from .gating import attach_baseline, estimate_baseline, run_suite
     from .runner import EngineRuleRunner
@@ -112,9 +113,11 @@ async def execute(
     # one pool for the whole run (gated and baseline); no process starts until a rule
     # sends it a batch, and it is closed however the run ends (errors, Ctrl+C)
     pool = WarmPool() if workers != 1 else None
+    python = python_consent(args)  # --allow-python / --python-path, for every rule
     try:
         runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
-                                  workers=workers, concurrency=concurrency, pool=pool)
+                                  workers=workers, concurrency=concurrency, pool=pool,
+                                  python=python)
         try:
             result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
                                      kinds=load.kinds, on_rule_done=on_rule_done)
@@ -124,7 +127,7 @@ async def execute(
             # cache off: a cached answer is a call the gated run already paid for
             base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False),
                                            workers=workers, concurrency=concurrency,
-                                           pool=pool)
+                                           pool=pool, python=python)
             try:
                 if on_rule_done is not None:
                     print("measuring the ungated baseline (every active rule on every "

@@ -42,6 +42,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from ..checks import PythonConsent
 from ..commands.test import show_label
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
 from .loader import SuiteLoad
@@ -174,8 +175,10 @@ class LabelsReport:
         return self.failures == 0
 
 
-async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 8) -> LabelsReport:
-    """Run the suite over `cases` with the labels judge and compare with the labels."""
+async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 8,
+                       python: PythonConsent | None = None) -> LabelsReport:
+    """Run the suite over `cases` with the labels judge and compare with the labels;
+    `python`: the user's consent for python checks (see `dagtui.checks.PythonConsent`)."""
     from ..judges.labels import LabelsJudge
     from .runner import EngineRuleRunner
 
@@ -194,7 +197,8 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
     def view(rule: Rule, case: Any) -> Any:
         return rule_view(case, split[id(case)].of(rule.id))
 
-    runner = EngineRuleRunner(load, lambda _rule, _graph: judge, case_view=view)
+    runner = EngineRuleRunner(load, lambda _rule, _graph: judge, case_view=view,
+                              python=python)
     try:
         result = await run_suite(suite, cases, runner, concurrency=concurrency, kinds=load.kinds)
     finally:
@@ -310,14 +314,15 @@ def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO,
                   f"{t.unused:14d}\n")
 
 
-def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False) -> int:
+def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
+                        python: PythonConsent | None = None) -> int:
     """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code."""
     from .cli import load_suite_and_cases
 
     load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True)
     if load is None or cases is None:
         return code
-    report = asyncio.run(check_labels(load, cases))
+    report = asyncio.run(check_labels(load, cases, python=python))
     print_report(report, path, cases, out, verbose=verbose)
     return EXIT_FAIL if report.failures else EXIT_OK
 

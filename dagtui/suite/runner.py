@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..checks import PythonConsent
 from ..model import CheckNode, Graph
 from .gating import RuleOutcome
 from .loader import SuiteLoad
@@ -37,14 +38,16 @@ def case_fields(case: Any) -> dict[str, Any]:
     return dict(case) if isinstance(case, dict) else {}
 
 
-def run_inline_check(graph: Graph, case: Any) -> RuleOutcome:
-    """Score 1 when the check holds, 0 when not; a label is categorical; problems are errors."""
+def run_inline_check(graph: Graph, case: Any,
+                     python: PythonConsent | None = None) -> RuleOutcome:
+    """Score 1 when the check holds, 0 when not; a label is categorical; problems are errors.
+    `python`: the user's consent for a python check (never asked for here)."""
     from ..checks import CheckError, run_check
 
     node = next(iter(graph.nodes.values()))
     assert isinstance(node, CheckNode)
     try:
-        result = run_check(node, graph, case_fields(case), {})
+        result = run_check(node, graph, case_fields(case), {}, python=python)
     except CheckError as exc:
         return RuleOutcome(error=str(exc))
     if isinstance(result.value, bool):
@@ -68,13 +71,15 @@ class EngineRuleRunner:
     owns one (`dagtui.suite.cli.execute` shares one between the gated and the baseline run
     and closes it), else one made at the first batch and closed by `aclose`. Its processes
     start once, so each further rule costs no start. `concurrency` is the pool's share.
+    `python` is the user's consent for python checks, given to every engine and inline check.
     """
 
     def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
                  traces: TraceWriter | None = None, case_view: CaseView | None = None,
                  workers: int | str = 1, concurrency: int = 8,
-                 pool: WarmPool | None = None) -> None:
+                 pool: WarmPool | None = None, python: PythonConsent | None = None) -> None:
         self.load = load
+        self.python = python if python is not None else PythonConsent.from_env()
         self.judge_for = judge_for
         self.traces = traces
         self.case_view = case_view
@@ -99,7 +104,7 @@ class EngineRuleRunner:
             graph = self.load.graphs[rule.id]
             judge = self.judge_for(rule, graph)
             self.judges.append(judge)
-            self._engines[rule.id] = Engine(graph, judge)
+            self._engines[rule.id] = Engine(graph, judge, python=self.python)
         return self._engines[rule.id]
 
     async def run(self, rule: Rule, case: Any) -> RuleOutcome:
@@ -110,7 +115,7 @@ class EngineRuleRunner:
         if self.case_view is not None:
             case = self.case_view(rule, case)
         if rule.check is not None and rule.graph is None:
-            outcome = run_inline_check(graph, case)
+            outcome = run_inline_check(graph, case, self.python)
             if self.traces is not None:
                 from .traces import CodeCheck, check_rule_result
 

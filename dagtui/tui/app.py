@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, Tree
 
+from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
 from ..model import CheckNode, TaskNode
 from . import backend
@@ -176,8 +177,11 @@ class EditorApp(App[None]):
 
     def __init__(self, path: str | Path, *, starter: str | None = None,
                  poll_interval: float = 1.0, state: EditorState | None = None,
-                 cursor_blink: bool = True) -> None:
+                 cursor_blink: bool = True, python: PythonConsent | None = None) -> None:
         super().__init__()
+        #: consent for python checks in the F5 debugger: `--allow-python`, else asked once
+        #: per function, the answer kept for this session
+        self.python = python if python is not None else PythonConsent.from_env()
         self.state = state or EditorState.open(path, starter=starter, defer_check=True)
         #: set once the first validation has run (right after the first frame)
         self.first_check_done = asyncio.Event()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...cases import Case
+from ...checks import PythonConsent
 from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import GEvalNode, Graph
@@ -65,6 +66,7 @@ class RunActions:
     on_edit: Callable[[str, str, Any], None] | None
     live: DebugRun | None
     viewing: DebugRun | None
+    python: PythonConsent
 
     if TYPE_CHECKING:  # what the screen (and Textual) provide; declared for readers/checkers
         @property
@@ -278,7 +280,7 @@ class RunActions:
                 self.notify(str(exc), severity="error")
                 return
             case = self.live.case
-            self.live = DebugRun(self.live.graph, judge, case)
+            self.live = DebugRun(self.live.graph, judge, case, python=self.python)
             self.live.breakpoints = set()
             self._attach_judge()
             self.live.restart()

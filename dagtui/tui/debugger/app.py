@@ -100,6 +100,8 @@ def open_debugger(editor: Any) -> None:
     def factory(name: str) -> Any:
         return make_debug_judge(name, graph, app=editor)
 
+    python = getattr(editor, "python", None)  # the editor's consent: one per session
+
     def edited(nid: str, name: str, value: Any) -> None:
         state.set_field(nid, name, value)
 
@@ -111,5 +113,5 @@ def open_debugger(editor: Any) -> None:
     judge = factory(default_judge_name(cases))
     editor.push_screen(DebuggerScreen(graph, path, cases=cases, judge=judge,
                                       cases_source=source, judge_factory=factory,
-                                      on_edit=edited), closed)
+                                      on_edit=edited, python=python), closed)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cases import Case, CaseError
+from ...checks import PythonConsent
 from ...engine import Engine, Session
 from ...judges.base import Judge
 from ...model import BinaryNode, CheckNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
@@ -113,14 +114,18 @@ def with_field(graph: Graph, node_id: str, name: str, value: Any) -> Graph:
 class DebugRun:
     """One case stepped through one graph, with breakpoints and what-ifs.
 
-    Either live (`engine`, `case`) or read-only over a saved `trace`.
+    Either live (`engine`, `case`) or read-only over a saved `trace`. `python` is the
+    consent for python checks; the screen keeps one for its session and hands it to every
+    run it makes, so an answer to its question holds across restarts and judge switches.
     """
 
     def __init__(self, graph: Graph, judge: Judge | None, case: Case | None = None, *,
-                 trace: Trace | None = None) -> None:
+                 trace: Trace | None = None, python: PythonConsent | None = None) -> None:
         self.graph = graph
         self.judge = judge
-        self.engine: Engine | None = Engine(graph, judge) if judge is not None else None
+        self.python = python if python is not None else PythonConsent.from_env()
+        self.engine: Engine | None = (Engine(graph, judge, python=self.python)
+                                      if judge is not None else None)
         self.topo = self.engine.topo if self.engine else Topology.of(graph)
         self.case = case
         self.trace = trace
@@ -156,7 +161,7 @@ class DebugRun:
     def set_graph(self, graph: Graph) -> None:
         """Swap in an edited graph (validated by the engine; raises GraphError)."""
         assert self.judge is not None
-        engine = Engine(graph, self.judge)
+        engine = Engine(graph, self.judge, python=self.python)
         self.graph, self.engine, self.topo = graph, engine, engine.topo
 
     def restart(self, *, reuse: Iterable[StepRecord] | None = None,

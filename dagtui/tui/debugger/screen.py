@@ -11,6 +11,7 @@ a failing call becomes a failed step, never a crash.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ from textual.widgets import Footer, Static, Tree
 from textual.worker import Worker, WorkerState
 
 from ...cases import Case, select_case
+from ...checks import PythonConsent
 from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import Graph, TaskNode
@@ -135,7 +137,10 @@ class DebuggerScreen(RunActions, Screen[None]):
     `trace`: open this saved trace read-only instead of running;
     `standalone`: esc quits the app (dagtui step) instead of returning to the editor;
     `on_edit(node_id, field, value)`: told about "edit & re-run" edits (the editor applies
-    them to its own graph so they can be saved).
+    them to its own graph so they can be saved);
+    `python`: the consent for python checks (`--allow-python`); when it does not allow them,
+    the screen asks once per function (`human.ask_python`) and the answer holds for as long
+    as the consent object lives (the editor keeps one for its whole session).
     """
 
     DEFAULT_CSS = SCREEN_CSS
@@ -154,7 +159,8 @@ class DebuggerScreen(RunActions, Screen[None]):
                  judge: Judge | None = None, trace: Trace | None = None,
                  cases_source: str | None = None, standalone: bool = False,
                  judge_factory: Callable[[str], Judge] | None = None,
-                 on_edit: Callable[[str, str, Any], None] | None = None) -> None:
+                 on_edit: Callable[[str, str, Any], None] | None = None,
+                 python: PythonConsent | None = None) -> None:
         super().__init__()
         self.graph = graph
         self.graph_path = str(graph_path or graph.path or "graph.toml")
@@ -162,6 +168,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.cases_source = cases_source
         self.standalone = standalone
         self.judge_factory = judge_factory
+        self.python = python if python is not None else PythonConsent.from_env()
         self.on_edit = on_edit
         self.fatal: str | None = None
         chosen: Case | None = None
@@ -175,7 +182,7 @@ class DebuggerScreen(RunActions, Screen[None]):
                 chosen = self.cases[0]
         self.live: DebugRun | None = None
         try:
-            self.live = DebugRun(graph, judge, chosen)
+            self.live = DebugRun(graph, judge, chosen, python=self.python)
         except GraphError as exc:
             errors = [d.format() for d in exc.diagnostics if d.is_error][:4]
             self.fatal = "the graph cannot run:\n" + "\n".join(errors)
@@ -215,6 +222,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         tree.border_title = "Path"
         self.query_one("#dbg-result", Static).border_title = "Result"
         self._attach_judge()
+        self._attach_python()
         run = self.run
         if run is not None:
             tree.build(run.graph, run.order)
@@ -225,6 +233,13 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.refresh_view()
         if run is not None and run.order:
             tree.select_node(run.order[0])
+
+    def _attach_python(self) -> None:
+        """Python checks not allowed up front are asked about, in this app."""
+        if not self.python.allow and self.python.ask is None:
+            from .human import ask_python
+
+            self.python.ask = functools.partial(ask_python, self.app)
 
     def _attach_judge(self) -> None:
         judge = self.live.judge if self.live else None
