@@ -102,7 +102,7 @@ def request_key(model: str, request: dict[str, Any], sample: int = 0,
          "request": request, "sample": sample},
         sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str,
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()  # "\udc80" in a case
 
 
 def _stderr(message: str) -> None:
@@ -377,8 +377,9 @@ class Cache:
             params.append(time.time() - older_than)
         sql = "DELETE FROM calls" + (" WHERE " + " AND ".join(where) if where else "")
         removed = self._write(lambda db: db.execute(sql, params).rowcount)
-        if removed:
-            self._write(lambda db: db.execute("VACUUM"))
+        if removed:  # compact, then fold the WAL back in so the file itself shrinks
+            self._write(lambda db: db.execute("VACUUM").execute(
+                "PRAGMA wal_checkpoint(TRUNCATE)"))
         return removed
 
     def clear(self) -> None:

@@ -93,20 +93,30 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     name = args.judge or ("litellm" if args.model else default_judge_name(cases))
     try:
         judge = make_debug_judge(name, graph, model=args.model, api_base=args.api_base,
-                                 trace=trace, cache=not args.no_cache)
+                                 trace=trace, cache=_cache_for(name, args))
     except ValueError as exc:
         err(str(exc))
         return None, EXIT_USAGE
 
     def factory(which: str) -> Any:
         return make_debug_judge(which, graph, model=args.model, api_base=args.api_base,
-                                trace=trace, cache=not args.no_cache)
+                                trace=trace, cache=_cache_for(which, args))
 
     return {
         "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,
         "cases_source": source, "judge": judge, "judge_factory": factory,
         "trace": trace if name != "replay" else None, "python": python_consent(args),
     }, EXIT_OK
+
+
+def _cache_for(judge: str, args: argparse.Namespace) -> Any:
+    """The cache a litellm judge gets (`--no-cache`: none; `--refresh`: ask again and
+    overwrite); opened only for that judge, so stepping with labels touches no file."""
+    if judge != "litellm":
+        return False
+    from ..cache import open_cache
+
+    return open_cache(enabled=not args.no_cache, refresh=args.refresh)
 
 
 def run(args: argparse.Namespace) -> int:
