@@ -271,3 +271,25 @@ def test_a_judge_that_answers_the_labels_has_kappa_one_everywhere(rows):
         assert not nc.disagreements
     assert cal.nodes["extract"].items_found == cal.nodes["extract"].items_labelled
     assert cal.exact == 1.0 and not any(o.blame for o in cal.outcomes)
+
+
+def test_run_summary_shows_agreement_with_the_labels_without_extra_calls(graph_file, tmp_path,
+                                                                         monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    with StubServer(PerSample(JUDGE)) as stub:
+        code = main(["run", str(graph_file), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--no-cache", "--retries", "0", "-q"])
+        calls = stub.calls
+    out = capsys.readouterr().out
+    assert code == 1
+    # the run's own path: 10 extract + 10 gate + kind where the judge said true (6 cases)
+    assert calls == 26
+    assert "agreement with the labels" in out
+    # gate: the same 8/10 as teacher forcing; kind only where the judge's path went and the
+    # labels reach (c01-c05: c04 disagrees; c10 has no kind label, c06 never got there)
+    assert re.search(r"gate\s+10\s+80%\s+0\.58", out)
+    assert re.search(r"kind\s+5\s+80%\s+0\.69", out)
+    assert "score vs expected_score: 10 cases, exact 70%, pass/fail 80%, mean absolute " \
+           "error 0.250" in out
+    assert "c04: score 1.00, expected 0.50" in out

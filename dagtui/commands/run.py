@@ -162,6 +162,10 @@ def run(args: argparse.Namespace) -> int:
         err(report.halt or "")
         return report.exit_code()
     print_summary(report, out)
+    from ..calibration.summary import agreement_lines  # labelled cases: no extra calls
+
+    for line in agreement_lines(graph, cases, report.results):
+        print(line, file=out)
     return report.exit_code()
 
 
