@@ -1,0 +1,276 @@
+"""A judge that cannot work, or stops working: the run says so at once and spends nothing.
+
+Against the loopback stub: a 401 that echoes the key, a refused connection, a model litellm
+does not know, a 404, a 400, a 429 with Retry-After, an endpoint that dies mid-run; plus the
+requests-per-minute limit and identical requests in flight sent once. Keys never appear in
+anything dagtui prints or writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from stub_server import Fault, StubServer
+
+from dagtui.batch import evaluate_cases
+from dagtui.cache import Cache
+from dagtui.cases import Case
+from dagtui.cli import main
+from dagtui.engine import Engine
+from dagtui.judges import JudgeError, LiteLLMJudge
+from dagtui.judges.health import STOPPED, UNUSABLE, JudgeHealth
+from dagtui.judges.litellm_judge import classify, retry_after
+from dagtui.loader import load_file
+from dagtui.redact import redact, remember_secret
+
+ROOT = Path(__file__).resolve().parent.parent
+MEETING = str(ROOT / "graphs" / "meeting_summary.toml")
+CASES = str(ROOT / "graphs" / "meeting_summary.cases.jsonl")
+SECRET = "sk-test-0123456789abcdefSECRET"
+MODEL = "openai/gpt-4.1-mini"
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_cli(tmp_path: Path, *args: str) -> tuple[int, str]:
+    """`dagtui run` in process with JSON, JUnit and traces: (exit code, all it wrote)."""
+    code = main(["run", MEETING, "--cases", CASES, "--no-cache", "--retries", "2",
+                 "--timeout", "5", "--json", str(tmp_path / "r.json"),
+                 "--junit", str(tmp_path / "j.xml"), "--trace-dir", str(tmp_path / "traces"),
+                 *args])
+    written = "".join(p.read_text(encoding="utf-8") for p in sorted(tmp_path.rglob("*"))
+                      if p.is_file())
+    return code, written
+
+
+@pytest.fixture(autouse=True)
+def _ci(monkeypatch, tmp_path):
+    monkeypatch.setenv("CI", "1")
+    monkeypatch.chdir(tmp_path)
+    for name in ("DAGTUI_API_KEY", "DAGTUI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def judge_for(stub: StubServer, **options) -> LiteLLMJudge:
+    options = {"api_key": "test", "retries": 3, "timeout": 5, "backoff": 0.01,
+               "max_backoff": 0.05, **options}
+    return LiteLLMJudge(MODEL, api_base=stub.base_url, **options)
+
+
+def request(text: str = "Say true or false.") -> dict:
+    return {"model": MODEL, "messages": [{"role": "user", "content": text}], "temperature": 0}
+
+
+# ---------------------------------------------------------------- the judge cannot work
+
+def test_401_echoing_the_key_stops_at_once_and_the_key_is_nowhere(tmp_path, monkeypatch,
+                                                                  capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with StubServer(lambda body: Fault("401")) as stub:
+        code, written = run_cli(tmp_path, "--model", MODEL, "--api-base", stub.base_url)
+        calls = stub.calls
+        echoed = stub.requests[0]["body"]  # the stub saw the key (it echoes it back)
+    out, err = capsys.readouterr()
+    assert code == 3
+    assert calls == 1  # the probe alone; every other case waited for it
+    line = one_line(err)
+    assert UNUSABLE in line and MODEL in line and stub.base_url in line and "401" in line
+    assert out.strip() == ""
+    assert echoed
+    for text in (out, err, written):
+        assert SECRET not in text
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["not_run"] == report["cases"] and report["exit_code"] == 3
+    assert {r["status"] for r in report["results"]} == {"not_run"}
+    assert "[redacted]" in written  # the echoed header is kept, masked, in the trace
+    assert "<skipped" in (tmp_path / "j.xml").read_text()
+
+
+def test_refused_connection_is_one_line_naming_the_endpoint(tmp_path, capsys):
+    base = f"http://127.0.0.1:{free_port()}/v1"
+    start = time.perf_counter()
+    code, _ = run_cli(tmp_path, "--model", MODEL, "--api-base", base)
+    err = capsys.readouterr().err
+    assert code == 3
+    assert time.perf_counter() - start < 20
+    line = one_line(err)
+    assert base in line and "connection" in line and "Connect call failed" in line
+    assert "5xx" not in line
+
+
+def test_unknown_model_is_one_line(tmp_path, capsys):
+    code, _ = run_cli(tmp_path, "--model", "nosuchprovider-model-xyz")
+    line = one_line(capsys.readouterr().err)
+    assert code == 3
+    assert "nosuchprovider-model-xyz" in line and "LLM Provider NOT provided" in line
+
+
+def test_404_model_stops_after_one_call(tmp_path, capsys):
+    with StubServer(lambda body: Fault("404")) as stub:
+        code, _ = run_cli(tmp_path, "--model", MODEL, "--api-base", stub.base_url)
+        calls = stub.calls
+    line = one_line(capsys.readouterr().err)
+    assert code == 3 and calls == 1 and "not found" in line
+
+
+# ---------------------------------------------------------------- retries
+
+@pytest.mark.parametrize(("fault", "kind"), [("400", "request"), ("404", "not_found"),
+                                             ("401", "auth"), ("403", "auth")])
+def test_client_errors_are_never_retried(fault, kind):
+    with StubServer(lambda body: Fault(fault)) as stub:
+        judge = judge_for(stub)
+        with pytest.raises(JudgeError) as caught:
+            asyncio.run(judge.complete(request()))
+        assert stub.calls == 1
+    assert caught.value.kind == kind
+    assert caught.value.calls[0].retries == 0
+
+
+@pytest.mark.parametrize("header", ["1", "http-date"])
+def test_429_retry_after_is_honoured(header):
+    if header == "http-date":  # whole seconds, rounded down: 2 s ahead is at least 1 s
+        from email.utils import formatdate
+
+        header = formatdate(time.time() + 2, usegmt=True)
+    with StubServer(fault_plan={0: "429"}, retry_after=header) as stub:
+        judge = judge_for(stub)
+        rec, _ = asyncio.run(judge.complete(request()))
+        times = [r["time"] for r in stub.requests]
+    assert len(times) == 2 and rec.retries == 1 and rec.retry_kinds == ["429"]
+    assert times[1] - times[0] >= 1.0  # backoff alone would be ~0.01 s
+
+
+def test_retry_after_reads_headers_in_every_form():
+    def exc(headers):
+        return SimpleNamespace(response=SimpleNamespace(headers=headers))
+
+    assert retry_after(exc({"retry-after": "3"})) == 3.0
+    assert retry_after(exc({"retry-after-ms": "1500"})) == 1.5
+    assert retry_after(exc({})) is None
+    assert retry_after(ValueError("no response")) is None
+    assert retry_after(exc({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})) == 0.0
+
+
+def test_classify_names_the_cause():
+    refused = RuntimeError("litellm.InternalServerError: Connection error.")
+    refused.status_code = 500
+    refused.__cause__ = ConnectionRefusedError("[Errno 111] Connect call failed")
+    assert classify(refused) == "connection"
+    missing = RuntimeError("Missing credentials. Please pass an `api_key`")
+    missing.status_code = 500
+    assert classify(missing) == "auth"
+    assert classify(RuntimeError("LLM Provider NOT provided. You passed model=x")) == "not_found"
+
+
+# ---------------------------------------------------------------- the provider goes down
+
+def test_endpoint_dying_mid_run_stops_early_and_reports_the_rest_not_run(tmp_path):
+    graph = load_file(MEETING).graph
+    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
+             for i in range(40)]
+    with StubServer(die_after=12, latency=0.01) as stub:
+        judge = judge_for(stub, retries=1, trip_after=4, concurrency=4)
+        start = time.perf_counter()
+        report = asyncio.run(evaluate_cases(Engine(graph, judge), cases, concurrency=4))
+        elapsed = time.perf_counter() - start
+        calls = stub.calls
+    assert elapsed < 30
+    assert calls == 12
+    statuses = [r.status for r in report.results]
+    assert "pass" in statuses and "not_run" in statuses
+    assert statuses.count("error") <= 8  # the calls that proved the outage, not every case
+    assert report.halt is not None and report.halt.startswith(STOPPED)
+    assert "connection" in report.halt
+    assert report.exit_code() == 3
+    data = report.to_dict()
+    assert data["not_run"] == statuses.count("not_run") and data["halt"] == report.halt
+    assert "skipped=" in report.to_junit()
+
+
+def test_breaker_needs_the_same_kind_in_a_row():
+    health = JudgeHealth("m at x", trip_after=3)
+    assert asyncio.run(health.admit()) is True  # the probe
+    health.failed("5xx", "boom", probe=True)  # not fatal for a probe: the batch goes on
+    health.failed("5xx", "boom", probe=False)
+    health.failed("timeout", "slow", probe=False)
+    health.succeeded()
+    health.failed("timeout", "slow", probe=False)
+    health.failed("timeout", "slow", probe=False)
+    assert health.halt is None
+    assert health.failed("timeout", "slow", probe=False) is not None
+    with pytest.raises(JudgeError) as caught:
+        health.check()
+    assert caught.value.kind == "not_run"
+
+
+# ---------------------------------------------------------------- rate and single flight
+
+def test_rpm_spaces_requests_across_the_whole_run():
+    with StubServer() as stub:
+        judge = judge_for(stub, rpm=120)
+
+        async def go():
+            return await asyncio.gather(*(judge.complete(request(f"q{i} true or false"))
+                                          for i in range(4)))
+
+        asyncio.run(go())
+        times = sorted(r["time"] for r in stub.requests)
+    assert len(times) == 4
+    assert (times[-1] - times[0]) / 3 >= 0.45  # 120 a minute: one every 0.5 s
+    assert judge.rate_note() == "rpm 120"
+
+
+def test_identical_requests_in_flight_are_sent_once(tmp_path):
+    with StubServer(latency=0.3) as stub:
+        judge = judge_for(stub, cache=Cache(tmp_path / "cache"))
+
+        async def go():
+            return await asyncio.gather(*(judge.complete(request()) for _ in range(5)))
+
+        results = asyncio.run(go())
+        assert stub.calls == 1
+    sent = [rec for rec, _ in results if not rec.cache_hit]
+    assert len(sent) == 1
+    assert {rec.raw for rec, _ in results} == {sent[0].raw}
+
+
+def test_without_a_cache_every_request_is_sent():
+    with StubServer(latency=0.1) as stub:
+        judge = judge_for(stub)
+
+        async def go():
+            return await asyncio.gather(*(judge.complete(request()) for _ in range(3)))
+
+        asyncio.run(go())
+        assert stub.calls == 3
+
+
+# ---------------------------------------------------------------- redaction
+
+def test_redact_masks_known_keys_env_tokens_and_bearer(monkeypatch):
+    monkeypatch.setenv("ACME_TOKEN", "tok-12345678")
+    monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to be a secret
+    remember_secret("given-key-123456")
+    text = redact("a tok-12345678 b given-key-123456 c Authorization: Bearer xyz.987 abc")
+    assert "tok-12345678" not in text and "given-key-123456" not in text
+    assert "xyz.987" not in text and text.endswith("abc")
+    err = JudgeError("auth", "echo: given-key-123456")
+    assert "given-key-123456" not in str(err)
