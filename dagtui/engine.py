@@ -121,26 +121,26 @@ class Engine:
             for nid in graph.nodes
         }
         self.reachable = self._reachable()
+        self._needs: list[tuple[str, tuple[str, ...]]] | None = None
+        self._need_set: set[str] = set()
         self._geval_steps: dict[tuple[str, str, str], list[str]] = {}
         self._steps_lock: asyncio.Lock | None = None
 
     def _reachable(self) -> list[str]:
-        seen: list[str] = []
-        stack = list(reversed(self.topo.roots))
+        seen: set[str] = set()
+        stack = list(self.topo.roots)
         while stack:
             nid = stack.pop()
             if nid in seen or nid not in self.graph.nodes:
                 continue
-            seen.append(nid)
-            stack.extend(reversed(self.graph.nodes[nid].targets()))
+            seen.add(nid)
+            stack.extend(self.graph.nodes[nid].targets())
         return [n for n in self.topo.order if n in seen]
 
-    # ------------------------------------------------------------------ preflight
-
-    def missing_inputs(self, case: Case) -> list[str]:
-        """What the case lacks for the nodes it could reach (empty when it can run)."""
-        problems: list[str] = []
-        multi = self.graph.metric.multi_turn
+    def _needed_params(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(node, params it needs from a case) for every reachable node that needs any;
+        worked out once per engine, so checking a case does not walk the graph."""
+        out: list[tuple[str, tuple[str, ...]]] = []
         for nid in self.reachable:
             node = self.graph.nodes[nid]
             needed: list[str] = []
@@ -154,7 +154,32 @@ class Engine:
                     needed.append("expected_tools")
             elif self.judge.needs_params:
                 needed.extend(node.params)
-            for p in dict.fromkeys(needed):
+            if needed:
+                out.append((nid, tuple(dict.fromkeys(needed))))
+        return out
+
+    # ------------------------------------------------------------------ preflight
+
+    def missing_inputs(self, case: Case) -> list[str]:
+        """What the case lacks for the nodes it could reach (empty when it can run).
+
+        The distinct params are checked first (a handful, whatever the graph's size); the
+        nodes are listed only when something is missing."""
+        if self._needs is None:
+            self._needs = self._needed_params()
+            self._need_set = {p for _, ps in self._needs for p in ps}
+        multi = self.graph.metric.multi_turn
+
+        def lacks(p: str) -> bool:
+            if multi and p in MULTI_TURN_TURN_PARAMS:
+                return not case.turns
+            return not case.has(p)
+
+        if not any(lacks(p) for p in self._need_set):
+            return []
+        problems: list[str] = []
+        for nid, needed in self._needs:
+            for p in needed:
                 if multi and p in MULTI_TURN_TURN_PARAMS:
                     if not case.turns:
                         problems.append(f"node '{nid}' needs the conversation turns ('{p}'), "
@@ -444,8 +469,14 @@ class Session:
         return self.state.ready()
 
     def peek(self) -> str | None:
-        ready = self.pending()
-        return ready[0] if ready else None
+        """The node `step()` runs next (O(1): no list of the ready set is built)."""
+        if self.failed is not None:
+            return None
+        return self.state.first_ready()
+
+    def is_pending(self, node_id: str) -> bool:
+        """Whether `node_id` is ready to run now (without listing the ready set)."""
+        return self.failed is None and self.state.is_ready(node_id)
 
     def preview(self, node_id: str) -> Prompt | None:
         """The exact prompt the engine would send for `node_id` if it ran now.
@@ -458,7 +489,7 @@ class Session:
         judge would be asked.
         """
         engine = self.engine
-        if node_id not in engine.graph.nodes or node_id not in self.pending():
+        if node_id not in engine.graph.nodes or not self.is_pending(node_id):
             return None
         return engine._prompt_if_known(self, engine.graph.nodes[node_id],
                                        engine.evidence_for(self, node_id))
@@ -479,10 +510,9 @@ class Session:
         """Run one ready node (the first in file order unless named); None when done."""
         if self.done:
             return None
-        ready = self.pending()
-        nid = node or ready[0]
-        if nid not in ready:
-            raise ValueError(f"node {nid!r} is not ready (ready: {ready})")
+        nid = node or self.state.first_ready()
+        if nid is None or not self.state.is_ready(nid):
+            raise ValueError(f"node {nid!r} is not ready (ready: {self.pending()})")
         record = await self.engine.execute(self, nid)
         self._apply(record)
         return record
@@ -495,11 +525,15 @@ class Session:
             return
         running: dict[asyncio.Task[StepRecord], str] = {}
         started: set[str] = set()
+        # only the nodes that became ready since the last look are new: listing the whole
+        # ready set after every completion would cost O(ready) per step
+        self.state.take_new_ready()
+        fresh = self.state.ready()
         try:
             while True:
                 if self.failed is None:
-                    for nid in self.state.ready():
-                        if nid not in started:
+                    for nid in fresh:
+                        if nid not in started and self.state.is_ready(nid):
                             started.add(nid)
                             running[asyncio.ensure_future(self.engine.execute(self, nid))] = nid
                 if not running:
@@ -508,6 +542,7 @@ class Session:
                 for task in finished:
                     running.pop(task)
                     self._apply(task.result())
+                fresh = self.state.take_new_ready()
                 if self.failed is not None:
                     for task in running:
                         task.cancel()
@@ -563,7 +598,7 @@ class Session:
             res.error_kind = "graph"
             if not leaves:
                 last = self.records[-1].node if self.records else "(nothing ran)"
-                never = [n for n in self.engine.reachable if n not in self.state.done]
+                never = [n for n in self.engine.reachable if not self.state.is_done(n)]
                 res.error = (f"no leaf reached: the path ended at '{last}' without a score"
                              + (f"; nodes that never became ready: {never}" if never else ""))
             else:

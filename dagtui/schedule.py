@@ -15,6 +15,7 @@ The rules (SPEC §4):
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 
 from .model import GEvalNode, Graph, TaskNode, Verdict
@@ -22,13 +23,34 @@ from .model import GEvalNode, Graph, TaskNode, Verdict
 
 @dataclass(frozen=True)
 class Topology:
-    """The graph's edges, precomputed once per graph version."""
+    """The graph's edges, precomputed once per graph version.
+
+    Built once per graph (the engine keeps one for every case it runs) so that a step of a
+    run costs O(the node's degree), never a scan of the graph: `position` orders the ready
+    set without searching `order`, and `targets` lets a run's reachable set shrink edge by
+    edge (`Reach`) instead of being walked again after every step.
+    """
 
     order: tuple[str, ...]
     parents: dict[str, tuple[str, ...]]
     roots: tuple[str, ...]
     #: task id -> children that receive its output
     data_children: dict[str, tuple[str, ...]]
+    #: node id -> its index in file order
+    position: dict[str, int] = field(default_factory=dict, compare=False)
+    #: node id -> the distinct nodes it points at (data or control), in file order
+    targets: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.position:
+            object.__setattr__(self, "position", {nid: i for i, nid in enumerate(self.order)})
+        if not self.targets:
+            out: dict[str, list[str]] = {nid: [] for nid in self.order}
+            for child in self.order:  # file order, so each target list is in file order
+                for parent in self.parents.get(child, ()):
+                    if parent in out:
+                        out[parent].append(child)
+            object.__setattr__(self, "targets", {k: tuple(v) for k, v in out.items()})
 
     @classmethod
     def of(cls, graph: Graph, parents: dict[str, list[str]] | None = None) -> Topology:
@@ -83,31 +105,72 @@ class RunState:
     done: list[str] = field(default_factory=list)
     chosen: dict[str, Verdict] = field(default_factory=dict)
     leaves: list[Leaf] = field(default_factory=list)
-    _ready: list[str] = field(default_factory=list)
+    #: (file position, node id) of the ready nodes, kept sorted: file order without a sort
+    _ready: list[tuple[int, str]] = field(default_factory=list)
+    _done_set: set[str] = field(default_factory=set)
+    #: nodes that became ready since the last `take_new_ready()`
+    _new: list[str] = field(default_factory=list)
 
     @classmethod
     def start(cls, graph: Graph, topo: Topology | None = None) -> RunState:
         topo = topo or Topology.of(graph)
         state = cls(graph, topo)
         state.remaining = {nid: len(p) for nid, p in topo.parents.items()}
-        state._ready = [r for r in topo.roots if r in graph.nodes]
+        position = topo.position
+        state._ready = sorted({(position[r], r) for r in topo.roots if r in graph.nodes})
+        state._new = [nid for _, nid in state._ready]
         return state
+
+    def copy(self) -> RunState:
+        """An independent copy (to branch a run; the topology is shared)."""
+        return RunState(self.graph, self.topo, dict(self.remaining), list(self.done),
+                        dict(self.chosen), list(self.leaves), list(self._ready),
+                        set(self._done_set), list(self._new))
 
     def ready(self) -> list[str]:
         """Nodes whose parents have all arrived and that have not run, in file order."""
-        return sorted(self._ready, key=self.topo.order.index)
+        return [nid for _, nid in self._ready]
+
+    def first_ready(self) -> str | None:
+        """The first ready node in file order (None when none is): O(1)."""
+        return self._ready[0][1] if self._ready else None
+
+    def is_ready(self, nid: str) -> bool:
+        """Whether `nid` may run now: O(log ready)."""
+        pos = self.topo.position.get(nid)
+        if pos is None:
+            return False
+        i = bisect_left(self._ready, (pos, nid))
+        return i < len(self._ready) and self._ready[i][1] == nid
+
+    def is_done(self, nid: str) -> bool:
+        return nid in self._done_set
+
+    def take_new_ready(self) -> list[str]:
+        """Nodes that became ready since the last call, in file order (a concurrent runner
+        starts these without rescanning the whole ready set after every completion)."""
+        new, self._new = self._new, []
+        if len(new) > 1:
+            new.sort(key=self.topo.position.__getitem__)
+        return new
 
     def _arrive(self, target: str) -> None:
         if target not in self.remaining:
             return
         self.remaining[target] -= 1
-        if self.remaining[target] == 0 and target not in self.done and target not in self._ready:
-            self._ready.append(target)
+        if (self.remaining[target] == 0 and target not in self._done_set
+                and not self.is_ready(target)):
+            insort(self._ready, (self.topo.position[target], target))
+            self._new.append(target)
 
     def _mark(self, nid: str) -> None:
-        if nid in self._ready:
-            self._ready.remove(nid)
+        pos = self.topo.position.get(nid)
+        if pos is not None:
+            i = bisect_left(self._ready, (pos, nid))
+            if i < len(self._ready) and self._ready[i][1] == nid:
+                del self._ready[i]
         self.done.append(nid)
+        self._done_set.add(nid)
 
     def finish_task(self, nid: str) -> None:
         self._mark(nid)
@@ -145,4 +208,62 @@ class RunState:
 
     def skipped(self) -> list[str]:
         """Nodes that did not run (only meaningful once `finished`)."""
-        return [nid for nid in self.topo.order if nid not in self.done]
+        return [nid for nid in self.topo.order if nid not in self._done_set]
+
+
+class Reach:
+    """The nodes a run can still execute: those reachable from its ready set along every
+    edge (every verdict, every data edge), kept up to date as nodes finish.
+
+    The debugger shows "step 12/40" after every step; walking the graph from the ready set
+    each time costs O(graph) per step. In a DAG the set only shrinks, so it is kept by
+    reference counting instead: `live[v]` counts v's parents still in the set, and a node
+    leaves when it has run, or when its count drops to zero and it is not ready. Each node
+    leaves once and each edge is counted down once, so a whole run costs O(nodes + edges)
+    however it is stepped. (With a cycle, which validation refuses, the set only errs large.)
+    """
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+        targets = state.topo.targets
+        members: set[str] = set()
+        stack = state.ready()
+        while stack:
+            nid = stack.pop()
+            if nid in members or nid not in targets:
+                continue
+            members.add(nid)
+            stack.extend(targets[nid])
+        self.live: dict[str, int] = dict.fromkeys(members, 0)
+        for nid in members:
+            for t in targets[nid]:
+                if t in members:
+                    self.live[t] += 1
+        self.members = members
+        self._seen = 0
+        self.update()
+
+    def update(self) -> set[str]:
+        """Drop the nodes that ran since the last call (and what only they led to)."""
+        done = self.state.done
+        for nid in done[self._seen:]:
+            self._drop(nid)
+        self._seen = len(done)
+        return self.members
+
+    def _drop(self, first: str) -> None:
+        members, live, state = self.members, self.live, self.state
+        targets = state.topo.targets
+        if first not in members:
+            return
+        members.discard(first)
+        stack = [first]
+        while stack:
+            nid = stack.pop()
+            for t in targets.get(nid, ()):
+                if t not in members:
+                    continue
+                live[t] -= 1
+                if live[t] <= 0 and not state.is_ready(t) and not state.is_done(t):
+                    members.discard(t)
+                    stack.append(t)

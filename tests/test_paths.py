@@ -8,8 +8,6 @@ requires identical runs.
 
 from __future__ import annotations
 
-import copy
-
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -177,13 +175,7 @@ def reference_runs(graph: Graph) -> set[tuple]:
 
 
 def clone(state: RunState) -> RunState:
-    new = copy.copy(state)
-    new.remaining = dict(state.remaining)
-    new.done = list(state.done)
-    new.chosen = dict(state.chosen)
-    new.leaves = list(state.leaves)
-    new._ready = list(state._ready)
-    return new
+    return state.copy()
 
 
 def walker_runs(graph: Graph) -> set[tuple]:
