@@ -132,6 +132,11 @@ class Report:
         return sum(r.cache_hits for r in self.results)
 
     @property
+    def cached_steps(self) -> int:
+        """Steps of every case answered wholly from the cache."""
+        return sum(r.cached_steps for r in self.results)
+
+    @property
     def tokens(self) -> int:
         return sum(r.tokens for r in self.results)
 
@@ -205,7 +210,8 @@ class Report:
             "failed": len(self.failed), "errors": len(self.errored),
             "not_run": len(self.not_run), "halt": self.halt,
             "pass_rate": self.pass_rate, "wall_time": self.wall_time,
-            "calls": self.calls, "cache_hits": self.cache_hits, "tokens": self.tokens,
+            "calls": self.calls, "cache_hits": self.cache_hits,
+            "cached_steps": self.cached_steps, "tokens": self.tokens,
             "cost": self.cost,
             "judge_errors": dict(self.error_kinds()),
             "retried": dict(self.retried_kinds()), "corrections": self.corrections(),

@@ -95,6 +95,7 @@ class StepRecord:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["calls"] = [c.to_dict() for c in self.calls]
+        data["cached"] = self.cache_hit  # the JSON report's name: answered with no call sent
         return data
 
     @classmethod
@@ -163,6 +164,11 @@ class RunResult:
         return sum(1 for s in self.steps for c in s.calls if c.cache_hit)
 
     @property
+    def cached_steps(self) -> int:
+        """Steps answered wholly from the cache (no call sent for them)."""
+        return sum(1 for s in self.steps if s.cache_hit)
+
+    @property
     def prompt_tokens(self) -> int:
         return sum(s.prompt_tokens for s in self.steps)
 
@@ -199,7 +205,8 @@ class RunResult:
             "path": [asdict(p) for p in self.path], "leaf": self.leaf,
             "error": self.error, "error_kind": self.error_kind, "error_node": self.error_node,
             "wall_time": self.wall_time, "expected_score": self.expected_score,
-            "calls": self.calls, "cache_hits": self.cache_hits, "retries": self.retries,
+            "calls": self.calls, "cache_hits": self.cache_hits,
+            "cached_steps": self.cached_steps, "retries": self.retries,
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "cost": self.cost,
             "steps": [s.to_dict() for s in self.steps],

@@ -50,7 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
     p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache: every call is sent, nothing "
+                             "is stored")
+    cached.add_argument("--refresh", action="store_true",
+                        help="ask the judge again and overwrite the cached answers")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
     p.add_argument("--measure-ungated", action="store_true",
                    help="suites: also run every active rule on every case, cache off, to "
@@ -118,10 +123,10 @@ def run(args: argparse.Namespace) -> int:
         err(str(exc))
         return EXIT_USAGE
     from ..api import make_judge
-    from ..cache import Cache
+    from ..cache import open_cache
     from ..engine import Engine
 
-    cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
+    cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))

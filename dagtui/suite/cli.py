@@ -3,7 +3,7 @@
 `dagtui.commands.run` owns the `run` parser; when its target is a suite file
 (`dagtui.suite.is_suite_file`) it hands its parsed arguments to `run_suite_command`. Options
 are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--model`,
-`--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--cache-dir`) work here
+`--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--refresh`, `--cache-dir`) work here
 as they do for graphs; `add_suite_arguments` adds the one suite-only flag. `--trace-dir DIR`
 writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers N|auto`
 runs each LLM rule's admitted cases in worker processes (`dagtui.workers`; one pool for
@@ -71,10 +71,11 @@ def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
 
     def judge_for(rule: Rule, graph: Any) -> Any:
         from ..api import make_judge, model_for
-        from ..cache import Cache
+        from ..cache import open_cache
 
-        if "cache" not in shared:
-            shared["cache"] = False if no_cache else Cache(_opt(args, "cache_dir"))
+        if "cache" not in shared:  # --refresh: ask again and overwrite, as for graphs
+            shared["cache"] = open_cache(_opt(args, "cache_dir"), enabled=not no_cache,
+                                         refresh=bool(_opt(args, "refresh", default=False)))
         choice = judge_name or _opt(args, "model")
         key = "labels" if choice == "labels" else f"{model_for(graph, choice)}|{api_base}"
         if key not in shared:
