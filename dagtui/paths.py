@@ -23,6 +23,7 @@ structural checks and say so.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,10 @@ MAX_PATHS = 5_000
 MAX_STEPS = 40_000
 #: distinct run states the second (memoised) search may visit
 MAX_STATES = 5_000
+#: nodes the listed paths may hold in all: a path's record copies its whole run, so on a
+#: long chain the listing would cost O(depth) per path (quadratic) long before the path or
+#: step budget ran out; past this, the state search takes over as for any budget
+MAX_LISTED = 1_000_000
 
 
 def judge_calls(node: object) -> int:
@@ -185,10 +190,11 @@ def analyze(
     max_paths: int = MAX_PATHS,
     max_steps: int = MAX_STEPS,
     max_states: int = MAX_STATES,
+    max_listed: int = MAX_LISTED,
 ) -> PathReport:
     """Enumerate every verdict combination of `graph` (within budget) and summarise them."""
     topo = topo or Topology.of(graph)
-    walker = _Walker(graph, topo, max_paths, max_steps)
+    walker = _Walker(graph, topo, max_paths, max_steps, max_listed)
     report = PathReport()
     try:
         walker.walk()
@@ -261,9 +267,13 @@ class _Walker:
     """Depth-first enumeration over `schedule`'s rules, with undo instead of copies.
 
     Node kinds: 0 task, 1 judgement/check (branches over its verdicts), 2 G-Eval leaf.
+    The ready set is a sorted list with a membership array, so taking the first ready node
+    and undoing an arrival cost O(log ready) lookups, not a scan (a task with thousands of
+    children makes them all ready at once).
     """
 
-    def __init__(self, graph: Graph, topo: Topology, max_paths: int, max_steps: int) -> None:
+    def __init__(self, graph: Graph, topo: Topology, max_paths: int, max_steps: int,
+                 max_listed: int = MAX_LISTED) -> None:
         self.graph = graph
         self._topo = topo
         ids = list(topo.order)
@@ -304,8 +314,13 @@ class _Walker:
         self.done = [False] * n
         self.ran = [False] * n
         self.ready: list[int] = sorted({index[r] for r in topo.roots if r in index})
+        self.in_ready = [False] * n
+        for i in self.ready:
+            self.in_ready[i] = True
         self.max_paths = max_paths
         self.max_steps = max_steps
+        self.max_listed = max_listed
+        self.listed = 0
         self.steps = 0
         self.paths: list[PathInfo] = []
         self.choices: list[tuple[str, VerdictValue]] = []
@@ -321,9 +336,18 @@ class _Walker:
         """One parent of `target` arrived; log ready-list insertions for undo."""
         self.remaining[target] -= 1
         # a declared root may also be a child: it is ready once, whoever made it ready
-        if self.remaining[target] == 0 and not self.done[target] and target not in self.ready:
-            self.ready.append(target)
+        if self.remaining[target] == 0 and not self.done[target] and not self.in_ready[target]:
+            self._add_ready(target)
             log.append(target)
+
+    def _add_ready(self, i: int) -> None:
+        insort(self.ready, i)
+        self.in_ready[i] = True
+
+    def _drop_ready(self, i: int) -> None:
+        ready = self.ready
+        del ready[bisect_left(ready, i)]
+        self.in_ready[i] = False
 
     def _unarrive(self, target: int) -> None:
         self.remaining[target] += 1
@@ -349,7 +373,7 @@ class _Walker:
                 else:
                     return
                 continue
-            i = min(self.ready)
+            i = self.ready[0]
             self._run(i)
             frame = [i, 0, [], [], False]
             stack.append(frame)
@@ -363,7 +387,7 @@ class _Walker:
         """Execute one run, taking verdict `forced[node]` at each judgement (first verdict
         where none is given), and return it as a PathInfo."""
         while self.ready:
-            i = min(self.ready)
+            i = self.ready[0]
             self._run(i)
             frame = [i, forced.get(i, 0), [], [], False]
             if self.kind[i] == 1 and not self.verdicts[i]:
@@ -378,7 +402,7 @@ class _Walker:
             raise _Budget(
                 f"stopped after {self.max_steps:,} steps ({len(self.paths):,} paths so far)"
             )
-        self.ready.remove(i)
+        self._drop_ready(i)
         self.done[i] = True
         self.ran[i] = True
         self.run_order.append(i)
@@ -388,7 +412,7 @@ class _Walker:
         self.done[i] = False
         self.run_order.pop()
         self.calls -= self.cost[i]
-        self.ready.append(i)
+        self._add_ready(i)
 
     def _apply(self, frame: list) -> None:
         i = frame[0]
@@ -418,7 +442,7 @@ class _Walker:
     def _undo(self, frame: list) -> None:
         i = frame[0]
         for t in frame[3]:
-            self.ready.remove(t)
+            self._drop_ready(t)
         for t in frame[2]:
             self._unarrive(t)
         frame[2] = []
@@ -433,6 +457,10 @@ class _Walker:
     def _record(self) -> None:
         if len(self.paths) >= self.max_paths:
             raise _Budget(f"more than {self.max_paths:,} verdict combinations")
+        self.listed += len(self.run_order)
+        if self.listed > self.max_listed:
+            raise _Budget(f"the {len(self.paths):,} paths listed so far run more than "
+                          f"{self.max_listed:,} nodes in all")
         ids = self.ids
         leaves = tuple(self.leaves)
         score: float | None = None
@@ -556,13 +584,13 @@ class _StateSearch(_Walker):
         super()._undo(frame)
 
     def _run(self, i: int) -> None:
-        self.ready.remove(i)
+        self._drop_ready(i)
         self.done[i] = True
         self.run_order.append(i)
         self._bump(self.t_run[i], 1)
 
     def _unrun_state(self, i: int) -> None:
-        self.ready.append(i)
+        self._add_ready(i)
         self.done[i] = False
         self.run_order.pop()
         self._bump(self.t_run[i], -1)
@@ -577,7 +605,7 @@ class _StateSearch(_Walker):
         self.states += 1
         if self.states > self.max_states:
             raise _Budget(f"more than {self.max_states:,} distinct run states")
-        i = min(self.ready)
+        i = self.ready[0]
         self._run(i)
         frame: list = [i, 0, [], [], False]
         options = self.verdicts[i] if self.kind[i] == 1 else ()
@@ -665,7 +693,8 @@ class _StateSearch(_Walker):
 
     def replay(self, choices: tuple[tuple[int, int], ...]) -> PathInfo:
         """The full run for an example list of (node, verdict index) choices."""
-        walker = _Walker(self.graph, self.topo_for_replay, max_paths=1, max_steps=10**9)
+        walker = _Walker(self.graph, self.topo_for_replay, max_paths=1, max_steps=10**9,
+                         max_listed=10**18)
         forced = dict(choices)
         return walker.follow(forced)
 
