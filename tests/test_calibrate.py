@@ -293,3 +293,18 @@ def test_run_summary_shows_agreement_with_the_labels_without_extra_calls(graph_f
     assert "score vs expected_score: 10 cases, exact 70%, pass/fail 80%, mean absolute " \
            "error 0.250" in out
     assert "c04: score 1.00, expected 0.50" in out
+
+
+def test_shipped_calibration_cases_are_labelled_and_consistent(capsys):
+    """The example: 40+ cases, every node their labels reach labelled, `dagtui test` passes."""
+    root = Path(__file__).resolve().parent.parent
+    graph = root / "graphs" / "meeting_summary.toml"
+    cases = root / "graphs" / "meeting_summary.calibration.jsonl"
+    rows = [json.loads(line) for line in cases.read_text().splitlines()]
+    assert len(rows) >= 40
+    for row in rows:
+        exp = row["expected"]
+        assert isinstance(exp["extract"], list) and isinstance(exp["present"], bool)
+        assert ("order" in exp) == exp["present"] and "expected_score" in row
+    assert main(["test", str(graph), "--cases", str(cases)]) == 0
+    assert f"{len(rows)} passed, 0 failed" in capsys.readouterr().out
