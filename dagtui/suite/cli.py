@@ -12,7 +12,8 @@ case by case and so stay in process.
 
 Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
 (score below its graph's threshold; a check that does not hold) or the suite is invalid;
-2 usage or input error; 3 nothing failed but judge errors prevented a verdict.
+2 usage or input error; 3 nothing failed but judge errors prevented a verdict, or a judge
+halted (could not be used, or went down mid-run) and pairs were left not run.
 """
 
 from __future__ import annotations
@@ -62,12 +63,18 @@ def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
     """Judges for graph rules, made as `dagtui run` makes them (`dagtui.api.make_judge`):
     `--model`, else DAGTUI_MODEL, else the graph's pinned model; `--judge labels` answers
     from the cases' labels. Rules on the same model share one judge (one concurrency limit)
-    and every judge shares one cache."""
+    and every judge shares one cache. `--rpm N` is one limit over every judge of the run; a
+    rule's own `rpm` gives it a judge of its own under that limit too."""
     judge_name = _opt(args, "judge")
     api_base = _opt(args, "api_base")
     concurrency = int(_opt(args, "concurrency", default=8))
     no_cache = bool(_opt(args, "no_cache", default=False)) or not cache
     shared: dict[str, Any] = {}
+    rpm = _opt(args, "rpm")
+    if rpm:
+        from ..judges.health import RateLimiter
+
+        shared["limiters"] = [RateLimiter(float(rpm))]
 
     def judge_for(rule: Rule, graph: Any) -> Any:
         from ..api import make_judge, model_for
@@ -78,12 +85,19 @@ def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
                                          refresh=bool(_opt(args, "refresh", default=False)))
         choice = judge_name or _opt(args, "model")
         key = "labels" if choice == "labels" else f"{model_for(graph, choice)}|{api_base}"
+        rule_rpm = getattr(rule, "rpm", None)
+        limits: dict[str, Any] = {}
+        if rule_rpm and key != "labels":
+            key += f"|rpm of {rule.id}"
+            limits["rpm"] = rule_rpm
+        if shared.get("limiters") and key != "labels":
+            limits["limiters"] = shared["limiters"]
         if key not in shared:
             shared[key] = make_judge(
                 choice, graph, api_base=api_base, api_key=_opt(args, "api_key"),
                 cache=shared["cache"], concurrency=concurrency,
                 timeout=float(_opt(args, "timeout", default=60.0)),
-                retries=int(_opt(args, "retries", default=3)),
+                retries=int(_opt(args, "retries", default=3)), **limits,
             )
         return shared[key]
 
@@ -214,7 +228,8 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
 
     def rule_done(st: Any) -> None:
         print(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
-              f"{st.passed} passed, {st.calls} calls", file=sys.stderr)
+              f"{st.passed} passed, {st.calls} calls"
+              + (f", {st.not_run} not run" if st.not_run else ""), file=sys.stderr)
 
     traces = None
     trace_dir = _opt(args, "trace_dir")
@@ -230,7 +245,13 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
                                  on_rule_done=None if quiet else rule_done, traces=traces))
     from rich.console import Console
 
-    print_summary(result, Console(width=max(120, _width())))
+    from ..judges.health import is_unusable
+
+    halts = result.halts()
+    for line in halts:  # a judge that never worked, or went down: said once, on stderr
+        print(f"dagtui run: {line}", file=sys.stderr)
+    if not (result.calls == 0 and halts and all(is_unusable(h) for h in halts)):
+        print_summary(result, Console(width=max(120, _width())))
     json_out = _opt(args, "json", "json_out")
     junit_out = _opt(args, "junit", "junit_out")
     try:
@@ -241,6 +262,8 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     except OSError as exc:
         print(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if result.not_run:  # the run is incomplete, whatever it found so far
+        return EXIT_JUDGE
     if result.failures:
         return EXIT_FAIL
     return EXIT_JUDGE if result.errors else EXIT_OK

@@ -28,6 +28,7 @@ SUITE_CODES: dict[str, str] = {
     "SUI015": "suite has no rules",
     "SUI016": "dependency whose score can never exceed 0",
     "SUI017": "file cannot be read as a suite",
+    "SUI018": "invalid rpm",
     # warnings: it runs, but probably not as meant
     "SUI101": "dependency on a paused rule",
     "SUI102": "budget smaller than one case",

@@ -37,6 +37,8 @@ SAMPLED_OUT = "sampled_out"
 OVER_BUDGET = "over_budget"
 PAUSED = "paused"
 EVALUATED = "evaluated"
+#: admitted, but its judge had halted (could not be used, or went down): never judged
+NOT_RUN = "not_run"
 
 
 @dataclass
@@ -56,6 +58,10 @@ class RuleOutcome:
     error: str | None = None
     success: bool | None = None
     detail: Any = None
+    #: the judge error's kind (429, 5xx, auth, ...) when the runner knows it
+    error_kind: str | None = None
+    #: the judge had halted before this pair could be judged (`dagtui.judges.health`)
+    not_run: bool = False
 
     @property
     def succeeded(self) -> bool:
@@ -115,7 +121,7 @@ class CaseRecord:
 @dataclass
 class RuleStats:
     """Per-rule books. `candidates` is every case of the dataset; each lands in exactly one
-    of paused / skipped_deps / filtered / sampled_out / over_budget / evaluated."""
+    of paused / skipped_deps / filtered / sampled_out / over_budget / not_run / evaluated."""
 
     rule: str
     level: int
@@ -123,6 +129,7 @@ class RuleStats:
     kind: str = "?"
     candidates: int = 0
     paused: int = 0
+    not_run: int = 0
     skipped_deps: int = 0
     filtered: int = 0
     sampled_out: int = 0
@@ -151,7 +158,7 @@ class RuleStats:
             "rule", "level", "status", "kind", "candidates", "paused", "skipped_deps",
             "filtered", "sampled_out", "over_budget", "evaluated", "passed", "failed",
             "below_threshold",
-            "errors", "categorical", "calls",
+            "errors", "not_run", "categorical", "calls",
         )
         d: dict[str, Any] = {k: getattr(self, k) for k in keys}
         d["cost"] = self.cost if self.cost_known else None
@@ -186,6 +193,19 @@ class SuiteResult:
     @property
     def calls_saved(self) -> int | None:
         return None if self.ungated_calls is None else self.ungated_calls - self.calls
+
+    @property
+    def not_run(self) -> int:
+        """(rule, case) pairs admitted but never judged: their judge had halted."""
+        return sum(s.not_run for s in self.rules.values())
+
+    def halts(self) -> list[str]:
+        """Why judges halted, one line each (`dagtui.judges.health`)."""
+        from ..judges.health import halt_line
+
+        lines = (halt_line(r.reason) for st in self.rules.values() for r in st.records
+                 if r.state == NOT_RUN)
+        return list(dict.fromkeys(line for line in lines if line))
 
     @property
     def errors(self) -> int:
@@ -455,6 +475,9 @@ async def _run_rule(
                 st.cost_known = False
         else:
             st.cost += outcome.cost
+        if outcome.not_run:
+            settle(i, CaseRecord(names[i], NOT_RUN, outcome.error or "judge halted", outcome))
+            return
         rec = CaseRecord(names[i], EVALUATED, outcome=outcome)
         if outcome.error is not None:
             st.errors += 1

@@ -28,7 +28,7 @@ TOP_KEYS = ("suite", "rules")
 SUITE_KEYS = ("name", "cases", "labels", "concurrency", "description")
 RULE_KEYS = (
     "label", "description", "graph", "check", "depends_on", "filter", "sample", "max_calls",
-    "status",
+    "rpm", "status",
 )
 SAMPLE_KEYS = ("rate", "seed")
 FILTER_KEYS = ("field", "op", "value")
@@ -259,6 +259,13 @@ def _build_rule(rid: str, data: Any, ctx: _Ctx) -> Rule | None:
                         f"more (got {value!r})", path, rule=rid, fld=key, at_value=True)
             else:
                 rule.max_calls = value
+        elif key == "rpm":
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0 \
+                    or value != value or value == float("inf"):
+                ctx.add("SUI018", f"'rpm' must be a number of judge requests a minute above 0 "
+                        f"(got {value!r})", path, rule=rid, fld=key, at_value=True)
+            else:
+                rule.rpm = value
         elif key == "sample":
             rule.sample = _build_sample(rid, value, ctx)
         elif key == "filter":

@@ -100,6 +100,8 @@ class Rule:
     depends_on: list[str] = field(default_factory=list)
     sample: Sample | None = None
     max_calls: int | None = None
+    #: at most this many judge requests a minute for this rule (a judge of its own)
+    rpm: float | None = None
     filter: list[FilterCond] = field(default_factory=list)
     status: str = "active"
     description: str | None = None
@@ -335,6 +337,8 @@ def rule_to_raw(rule: Rule) -> dict[str, Any]:
         out["sample"] = {"rate": rule.sample.rate, "seed": rule.sample.seed}
     if rule.max_calls is not None:
         out["max_calls"] = rule.max_calls
+    if rule.rpm is not None:
+        out["rpm"] = rule.rpm
     if rule.status != "active":
         out["status"] = rule.status
     return out

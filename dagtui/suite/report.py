@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +100,44 @@ def savings_lines(result: SuiteResult) -> list[str]:
 def print_summary(result: SuiteResult, console: Console | None = None) -> None:
     console = console or Console()
     console.print(summary_table(result))
-    for line in savings_lines(result):
-        console.print(line, highlight=False)
+    for line in savings_lines(result) + error_lines(result):
+        console.print(line, highlight=False, markup=False)
+
+
+def error_kinds(result: SuiteResult) -> Counter:
+    """Evaluated (rule, case) pairs that ended in an error, by kind (429, 5xx, auth, ...)."""
+    return Counter(rec.outcome.error_kind or "other" for st in result.rules.values()
+                   for rec in st.records if rec.state == EVALUATED and rec.outcome is not None
+                   and rec.outcome.error is not None)
+
+
+def error_lines(result: SuiteResult, limit: int = 10) -> list[str]:
+    """Judge errors by kind and message, and what was retried, as `dagtui run` prints them
+    for a graph; then the pairs left not run, and why."""
+    kinds = error_kinds(result)
+    retried: Counter = Counter()
+    shown: list[str] = []
+    for st in result.rules.values():
+        for rec in st.records:
+            o = rec.outcome
+            if o is None:
+                continue
+            for step in getattr(o.detail, "steps", None) or []:
+                for call in step.calls:
+                    retried.update(call.retry_kinds)
+            if rec.state == EVALUATED and o.error is not None and len(shown) < limit:
+                shown.append(f"  error {st.rule} {rec.case}: {o.error_kind or 'other'}: {o.error}")
+    lines: list[str] = []
+    if kinds or retried:
+        lines.append("judge errors (pairs without a verdict, not failures): "
+                     + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none"))
+        lines.append("retried and recovered or not, by kind: "
+                     + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none"))
+    lines += shown
+    if result.not_run:
+        lines.append(f"{result.not_run} (rule, case) pair(s) not run: "
+                     + ("; ".join(result.halts()) or "their judge halted"))
+    return lines
 
 
 def _outcome_dict(rec: CaseRecord) -> dict[str, Any]:
@@ -112,6 +149,7 @@ def _outcome_dict(rec: CaseRecord) -> dict[str, Any]:
         out.update({
             "score": o.score, "categorical": o.categorical, "passed": o.passed,
             "success": o.success, "calls": o.calls, "cost": o.cost, "error": o.error,
+            "error_kind": o.error_kind,
         })
         detail = getattr(o.detail, "to_dict", None)
         if callable(detail):
@@ -133,6 +171,9 @@ def to_json(result: SuiteResult, *, file: str | None = None) -> dict[str, Any]:
             "calls_saved": result.calls_saved,
             "saved_by": result.saved_by,
             "errors": result.errors,
+            "judge_errors": dict(error_kinds(result)),
+            "not_run": result.not_run,
+            "halts": result.halts(),
             "failures": result.failures,
             "wall_time": result.wall_time,
         },

@@ -9,6 +9,7 @@ that answers a label (a `python` check may) is a categorical output, which never
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,7 @@ def run_inline_check(graph: Graph, case: Any,
     try:
         result = run_check(node, graph, case_fields(case), {}, python=python)
     except CheckError as exc:
-        return RuleOutcome(error=str(exc))
+        return RuleOutcome(error=str(exc), error_kind="check")
     if isinstance(result.value, bool):
         return RuleOutcome(score=1.0 if result.value else 0.0, success=result.value, calls=0,
                            cost=0.0, detail={"verdict": result.value, "reason": result.reason})
@@ -92,6 +93,9 @@ class EngineRuleRunner:
         self.pools: dict[str, int] = {}
         self._engines: dict[str, Engine] = {}
         self.judges: list[Judge] = []
+        #: each judge is guarded for the whole run (`Judge.guarded`): probed at its first
+        #: call, halted when it cannot work or goes down; released by `aclose`
+        self._guards = contextlib.ExitStack()
 
     def worst_case_calls(self, rule: Rule) -> int:
         facts = self.load.facts.get(rule.id)
@@ -103,6 +107,8 @@ class EngineRuleRunner:
 
             graph = self.load.graphs[rule.id]
             judge = self.judge_for(rule, graph)
+            if judge not in self.judges:
+                self._guards.enter_context(judge.guarded())
             self.judges.append(judge)
             self._engines[rule.id] = Engine(graph, judge, python=self.python)
         return self._engines[rule.id]
@@ -188,11 +194,14 @@ class EngineRuleRunner:
             cost=result.cost,
             error=result.error,
             detail=result,
+            error_kind=result.error_kind,
+            not_run=result.status == "not_run",
         )
 
     async def aclose(self) -> None:
         """Close the judges, and the worker pool when this runner made it (in a thread:
         closing waits for a batch still running there, as after a cancelled run)."""
+        self._guards.close()
         if self._owns_pool and self.pool is not None:
             await asyncio.to_thread(self.pool.close)
         for judge in self.judges:
