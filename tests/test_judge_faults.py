@@ -274,3 +274,57 @@ def test_redact_masks_known_keys_env_tokens_and_bearer(monkeypatch):
     assert "xyz.987" not in text and text.endswith("abc")
     err = JudgeError("auth", "echo: given-key-123456")
     assert "given-key-123456" not in str(err)
+
+
+# ---------------------------------------------------------------- suites
+
+SPANS = ROOT / "graphs" / "suites" / "spans.toml"
+
+
+def suite_args(tmp_path: Path, base: str, *extra: str) -> list[str]:
+    return ["run", str(SPANS), "--model", MODEL, "--api-base", base, "--no-cache",
+            "--retries", "1", "--timeout", "5", "--json", str(tmp_path / "s.json"), *extra]
+
+
+def test_suite_with_an_unusable_judge_is_one_line_and_not_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with StubServer(lambda body: Fault("401")) as stub:
+        code = main(suite_args(tmp_path, stub.base_url, "-q"))
+        calls = stub.calls
+    out, err = capsys.readouterr()
+    assert code == 3 and calls == 1
+    line = one_line(err)
+    assert UNUSABLE in line and stub.base_url in line
+    written = (tmp_path / "s.json").read_text()
+    for text in (out, err, written):
+        assert SECRET not in text
+    report = json.loads(written)
+    assert report["totals"]["not_run"] > 0 and report["totals"]["halts"]
+    states = {c["state"] for r in report["rules"] for c in r["cases"]}
+    assert "not_run" in states
+
+
+def test_suite_summary_lists_judge_errors_by_kind_and_message(tmp_path, capsys):
+    with StubServer(lambda body: Fault("400")) as stub:
+        code = main(suite_args(tmp_path, stub.base_url, "-q"))
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "judge errors (pairs without a verdict, not failures): request:" in out
+    assert "error correctness" in out and "request refused" in out
+
+
+def test_suite_rule_rpm_is_checked(tmp_path):
+    from dagtui.suite.loader import load_suite_file
+
+    text = SPANS.read_text().replace('max_calls = 60', 'max_calls = 60\nrpm = 0')
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    for name in ("correctness.toml", "deep_analysis.toml", "spans.cases.jsonl",
+                 "spans.labels.jsonl"):
+        (tmp_path / name).write_text((SPANS.parent / name).read_text())
+    assert "SUI018" in [d.code for d in load_suite_file(str(bad)).diagnostics]
+    good = tmp_path / "good.toml"
+    good.write_text(text.replace("rpm = 0", "rpm = 30"))
+    load = load_suite_file(str(good))
+    assert not [d for d in load.diagnostics if d.is_error]
+    assert load.suite.rules["deep_analysis"].rpm == 30
