@@ -277,6 +277,12 @@ def test_workers_open_the_cache_as_the_parent_does(tmp_path):
     worker = LiteLLMJudge.from_worker_config(config)
     assert worker.cache.refresh and worker.cache.writable
     assert LiteLLMJudge(MODEL).worker_config()["cache"] is None
+    # a parent that could only read: its workers open the file read-only, silently
+    said: list[str] = []
+    reader = Cache(tmp_path, read_only=True, warn=said.append)
+    assert reader.readable and not reader.writable and said == []
+    reader.put("k", "m", {"raw": "x"})
+    assert reader.get("k") is None and said == []
 
 
 # ---------------------------------------------------------------- dagtui cache
