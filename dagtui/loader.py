@@ -12,6 +12,7 @@ import difflib
 import json
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -101,8 +102,9 @@ class Collector:
         )
 
 
-def suggest(word: str, options: list[str] | tuple[str, ...]) -> str:
-    """` (did you mean 'x'?)` when a close match exists, else empty."""
+def suggest(word: str, options: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` when a close match exists, else empty: the one wording of
+    every "did you mean" (keys, node ids, check kinds, flags, commands)."""
     match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean '{match[0]}'?)" if match else ""
 

@@ -10,6 +10,7 @@ and of its value. Array elements are addressed by index; `[[x]]` tables by their
 from __future__ import annotations
 
 import contextlib
+import tomllib
 
 Path = tuple[str | int, ...]
 Pos = tuple[int, int]
@@ -163,16 +164,22 @@ class _Scanner:
                     return self.text[start:end]
                 self.advance()
             return self.text[start:]
+        opening = self.i
         self.advance()
         out: list[str] = []
+        escaped = False
         while self.i < len(self.text) and self.peek() not in ('"', "\n"):
             if self.peek() == "\\":
+                escaped = True
                 out.append(self.peek(1))
                 self.advance(2)
                 continue
             out.append(self.peek())
             self.advance()
         self.advance()
+        if escaped:  # `[nodes."a\u200bb"]` names the node "a<U+200B>b": decode as TOML does
+            with contextlib.suppress(tomllib.TOMLDecodeError, ValueError):
+                return str(tomllib.loads(f"k = {self.text[opening:self.i]}")["k"])
         return "".join(out)
 
     def read_literal_string(self) -> str:

@@ -16,7 +16,6 @@ TOML text, so the CLI prints `file:line:col` and the editor can jump there.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -37,7 +36,7 @@ from .diagnostics import (
     sort_key,
     unreadable,
 )
-from .loader import Collector, LoadResult, load_file, load_text
+from .loader import Collector, LoadResult, load_file, load_text, suggest
 from .model import (
     CHECK_KINDS,
     MULTI_TURN_PARAMS,
@@ -246,9 +245,8 @@ def _run(
 # helpers
 
 
-def _suggest(word: str, options: list[str] | tuple[str, ...] | Any) -> str:
-    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
+#: the loader's "did you mean" (one wording everywhere); options may be any iterable
+_suggest = suggest
 
 
 def _blank(value: Any) -> bool:
