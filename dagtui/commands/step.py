@@ -116,7 +116,8 @@ def _cache_for(judge: str, args: argparse.Namespace) -> Any:
         return False
     from ..cache import open_cache
 
-    return open_cache(enabled=not args.no_cache, refresh=args.refresh)
+    return open_cache(enabled=not getattr(args, "no_cache", False),
+                      refresh=bool(getattr(args, "refresh", False)))
 
 
 def run(args: argparse.Namespace) -> int:
