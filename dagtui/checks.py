@@ -362,7 +362,8 @@ class PythonConsent:
     def refusal(self, target: PythonTarget) -> str:
         key = (target.function, target.path)
         if self.answers.get(key) is False:
-            why = "was denied in this session"
+            why = ("was denied for this session (reopen dagtui to be asked again, or pass "
+                   "--allow-python)")
         else:
             why = f"runs only with consent: {HOW_TO_ALLOW}"
         return (f"python check '{target.node}' would run {target.describe()}; python code "

@@ -232,21 +232,40 @@ def test_python_api(tmp_path) -> None:
     assert dagtui.evaluate(path, judge="labels").results[0].error
 
 
-def test_suite_rules_need_the_same_consent(tmp_path, capsys) -> None:
-    make_graph(tmp_path)
-    (tmp_path / "s.toml").write_text(
+def make_suite(folder: Path) -> str:
+    """An inline python check gating a graph rule whose graph has one too."""
+    make_graph(folder)
+    (folder / "s.toml").write_text(
         '[suite]\nname = "s"\ncases = "s.cases.jsonl"\n\n[rules.code]\n'
         'check = { check = "python", param = "actual_output", function = "helper:grade" }\n\n'
         '[rules.graph]\ngraph = "g.toml"\ndepends_on = ["code"]\n')
-    (tmp_path / "s.cases.jsonl").write_text(
+    (folder / "s.cases.jsonl").write_text(
         '{"name": "a", "actual_output": "hello", "expected": {"code": true, '
         '"graph": {"code": true, "polite": true, "expected_score": 1}}}\n')
-    suite = str(tmp_path / "s.toml")
+    return str(folder / "s.toml")
+
+
+def test_suite_labels_test_needs_the_same_consent(tmp_path, capsys) -> None:
+    suite = make_suite(tmp_path)
     assert main(["test", suite]) == 1
     assert "--allow-python" in capsys.readouterr().out
     assert not ran(tmp_path)
     assert main(["test", suite, "--allow-python"]) == 0, capsys.readouterr().out
     assert (tmp_path / "marker.txt").exists()
+
+
+def test_suite_run_needs_the_same_consent(tmp_path, capsys, monkeypatch) -> None:
+    suite = make_suite(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    with StubServer() as stub:
+        args = ["run", suite, "--model", "openai/gpt-4.1-mini", "--api-base", stub.base_url,
+                "--retries", "0", "--no-cache"]
+        assert main(args) != 0
+        assert "--allow-python" in capsys.readouterr().out
+        assert not ran(tmp_path) and stub.calls == 0
+        assert main([*args, "--allow-python"]) == 0, capsys.readouterr().out
+        assert (tmp_path / "marker.txt").exists() and stub.calls == 1
 
 
 def test_validate_warns_that_the_graph_runs_code(tmp_path, capsys) -> None:
@@ -309,7 +328,7 @@ async def test_debugger_asks_once_naming_module_and_function(tmp_path, choice) -
             assert record.error is None and record.answer is True
             assert (tmp_path / "marker.txt").exists()
         else:
-            assert "denied in this session" in record.error and "helper:grade" in record.error
+            assert "denied for this session" in record.error and "helper:grade" in record.error
             assert not ran(tmp_path)
         # the answer holds for the session: a restart asks nothing
         await pilot.press("r")
@@ -329,4 +348,33 @@ async def test_debugger_with_consent_asks_nothing(tmp_path) -> None:
         await step(app, pilot)
         assert not isinstance(app.screen, PickScreen)
         assert app.debugger.live.records[0].answer is True
+        assert (tmp_path / "marker.txt").exists()
+
+
+async def test_editor_f5_asks_once_for_the_whole_session(tmp_path, monkeypatch) -> None:
+    from dagtui.tui.app import EditorApp
+    from dagtui.tui.debugger import DebuggerScreen
+    from dagtui.tui.debugger.dialogs import PickScreen
+
+    make_graph(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    app = EditorApp("g.toml", poll_interval=0, cursor_blink=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for attempt in range(2):  # the second F5 of the session asks nothing
+            await pilot.pause()
+            await pilot.press("f5")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, DebuggerScreen)
+            await pilot.press("n")
+            await pilot.pause()
+            if attempt == 0:
+                assert isinstance(app.screen, PickScreen)
+                assert not ran(tmp_path)
+                await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.screen is screen
+            assert screen.live.records[0].answer is True
+            await pilot.press("escape")
         assert (tmp_path / "marker.txt").exists()
