@@ -213,7 +213,10 @@ def test_cli_refuses_unlabelled_cases_and_bad_flags(tmp_path, capsys):
     cases.write_text(json.dumps({"name": "x", "actual_output": "y"}) + "\n")
     assert main(["calibrate", str(graph), "--cases", str(cases), "--dry-run"]) == 2
     assert "no case has labels" in capsys.readouterr().err
-    assert main(["calibrate", str(graph), "--cases", str(cases), "--samples", "0"]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused by the parser, naming the flag
+        main(["calibrate", str(graph), "--cases", str(cases), "--samples", "0"])
+    assert exc.value.code == 2
+    assert "--samples: must be a whole number >= 1, got '0'" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- properties

@@ -234,12 +234,13 @@ async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]],
 
 async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | None = None,
                       samples: int = 1, concurrency: int = 16, seed: int = stats.SEED,
-                      **judge_opts: Any) -> Calibration:
+                      python: Any = None, **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
     (api_base, cache, temperature, timeout, retries). `cases`: a list, a file, or None for
-    the graph's `[metric].cases`."""
+    the graph's `[metric].cases`. `python`: the consent for python check nodes
+    (`dagtui.checks.PythonConsent`; default: the environment's)."""
     from ..api import _cases, make_judge
     from ..batch import preflight_all
 
@@ -250,9 +251,9 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
     shared = SharedAnswers(inner)
     forcing = ForcingJudge(shared)
-    free_engine = Engine(g, shared)
-    forced_engine = Engine(g, forcing, validate=False)
-    human_engine = Engine(g, LabelsJudge(), validate=False)
+    free_engine = Engine(g, shared, python=python)
+    forced_engine = Engine(g, forcing, validate=False, python=python)
+    human_engine = Engine(g, LabelsJudge(), validate=False, python=python)
     preflight_all(free_engine, batch)
     warm_up = getattr(inner, "warm_up", None)
     if warm_up is not None:

@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .flags import non_negative_int, positive_float, positive_int
+from .python_opts import add_python_options, python_consent
 from .run import EXIT_FAIL, EXIT_JUDGE, EXIT_OK, EXIT_USAGE, err, load_graph_and_cases
 
 #: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
@@ -38,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cases", help="labelled cases file; default: [metric].cases")
     p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
     p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
-    p.add_argument("--samples", type=int, default=1,
+    p.add_argument("--samples", type=positive_int, default=1,
                    help="answers per node and case (sample index in the cache key) (1)")
     p.add_argument("--temperature", type=float, default=0.0,
                    help="judge temperature (0: samples measure only provider nondeterminism)")
@@ -48,19 +50,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write a pull-request-ready report")
     p.add_argument("--dry-run", action="store_true",
                    help="print the calls it would make (and their cost), make none")
-    p.add_argument("--concurrency", type=int, default=8, help="cases and calls in flight (8)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
-    p.add_argument("--retries", type=int, default=3, help="retries per call (3)")
+    p.add_argument("--concurrency", type=positive_int, default=8,
+                   help="cases and calls in flight (8)")
+    p.add_argument("--timeout", type=positive_float, default=60.0,
+                   help="seconds per judge call (60)")
+    p.add_argument("--retries", type=non_negative_int, default=3, help="retries per call (3)")
     p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache: every call is sent")
+    cached.add_argument("--refresh", action="store_true",
+                        help="ask the judge again and overwrite the cached answers")
+    add_python_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.samples < 1 or args.concurrency < 1 or args.retries < 0 or args.timeout <= 0 \
-            or args.temperature < 0:
-        err("--samples and --concurrency must be >= 1, --retries >= 0, --timeout > 0, "
-            "--temperature >= 0")
+    if args.temperature < 0:
+        err("--temperature must be >= 0")
         return EXIT_USAGE
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
     if code:
@@ -72,19 +79,19 @@ def run(args: argparse.Namespace) -> int:
 
     model = model_for(graph, args.model)
     if args.dry_run:
-        sys.stdout.write(dry_run(graph, cases, model, args.samples))
+        sys.stdout.write(dry_run(graph, cases, model, args.samples, python_consent(args)))
         return EXIT_OK
-    from ..cache import Cache
+    from ..cache import open_cache
     from ..calibration.core import a_calibrate
     from ..calibration.report import render_markdown, render_text
     from ..cases import CaseError
 
-    cache: Any = False if args.no_cache else (Cache(args.cache_dir) if args.cache_dir else True)
+    cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
     try:
         cal = asyncio.run(a_calibrate(
             graph, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
-            api_base=args.api_base, cache=cache, timeout=args.timeout, retries=args.retries,
-            temperature=args.temperature))
+            api_base=args.api_base, cache=cache or False, timeout=args.timeout,
+            retries=args.retries, temperature=args.temperature, python=python_consent(args)))
     except CaseError as exc:
         err(str(exc))
         return EXIT_USAGE
@@ -127,14 +134,14 @@ def save_latest(graph_path: str, data: str) -> Path | None:
     return target
 
 
-def dry_run(graph: Any, cases: list[Any], model: str, samples: int) -> str:
+def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any = None) -> str:
     """The calls calibration would make, from the labels' path of every case (no calls)."""
     from ..calibration.core import check_labels
     from ..engine import Engine
     from ..judges.labels import LabelsJudge
     from ..model import CheckNode, GEvalNode
 
-    engine = Engine(graph, LabelsJudge())
+    engine = Engine(graph, LabelsJudge(), python=consent)
 
     async def walk() -> list[Any]:
         return [await engine.run(c, overrides=check_labels(graph, c), check=False)
