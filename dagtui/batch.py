@@ -16,7 +16,6 @@ when any case ended in a judge error (no verdict could be had); otherwise 0.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -225,7 +224,10 @@ class Report:
         }
 
     def to_json(self, *, steps: bool = False) -> str:
-        return json.dumps(self.to_dict(steps=steps), indent=2, ensure_ascii=False, default=str)
+        """The report as JSON; user and judge text made writable (`dagtui.outputs`)."""
+        from .outputs import safe_json
+
+        return safe_json(self.to_dict(steps=steps))
 
     def to_junit(self) -> str:
         """JUnit XML: a failing case is a <failure>, a judge error an <error>."""
@@ -257,7 +259,9 @@ class Report:
                 lines.append(f"      <system-out>{escape(r.describe_path())}</system-out>")
             lines.append("    </testcase>")
         lines += ["  </testsuite>", "</testsuites>", ""]
-        return "\n".join(lines)
+        from .outputs import safe_text
+
+        return safe_text("\n".join(lines))  # no NUL, escape byte or lone surrogate: well-formed
 
 
 def preflight_all(engine: Engine, cases: Iterable[Case]) -> None:

@@ -153,9 +153,11 @@ def load_schema(node: CheckNode, graph: Graph) -> dict[str, Any]:
     if isinstance(schema, str):
         base = Path(graph.path).parent if graph.path else Path.cwd()
         path = (base / schema).resolve()
-        try:
-            schema = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        from .inputs import JSON_LIMIT, InputError, read_text
+
+        try:  # a FIFO or /dev/zero named as the schema is refused, not read forever
+            schema = json.loads(read_text(path, limit=JSON_LIMIT, what="JSON Schema file"))
+        except (InputError, ValueError, RecursionError) as exc:
             raise CheckError(f"check {node.id!r}: cannot read schema {str(path)!r}: {exc}") from None
     if not isinstance(schema, dict):
         raise CheckError(f"check {node.id!r}: json_schema needs 'schema' (a table or a path)")

@@ -255,14 +255,12 @@ class Trace:
         }
 
     def save(self, path: str | Path) -> Path:
-        """Write atomically (temp file then rename)."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str),
-                       encoding="utf-8")
-        tmp.replace(p)
-        return p
+        """Write atomically; text a case or judge gave that no UTF-8 file can hold (a lone
+        surrogate) is written as its escape (`dagtui.outputs`)."""
+        from .outputs import safe_json, write_report
+
+        write_report(path, safe_json(self.to_dict()))
+        return Path(path)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
@@ -274,7 +272,21 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | Path) -> Trace:
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        """Read a saved trace; every unusable file raises `ValueError` (an `InputError` for
+        a FIFO, a device, an oversized or non-UTF-8 file) or `OSError`."""
+        from .inputs import TRACE_LIMIT, InputError, parser_gave_up, read_text
+
+        text = read_text(path, limit=TRACE_LIMIT, what="trace file")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            raise
+        except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+            message, line = parser_gave_up(exc, text)
+            raise InputError(message, str(path), line) from None
+        if not isinstance(data, dict):
+            raise ValueError("not a dagtui trace (not a JSON object)")
+        return cls.from_dict(data)
 
     def matches(self, graph: Graph) -> bool:
         """True when the trace was recorded on a graph with the same content."""

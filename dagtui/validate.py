@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import traceback
 import unicodedata
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from .diagnostics import (
     sort_key,
     unreadable,
 )
+from .inputs import JSON_LIMIT, InputError, read_text
 from .loader import Collector, LoadResult, load_file, load_text, suggest
 from .model import (
     CHECK_KINDS,
@@ -172,17 +172,7 @@ def check_text(text: str, file: str | None = None, *, base_dir: str | None = Non
 
 def check_file(path: str | os.PathLike[str]) -> Report:
     """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error."""
-    file = os.fspath(path)
-    try:
-        mode = os.stat(file).st_mode
-    except (OSError, ValueError):
-        mode = None  # missing or unreadable: the loader words the message
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        # a device, pipe or socket: reading it could block forever or never end
-        diag = Diagnostic("DAG022", severity_of("DAG022"),
-                          "not a regular file (a device, pipe or socket)", file)
-        return Report(LoadResult(None, [diag], file=file), [diag], None)
-    return check_load(load_file(path))
+    return check_load(load_file(path))  # a FIFO or device is refused unread (dagtui.inputs)
 
 
 def check_load(load: LoadResult, *, base_dir: str | None = None) -> Report:
@@ -857,15 +847,15 @@ class _Checker:
             return  # reported as missing
         target = FsPath(self.base_dir) / schema
         try:
-            text = target.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            self.add("DAG020", f"schema file '{schema}' does not exist (looked in "
-                     f"{target.parent}); paths are relative to the graph file", path,
-                     node=nid, fld="schema", at_value=True)
-            return
-        except (OSError, UnicodeDecodeError) as exc:
-            self.add("DAG020", f"schema file '{schema}' cannot be read: {exc}", path, node=nid,
-                     fld="schema", at_value=True)
+            text = read_text(target, limit=JSON_LIMIT, what="JSON Schema file")
+        except InputError as exc:
+            if exc.kind == "missing":
+                self.add("DAG020", f"schema file '{schema}' does not exist (looked in "
+                         f"{target.parent}); paths are relative to the graph file", path,
+                         node=nid, fld="schema", at_value=True)
+            else:
+                self.add("DAG020", f"schema file '{schema}' cannot be read: {exc.message}",
+                         path, node=nid, fld="schema", at_value=True)
             return
         try:
             data = json.loads(text)

@@ -112,6 +112,14 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
     if code:
         return code
+    from ..outputs import report_target_problems, safe_text, write_report
+
+    bad_outputs = report_target_problems(json_out=args.json_out, junit=args.junit,
+                                         trace_dir=args.trace_dir)
+    for problem in bad_outputs:  # found now, not after an hour of judge calls
+        err(problem)
+    if bad_outputs:
+        return EXIT_USAGE
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
         return EXIT_USAGE
@@ -150,17 +158,22 @@ def run(args: argparse.Namespace) -> int:
         err(str(exc))
         return EXIT_USAGE
     progress.close()
-    if args.trace_dir:
-        from ..trace import Trace, trace_file_name
+    try:
+        if args.trace_dir:
+            from ..trace import Trace, trace_file_name
 
-        by_name = {c.name: c for c in cases}
-        for i, r in enumerate(report.results):
-            Trace.of(graph, by_name[r.case], judge, r).save(
-                Path(args.trace_dir) / trace_file_name(i, r.case))
-    if args.junit:
-        _write(args.junit, report.to_junit())
-    if args.json_out:
-        _write(args.json_out, report.to_json(steps=True))
+            by_name = {c.name: c for c in cases}
+            for i, r in enumerate(report.results):
+                Trace.of(graph, by_name[r.case], judge, r).save(
+                    Path(args.trace_dir) / trace_file_name(i, r.case))
+        if args.junit:
+            write_report(args.junit, report.to_junit())
+        if args.json_out:
+            write_report(args.json_out, report.to_json(steps=True))
+    except OSError as exc:  # changed since the check before the run (full disk, ...)
+        err(safe_text(f"cannot write a report: {exc}"))
+        print_summary(report, out)
+        return EXIT_USAGE
     from ..judges.health import is_unusable
 
     if is_unusable(report.halt):  # the judge never worked: one line, not a page of zeros
@@ -172,12 +185,6 @@ def run(args: argparse.Namespace) -> int:
     for line in agreement_lines(graph, cases, report.results):
         print(line, file=out)
     return report.exit_code()
-
-
-def _write(path: str, text: str) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
 
 
 async def _go(engine: Any, cases: Any, concurrency: int, progress: Progress) -> Any:
@@ -211,11 +218,13 @@ class Progress:
             self.bar.start()
 
     def add(self, result: Any) -> None:
+        from ..outputs import safe_text
+
         self.done += 1
         note = self.note() if self.note is not None else ""
         if self.bar is not None:
             self.bar.update(self.task, advance=1,
-                            description=f"{result.status:5} {result.case[:30]}"
+                            description=f"{result.status:5} {safe_text(result.case[:30])}"
                             + (f" [{note}]" if note else ""))
             return
         if self.quiet or result.status == "not_run":  # the summary says why, once
@@ -227,7 +236,7 @@ class Progress:
         if result.error:
             text = result.error if len(result.error) <= 160 else result.error[:157] + "..."
             line += f"  ({result.error_kind}: {text})"
-        print(line, file=self.out, flush=True)
+        print(safe_text(line), file=self.out, flush=True)  # a lone surrogate would crash print
 
     def close(self) -> None:
         if self.bar is not None:
@@ -242,8 +251,11 @@ def _fmt_s(value: float | None) -> str:
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
     from ..batch import show_value
+    from ..outputs import safe_text
 
-    w = out.write
+    def w(text: str) -> None:  # case names and judge text: no control bytes, no surrogates
+        out.write(safe_text(text))
+
     n = len(report.results)
     rate = report.pass_rate
     w(f"\n{report.graph_name}: {n} cases, {len(report.passed)} passed, {len(report.failed)} "

@@ -233,6 +233,16 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
 
     traces = None
     trace_dir = _opt(args, "trace_dir")
+    json_out = _opt(args, "json", "json_out")
+    junit_out = _opt(args, "junit", "junit_out")
+    from ..outputs import report_target_problems
+
+    bad_outputs = report_target_problems(json_out=json_out, junit=junit_out,
+                                         trace_dir=trace_dir)
+    for problem in bad_outputs:  # found now, not after every rule has run
+        print(f"dagtui run: {problem}", file=sys.stderr)
+    if bad_outputs:
+        return EXIT_USAGE
     if trace_dir:
         from .traces import TraceWriter
 
@@ -252,8 +262,6 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
         print(f"dagtui run: {line}", file=sys.stderr)
     if not (result.calls == 0 and halts and all(is_unusable(h) for h in halts)):
         print_summary(result, Console(width=max(120, _width())))
-    json_out = _opt(args, "json", "json_out")
-    junit_out = _opt(args, "junit", "junit_out")
     try:
         if json_out:
             write_json(result, json_out, file=str(target))

@@ -352,7 +352,7 @@ def sample_keeps(rate: float, seed: int, name: str) -> bool:
         return True
     if rate <= 0:
         return False
-    digest = hashlib.sha256(f"{seed}\x00{name}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}\x00{name}".encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") / 2**64 < rate
 
 

@@ -8,7 +8,6 @@ running every rule on every case.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -185,10 +184,10 @@ def to_json(result: SuiteResult, *, file: str | None = None) -> dict[str, Any]:
 
 
 def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None) -> None:
-    Path(path).write_text(
-        json.dumps(to_json(result, file=file), indent=2, ensure_ascii=False, default=str) + "\n",
-        encoding="utf-8",
-    )
+    """Write the JSON report atomically, text made writable (`dagtui.outputs`)."""
+    from ..outputs import safe_json, write_report
+
+    write_report(path, safe_json(to_json(result, file=file)) + "\n")
 
 
 def to_junit(result: SuiteResult) -> ET.Element:
@@ -225,6 +224,11 @@ def to_junit(result: SuiteResult) -> ET.Element:
 
 
 def write_junit(result: SuiteResult, path: str | Path) -> None:
+    """Write the JUnit XML atomically; a NUL, an escape byte or a lone surrogate in a case
+    name or message is written as its escape, so the XML is always well-formed."""
+    from ..outputs import safe_text, write_report
+
     tree = ET.ElementTree(to_junit(result))
     ET.indent(tree)
-    tree.write(str(path), encoding="utf-8", xml_declaration=True)
+    body = ET.tostring(tree.getroot(), encoding="unicode")
+    write_report(path, safe_text(f"<?xml version='1.0' encoding='utf-8'?>\n{body}\n"))
