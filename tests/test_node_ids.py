@@ -50,6 +50,7 @@ def test_unsafe_character_in_an_id_is_dag024(ch: str) -> None:
     assert codes == ["DAG024"], [d.format() for d in report.diagnostics]
     (d,) = report.diagnostics
     assert d.node == f"a{ch}b" and not report.ok
+    assert (d.line, d.col) == (5, 1)  # the table header, though the key is escaped
     assert f"U+{ord(ch):04X}" in d.message
     assert raw_unsafe(d.format()) == [] and raw_unsafe(d.github()) == []
     assert repr(ch)[1:-1] in d.format()

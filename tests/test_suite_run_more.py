@@ -224,8 +224,11 @@ def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
 
 @pytest.mark.parametrize("value", ["0", "two"])
 def test_bad_workers_flag_is_a_usage_error(value: str, capsys) -> None:
-    assert main(["run", str(EXAMPLE), "--workers", value]) == 2
-    assert "--workers must be a whole number >= 1 or 'auto'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # the parser refuses it, naming flag and value
+        main(["run", str(EXAMPLE), "--workers", value])
+    assert exited.value.code == 2
+    assert (f"argument --workers: must be a whole number >= 1 or 'auto', got '{value}'"
+            in capsys.readouterr().err)
 
 
 def test_check_nodes_inside_a_rule_graph_are_compared_with_their_labels(tmp_path: Path,
