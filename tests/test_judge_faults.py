@@ -328,3 +328,22 @@ def test_suite_rule_rpm_is_checked(tmp_path):
     load = load_suite_file(str(good))
     assert not [d for d in load.diagnostics if d.is_error]
     assert load.suite.rules["deep_analysis"].rpm == 30
+
+
+# ---------------------------------------------------------------- API and worker processes
+
+def test_api_evaluate_halts_on_an_unusable_judge():
+    import dagtui
+
+    base = f"http://127.0.0.1:{free_port()}/v1"
+    report = dagtui.evaluate(MEETING, CASES, judge=MODEL, api_base=base, cache=False,
+                             retries=1, timeout=5)
+    assert report.halt is not None and report.halt.startswith(UNUSABLE) and base in report.halt
+    assert len(report.not_run) == len(report.results) and report.exit_code() == 3
+
+
+def test_workers_halt_too(tmp_path, capsys):
+    base = f"http://127.0.0.1:{free_port()}/v1"
+    code, _ = run_cli(tmp_path, "--model", MODEL, "--api-base", base, "--workers", "2")
+    line = one_line(capsys.readouterr().err)
+    assert code == 3 and UNUSABLE in line and base in line

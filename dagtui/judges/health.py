@@ -22,6 +22,7 @@ debugger, one `measure`) calls are not gated, so a fixed endpoint is simply call
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from dataclasses import dataclass
@@ -66,17 +67,17 @@ class Halt:
 class JudgeHealth:
     """The probe gate and the breaker for one model of one judge during one batch.
 
-    Thread-safe and tied to no event loop: waiters poll (only while the probe is out),
-    because one judge may serve cases from several loops.
+    Thread-safe, and tied to no one event loop (one judge may serve cases from several):
+    calls waiting for the probe wait on an event of their own loop, set from whichever
+    thread the probe ends on.
     """
 
-    def __init__(self, target: str, *, trip_after: int = TRIP_AFTER,
-                 poll: float = 0.01) -> None:
+    def __init__(self, target: str, *, trip_after: int = TRIP_AFTER) -> None:
         #: "model at endpoint", as the halt line names it
         self.target = target
         self.trip_after = max(1, trip_after)
-        self.poll = poll
         self.halt: Halt | None = None
+        self._waiting: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
         self._state = "unproven"  # unproven -> probing -> open
         self._kind: str | None = None
         self._streak = 0
@@ -99,17 +100,31 @@ class JudgeHealth:
                 if self._state == "unproven":
                     self._state = "probing"
                     return True
-            await asyncio.sleep(self.poll)
+                loop = asyncio.get_running_loop()
+                event = self._waiting.get(loop)
+                if event is None:
+                    event = self._waiting[loop] = asyncio.Event()
+            await event.wait()
+
+    def _wake(self) -> None:
+        """Let every waiting call look again (the probe ended); called under the lock."""
+        waiting, self._waiting = self._waiting, {}
+        for loop, event in waiting.items():
+            with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
+                loop.call_soon_threadsafe(event.set)
 
     def release(self) -> None:
         """A probe that ended without an outcome (cancelled): the next call probes."""
         with self._lock:
             if self._state == "probing":
                 self._state = "unproven"
+                self._wake()
 
     def succeeded(self) -> None:
         with self._lock:
-            self._state = "open"
+            if self._state != "open":
+                self._state = "open"
+                self._wake()
             self._kind, self._streak = None, 0
 
     def failed(self, kind: str, message: str, *, probe: bool) -> Halt | None:
@@ -119,8 +134,11 @@ class JudgeHealth:
                 return self.halt
             if probe and kind in PREFLIGHT_FATAL:
                 self.halt = Halt(kind, f"{UNUSABLE}: {self.target}: {message}", True)
+                self._wake()
                 return self.halt
-            self._state = "open"  # a transient-looking probe failure: let the batch go
+            if self._state != "open":  # a transient-looking probe failure: let the batch go
+                self._state = "open"
+                self._wake()
             if kind == self._kind:
                 self._streak += 1
             else:
@@ -128,6 +146,7 @@ class JudgeHealth:
             if self._streak >= self.trip_after:
                 self.halt = Halt(kind, f"{STOPPED}: {self._streak} judge calls in a row failed "
                                  f"({kind}) at {self.target}; last: {message}", False)
+                self._wake()
             return self.halt
 
 

@@ -29,6 +29,7 @@ import logging
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -501,9 +502,10 @@ class LiteLLMJudge(Judge):
         return next((h.halt for h in self._health.values() if h.halt is not None), None)
 
     def endpoint(self, model: str | None = None) -> str:
-        """Where calls go, for messages: `api_base`, else the provider's default."""
+        """Where calls go, for messages: `api_base` (any `user:password@` left out), else
+        the provider's default."""
         if self.api_base:
-            return self.api_base
+            return redact(re.sub(r"//[^/@]*@", "//", self.api_base)) or ""
         provider = (model or self.model).partition("/")[0] if "/" in (model or self.model) \
             else None
         return f"{provider}'s default endpoint" if provider else "the provider's default endpoint"
