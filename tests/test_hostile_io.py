@@ -126,6 +126,17 @@ def test_a_real_process_on_a_fifo_returns_within_seconds(tmp_path: Path, fifo: P
         assert "FIFO" in proc.stdout + proc.stderr
 
 
+def test_a_fifo_or_deep_json_as_a_saved_trace_is_refused(capsys, tmp_path: Path,
+                                                          fifo: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"dagtui_trace": 1,\n "steps": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                    encoding="utf-8")
+    for trace, words in ((fifo, "FIFO"), (deep, "nesting too deep")):
+        code, out = cli(capsys, "step", MEETING, "--trace", trace)
+        assert code == 2 and str(trace) in out and words in out, out
+        assert "Traceback" not in out
+
+
 @pytest.mark.parametrize("argv", [
     ["validate", "{f}"], ["fmt", "{f}"], ["test", "{f}"], ["import", "{f}"],
     ["run", str(MEETING), "--cases", "{f}", "--model", MODEL],
