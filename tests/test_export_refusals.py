@@ -318,7 +318,8 @@ def test_cli_graph_with_errors_exits_1_with_diagnostics(tmp_path: Path, capsys) 
 
 @pytest.mark.parametrize(("content", "code"), [
     (None, 2), (b"\x00\x01", 2), (b"\xff\xfe", 2),  # unreadable: exit 2, like validate
-    (b"[metric\n", 1), (b'[nodes.a]\ntype = "mystery"\n', 1),  # graph errors: exit 1
+    (b"[metric\n", 2),  # does not parse: an input error, exit 2 in every command
+    (b'[nodes.a]\ntype = "mystery"\n', 1),  # graph errors: exit 1
 ])
 def test_cli_bad_graph_files_never_traceback(tmp_path: Path, capsys, content, code) -> None:
     path = tmp_path / "g.toml"
