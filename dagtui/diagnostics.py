@@ -148,8 +148,9 @@ _INVISIBLE = frozenset(
 def is_unsafe_char(ch: str) -> bool:
     """A character that must never reach a terminal raw: a control character (it can move
     the cursor, clear the screen or retitle the window), or one that is invisible or
-    reorders text (two different ids would print the same)."""
-    return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf")
+    reorders text (two different ids would print the same), or a lone surrogate (JSON's
+    `"\\udc80"`: no UTF-8 stream can carry it, so printing it raw crashes)."""
+    return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs")
 
 
 def escape_controls(text: str, keep: str = "") -> str:

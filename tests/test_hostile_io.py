@@ -287,6 +287,17 @@ def test_surrogate_nul_and_escape_in_case_names_still_give_every_report(tmp_path
         assert json.loads(t.read_text(encoding="utf-8"))["dagtui_trace"] == 1
 
 
+def test_logic_test_prints_hostile_case_names_escaped(tmp_path: Path) -> None:
+    """`dagtui test` on pipes (strict UTF-8): the names print escaped, no traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "dagtui", "test", str(MEETING), "--cases",
+         str(hostile_cases(tmp_path)), "-v"],
+        capture_output=True, text=True, timeout=60, env={**os.environ,
+                                                          "PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "bad\\udc80name\\x00\\x1b[31m" in proc.stdout and "\x1b" not in proc.stdout
+
+
 def test_suite_reports_survive_hostile_case_names(tmp_path: Path, capsys) -> None:
     import argparse
 
