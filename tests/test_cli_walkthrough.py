@@ -135,6 +135,7 @@ def test_edit_list_starters_needs_no_file(capsys) -> None:
 
 @pytest.mark.parametrize("argv", [
     ["validate"], ["test"], ["run"], ["step"], ["export", "--to", "dot"], ["fmt", "--check"],
+    ["calibrate"],
 ])
 @pytest.mark.parametrize("text", ["[metric\nname = 1\n", '[suite]\nname = "s"\n[rules.a\n'])
 def test_a_file_that_does_not_parse_exits_2_everywhere(tmp_path, capsys, argv, text) -> None:
@@ -143,6 +144,13 @@ def test_a_file_that_does_not_parse_exits_2_everywhere(tmp_path, capsys, argv, t
     code, out, err = cli(capsys, argv[0], str(path), *argv[1:])
     assert code == 2, (argv, out, err)
     assert f"{path}:" in out + err and "TOML syntax" in out + err
+
+
+def test_import_of_json_that_does_not_parse_exits_2(tmp_path, capsys) -> None:
+    path = tmp_path / "dag.json"
+    path.write_text('{"nodes": {', encoding="utf-8")
+    code, _, err = cli(capsys, "import", str(path))
+    assert code == 2 and str(path) in err
 
 
 # -- e) flags -----------------------------------------------------------------------------
@@ -194,7 +202,7 @@ def deepeval_json(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["validate", "test", "run", "step", "edit"])
+@pytest.mark.parametrize("command", ["validate", "test", "run", "step", "edit", "calibrate"])
 def test_deepeval_json_says_import_it_first(capsys, deepeval_json, command) -> None:
     code, out, err = cli(capsys, command, str(deepeval_json))
     assert code == 2

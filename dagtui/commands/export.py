@@ -35,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
     from ..export import DEEPEVAL_FORMATS, ExportRefused, deepeval_notes, export_graph
     from ..suite.loader import is_suite_file
 
-    if is_suite_file(args.graph):  # not "unknown key 'suite'": say what export takes
+    graph, diagnostics = check_graph(args.graph)
+    errors = [d for d in diagnostics if d.is_error]
+    if not unreadable(errors) and is_suite_file(args.graph):  # not "unknown key 'suite'"
         print(f"dagtui export: {args.graph} is a suite file; export takes one graph file "
               "(export each rule's graph; `dagtui edit` draws the rule DAG)", file=sys.stderr)
         return 2
-    graph, diagnostics = check_graph(args.graph)
-    errors = [d for d in diagnostics if d.is_error]
     for d in errors:
         print(d.format(), file=sys.stderr)
     if unreadable(errors):
