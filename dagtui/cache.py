@@ -169,7 +169,14 @@ class Cache:
 
     def _open(self) -> None:
         """Open read-write; set a broken file aside (once) and start afresh; fall back to
-        reading only when the file cannot be written."""
+        reading only when the file cannot be written. Something other than a file (a FIFO,
+        which sqlite would wait on forever; a directory; a device) is set aside unopened."""
+        if self.path.exists() and not self.path.is_file():
+            problem = _Unusable("not a regular file")
+            if not self._set_aside(_inode(self.path), problem):
+                self._warn(f"the cache {self.path} is not a regular file and cannot be set "
+                           "aside; caching is off for this run")
+                return
         for attempt in range(2):
             inode = _inode(self.path)
             db: sqlite3.Connection | None = None
@@ -266,7 +273,7 @@ class Cache:
     def _open_read_only(self, exc: BaseException | None) -> None:
         """Read the file without writing (mode=ro; immutable when the directory is read-only
         too, since sqlite then cannot create its lock files), or give up on it."""
-        if self.path.exists():
+        if self.path.is_file():
             uri = self.path.resolve().as_uri()
             for mode in ("mode=ro", "immutable=1"):
                 db: sqlite3.Connection | None = None

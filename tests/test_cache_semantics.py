@@ -351,6 +351,8 @@ def damage(kind: str, cache_dir: Path, tmp_path: Path) -> None:
         path.write_bytes(os.urandom(9000))
     elif kind == "text file":
         path.write_text("these are my notes, not a database\n" * 50)
+    elif kind == "fifo":  # sqlite would wait on it forever
+        os.mkfifo(path)
     elif kind == "wrong schema":
         db = sqlite3.connect(path)
         db.execute("CREATE TABLE calls (id INTEGER PRIMARY KEY, body BLOB)")
@@ -359,7 +361,8 @@ def damage(kind: str, cache_dir: Path, tmp_path: Path) -> None:
         db.close()
 
 
-@pytest.mark.parametrize("kind", ["truncated", "foreign bytes", "text file", "wrong schema"])
+@pytest.mark.parametrize("kind", ["truncated", "foreign bytes", "text file", "wrong schema",
+                                  "fifo"])
 def test_an_unreadable_cache_is_set_aside_and_rebuilt(kind, tmp_path, quiet_ci, capsys):
     cache_dir = tmp_path / "c"
     damage(kind, cache_dir, tmp_path)
