@@ -91,6 +91,15 @@ def test_validate_cli_prints_no_control_characters(tmp_path, capsys) -> None:
         assert "\\x1b]0;pwned\\x07" in out and "\\u202e" in out
 
 
+def test_paths_named_on_the_command_line_print_escaped(tmp_path, capsys) -> None:
+    folder = tmp_path / "x\x1b[2Jy"
+    folder.mkdir()
+    code = main(["validate", str(folder)])
+    out, err = capsys.readouterr()
+    assert code == 2 and raw_unsafe(out + err) == []
+    assert "x\\x1b[2Jy: error DAG022 no graph files" in err
+
+
 def test_labels_with_control_characters_print_escaped(tmp_path, capsys) -> None:
     graph = tmp_path / "g.toml"
     graph.write_text(HEAD.replace('model', 'cases = "g.cases.jsonl"\nmodel')

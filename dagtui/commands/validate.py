@@ -19,6 +19,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics import escape_controls
+
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
 #: directories never searched (virtualenvs, caches, VCS data)
@@ -154,10 +156,11 @@ def _run(args: argparse.Namespace) -> int:
         print(_json_document(reports, problems, args.show_paths, errors, warnings, notes))
     else:
         for line in problems:
-            print(line, file=sys.stderr)
+            print(escape_controls(line), file=sys.stderr)  # a path can hold anything
         for path, report, crash in reports:
             if report is None:
-                print(f"{path}: error DAG022 internal error while checking: {crash}",
+                print(escape_controls(f"{path}: error DAG022 internal error while checking: "
+                                      f"{crash}"),
                       file=sys.stderr)
                 continue
             for d in report.diagnostics:
@@ -202,7 +205,7 @@ def _print_paths(path: Path, report: Any) -> None:
 
     console = Console(file=sys.stdout, highlight=False, soft_wrap=False)
     pr = report.paths
-    console.print(f"{path}: verdict paths", markup=False)
+    console.print(escape_controls(f"{path}: verdict paths"), markup=False)
     console.print(render_table(pr, report.graph))
     scores = ", ".join(f"{s:g}" for s in pr.reachable_scores) or "none"
     if pr.geval_leaves:
