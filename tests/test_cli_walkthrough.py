@@ -223,6 +223,14 @@ def test_readme_result_attributes_exist() -> None:
     result = graph.measure(case, judge="labels")
     assert result.status == "pass" and result.error is None and result.error_kind is None
     assert result.success is True and result.score == 1.0 and result.path
+    assert result.reason is not None and result.steps
+    cases = load_cases(GRAPHS / "meeting_summary.cases.jsonl")
+    report = dagtui.evaluate(graph, cases, judge="labels", concurrency=16)
+    assert len(report.results) == len(cases) and all(r.error is None for r in report.results)
+    from dagtui.validate import check_file
+
+    r = check_file(MEETING)
+    assert r.ok and r.errors == [] and "calls" in r.paths.calls_text()
 
 
 def test_shipped_suite_copy_keeps_working_elsewhere(tmp_path, capsys) -> None:
