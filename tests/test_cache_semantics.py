@@ -478,3 +478,23 @@ def test_an_unusable_cache_directory_turns_caching_off_with_one_warning(
     assert "Traceback" not in err and code == 1 and scores(report) == expected_scores()
     lines = cache_lines(err)
     assert len(lines) == 1 and "caching is off" in lines[0]
+
+
+def test_a_suite_run_uses_the_cache_and_refresh_asks_again(tmp_path, quiet_ci):
+    correctness = ROOT / "graphs" / "suites" / "correctness.toml"
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nname = "s"\n[rules.correct]\n'
+                     f'graph = {json.dumps(str(correctness))}\n')
+    cases = tmp_path / "c.jsonl"
+    cases.write_text(json.dumps({"name": "a", "input": "Capital of France?",
+                                 "expected_output": "Paris.", "actual_output": "Paris."}) + "\n")
+    with StubServer() as stub:
+        args = ["run", str(suite), "--cases", str(cases), "--model", MODEL, "--api-base",
+                stub.base_url, "--cache-dir", str(tmp_path / "c"), "-q"]
+        main(args)
+        first = stub.calls
+        assert first > 0 and len(rows(tmp_path / "c")) == first
+        main(args)
+        assert stub.calls == first  # served from the cache
+        main([*args, "--refresh"])
+        assert stub.calls == 2 * first and len(rows(tmp_path / "c")) == first
