@@ -35,6 +35,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..batch import show_value as show
@@ -157,6 +158,8 @@ class Calibration:
     cache_hits: int = 0
     cost: float | None = None
     wall_time: float = 0.0
+    #: the cases file (the editor's calibration view opens the debugger on it)
+    cases_file: str | None = None
 
     @property
     def scored(self) -> list[CaseOutcome]:
@@ -191,6 +194,7 @@ class Calibration:
             "graph": self.graph, "graph_path": self.graph_path, "judge": self.judge,
             "threshold": self.threshold, "samples": self.samples,
             "temperature": self.temperature, "cases": self.cases,
+            "cases_file": self.cases_file,
             "nodes": {k: v.to_dict() for k, v in self.nodes.items()},
             "end_to_end": {"scored": len(self.scored), "exact": self.exact,
                            "pass_fail": self.pass_fail, "mae": self.mae},
@@ -281,6 +285,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     result.judge = inner.describe()
     result.temperature = temperature
     result.wall_time = wall
+    result.cases_file = next((str(Path(c.file).resolve()) for c in batch if c.file), None)
     everything = forced0 + free_results + later
     result.calls = sum(r.calls for r in everything)
     result.cache_hits = sum(r.cache_hits for r in everything)

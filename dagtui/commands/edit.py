@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--starter", metavar="NAME",
                    help="starter graph for a missing file (see --list-starters)")
     p.add_argument("--list-starters", action="store_true", help="list starter graphs and exit")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="a `dagtui calibrate --json` result to show (default: the one saved "
+                        "under .dagtui/calibration/ for this graph)")
     add_python_options(p)
     p.set_defaults(func=run)
 
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"dagtui edit: unknown binding id(s) in the key remaps: {', '.join(unknown)} "
               "(F1 in the editor lists the ids)", file=sys.stderr)
         return 2
-    app = EditorApp(args.graph, starter=args.starter, python=python_consent(args))
+    app = EditorApp(args.graph, starter=args.starter, python=python_consent(args),
+                    calibration=getattr(args, "calibration", None))
     if keymap:
         app.set_keymap(keymap)
     app.run()

@@ -78,6 +78,7 @@ EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
     ("editor.tree", "escape", "focus_tree", "back to tree", False),
     ("editor.reload", "ctrl+r", "reload", "reload file", False),
     ("editor.debug", "f5", "debug", "debug", True),
+    ("editor.calibration", "K", "calibration", "calibration", False),
     ("editor.help", "f1", "help", "help", True),
     ("editor.quit", "ctrl+q,q", "quit", "quit", True),
 ]
@@ -112,6 +113,8 @@ ACTION_HELP: dict[str, str] = {
     "focus_tree": "back to the tree (leave the form)",
     "reload": "re-read the file from disk",
     "debug": "open the step debugger",
+    "calibration": "calibration view (from dagtui calibrate): per-node kappa, confusion, "
+                   "disagreeing cases; enter opens the debugger there",
     "help": "this help",
     "quit": "quit (asks when there are unsaved changes)",
 }
@@ -177,8 +180,12 @@ class EditorApp(App[None]):
 
     def __init__(self, path: str | Path, *, starter: str | None = None,
                  poll_interval: float = 1.0, state: EditorState | None = None,
-                 cursor_blink: bool = True, python: PythonConsent | None = None) -> None:
+                 cursor_blink: bool = True, python: PythonConsent | None = None,
+                 calibration: str | Path | None = None) -> None:
         super().__init__()
+        #: a calibration result to show (`--calibration`), else the one `dagtui calibrate`
+        #: saved for this graph under .dagtui/calibration/
+        self.calibration_file = calibration
         #: consent for python checks in the F5 debugger: `--allow-python`, else asked once
         #: per function, the answer kept for this session
         self.python = python if python is not None else PythonConsent.from_env()
@@ -274,6 +281,10 @@ class EditorApp(App[None]):
             self.push_screen(StarterScreen(str(self.state.path), [
                 (name, backend.starter_description(name)) for name in backend.starter_names()
             ]), self._starter_chosen)
+        from .calibration import load_calibration
+
+        self.query_one(GraphTree).set_calibration(
+            load_calibration(self.state.path, self.calibration_file))
         await self.sync()
         self.settle_blink(self.screen)
         tree = self.query_one(GraphTree)
@@ -889,6 +900,32 @@ class EditorApp(App[None]):
             self.notify("debugger not available yet", severity="warning")
             return
         opener(self)
+
+    def action_calibration(self) -> None:
+        """The calibration view; `enter` on a case opens the debugger on it, paused at the
+        node (the result is re-read, so a calibration run meanwhile shows)."""
+        from .calibration import load_calibration
+        from .screens.calibration import CalibrationScreen
+
+        data = load_calibration(self.state.path, self.calibration_file)
+        if data is None:
+            self.notify(f"no calibration result for {Path(self.state.path).name}: run "
+                        "dagtui calibrate on it (or dagtui edit --calibration FILE)",
+                        severity="warning")
+            return
+        tree = self.query_one(GraphTree)
+        tree.set_calibration(data)
+        if not self.state.read_only:
+            tree.show(self.state.graph, self.state.problem_counts(),
+                      self.state.graph.metric.name)
+        self.push_screen(CalibrationScreen(data, self.state.selected), self._calibration_jump)
+
+    def _calibration_jump(self, choice: tuple[str, str] | None) -> None:
+        if choice is not None:
+            from .debugger import open_debugger
+
+            case, node = choice
+            open_debugger(self, case=case, pause_at=node)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

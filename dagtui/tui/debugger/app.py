@@ -74,8 +74,11 @@ class DebuggerApp(App[int]):
         raise LookupError("the debugger screen is not open")
 
 
-def open_debugger(editor: Any) -> None:
+def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None = None) -> None:
     """F5 in the editor: step the graph being edited with its cases file.
+
+    From the calibration view: `case` is the case to step and `pause_at` the node to run on
+    to and stop before (its cases file is the one the calibration used, when it still exists).
 
     The judge is offline by default (the case labels, or a person when there are none);
     `j` switches to the graph's model. "Edit & re-run" edits go back into the editor as
@@ -93,7 +96,12 @@ def open_debugger(editor: Any) -> None:
         return
     graph = state.graph
     path = str(state.path)
-    cases, source, problem = graph_cases(graph, path)
+    from ..calibration import load_calibration
+
+    calibration = load_calibration(path, getattr(editor, "calibration_file", None))
+    cases_file = (calibration or {}).get("cases_file") if case is not None else None
+    cases, source, problem = graph_cases(
+        graph, path, cases_file if cases_file and Path(cases_file).exists() else None)
     if problem:
         editor.notify(problem, severity="warning", title="cases")
 
@@ -113,5 +121,6 @@ def open_debugger(editor: Any) -> None:
     judge = factory(default_judge_name(cases))
     editor.push_screen(DebuggerScreen(graph, path, cases=cases, judge=judge,
                                       cases_source=source, judge_factory=factory,
-                                      on_edit=edited, python=python), closed)
+                                      on_edit=edited, python=python, case=case,
+                                      pause_at=pause_at, calibration=calibration), closed)
 

@@ -32,6 +32,7 @@ from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
+from ..calibration import label_note
 from .actions import RunActions
 from .dialogs import settle_blink
 from .keys import DEBUGGER_KEYS, help_sections
@@ -160,8 +161,13 @@ class DebuggerScreen(RunActions, Screen[None]):
                  cases_source: str | None = None, standalone: bool = False,
                  judge_factory: Callable[[str], Judge] | None = None,
                  on_edit: Callable[[str, str, Any], None] | None = None,
-                 python: PythonConsent | None = None) -> None:
+                 python: PythonConsent | None = None, pause_at: str | None = None,
+                 calibration: dict[str, Any] | None = None) -> None:
         super().__init__()
+        #: run on to this node and stop before it (the calibration view's jump)
+        self.pause_at = pause_at
+        #: a saved calibration result: close calls are marked beside the verdicts
+        self.calibration = calibration
         self.graph = graph
         self.graph_path = str(graph_path or graph.path or "graph.toml")
         self.cases = list(cases or [])
@@ -233,6 +239,20 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.refresh_view()
         if run is not None and run.order:
             tree.select_node(run.order[0])
+        if self.pause_at is not None and self.live is not None and self.viewing is None:
+            self._pause_at(self.pause_at)
+
+    def _pause_at(self, nid: str) -> None:
+        """Run on to `nid` and stop before it (a breakpoint there, then continue)."""
+        run = self.live
+        if run is None or nid not in run.graph.nodes:
+            return
+        run.breakpoints.add(nid)
+        if run.next_node() == nid:
+            self.query_one(PathTree).select_node(nid)
+            self.refresh_view()
+        else:
+            self._start("continue")
 
     def _attach_python(self) -> None:
         """Python checks not allowed up front are asked about, in this app."""
@@ -266,8 +286,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         head.no_wrap, head.overflow = True, "ellipsis"
         left.update(head)
         done, most = run.progress()
-        records = run.records
-        calls = sum(r.calls_made for r in records)
+        calls, _, _ = run.totals()
         # tokens and cost are in the Result box and the Usage tab: the header keeps room
         # for the graph, the case and the judge
         right.update(f"  step {done}/{most} · {calls} calls")
@@ -343,9 +362,15 @@ class DebuggerScreen(RunActions, Screen[None]):
                 if prec is not None and prec.error is None:
                     received[parent] = prec.answer
         title = f"{nid} · {node.type}"
+        case = run.case if run.trace is None else None
+        note = label_note(case.expected if case else None, nid,
+                          rec.answer if rec is not None and rec.error is None else None,
+                          self.calibration, case.name if case else None).plain
         if rec is not None:
             what = "verdict" if node.type not in ("task", "geval") else "result"
             title += f" ── {what}: {answer_summary(rec)}"
+        if note:
+            title += f" · {note}"
         elif run.running == nid:
             title += " ── asking…"
         right.border_title = title
@@ -353,7 +378,7 @@ class DebuggerScreen(RunActions, Screen[None]):
             "prompt": prompt_text(rec, run.preview(nid) if rec is None else None),
             "response": response_text(rec),
             "evidence": evidence_text(rec, received),
-            "verdict": verdict_text(rec, node.type),
+            "verdict": (f"human     {note}\n" if note else "") + verdict_text(rec, node.type),
             "usage": usage_text(rec),
         })
 
@@ -540,9 +565,6 @@ class DebuggerScreen(RunActions, Screen[None]):
 
 def running_totals(run: DebugRun) -> str:
     """Calls, tokens and cost of the steps so far (the header has no room for them)."""
-    records = run.records
-    calls = sum(r.calls_made for r in records)
-    tokens = sum(r.prompt_tokens + r.completion_tokens for r in records)
-    costs = [r.cost for r in records if r.cost is not None]
-    cost = f" · ${sum(costs):.4f}" if costs else ""
+    calls, tokens, total_cost = run.totals()  # kept as steps come, not summed per redraw
+    cost = f" · ${total_cost:.4f}" if total_cost is not None else ""
     return f"so far: {calls} calls · {tokens} tokens{cost}"

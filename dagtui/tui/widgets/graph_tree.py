@@ -16,6 +16,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...model import Graph, TaskNode
+from ..calibration import badge
 from ..outline import (
     TYPE_ICONS,
     Item,
@@ -60,6 +61,8 @@ class GraphTree(Tree[ItemRef]):
         self._top: list[tuple[object, TreeNode[ItemRef], list[tuple[object, ...]]]] | None \
             = None
         self.metric_name = ""
+        #: a saved calibration result (`dagtui calibrate`): each node's kappa as a badge
+        self.calibration: dict[str, object] | None = None
 
     # -- public API -----------------------------------------------------------------------
     def show(self, graph: Graph, counts: Counts, metric_name: str = "", *,
@@ -84,6 +87,11 @@ class GraphTree(Tree[ItemRef]):
             return True
         self._relabel(graph, counts)
         return False
+
+    def set_calibration(self, data: dict[str, object] | None) -> None:
+        """Show `data`'s per-node badges from the next `show` on (every row relabelled)."""
+        self.calibration = data
+        self._seen = {}
 
     def force_rebuild(self) -> None:
         """Rebuild every row on the next `show` (after a reload or a save)."""
@@ -285,6 +293,10 @@ class GraphTree(Tree[ItemRef]):
             text.append(f"  ✖ {errors}", style="bold red")
         if warnings:
             text.append(f"  ⚠ {warnings}", style="yellow")
+        mark = badge(self.calibration, nid) if self.calibration else None
+        if mark is not None:
+            text.append("  ")
+            text.append_text(mark)
         return text
 
     def _verdict_label(self, ref: ItemRef, graph: Graph) -> Text:

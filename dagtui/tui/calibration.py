@@ -1,0 +1,133 @@
+"""Calibration in the TUI: the kappa badge in the editor's tree, the text of the calibration
+view (`screens/calibration.py`), and the human-label note in the debugger. No widgets here:
+the tree imports this at startup.
+
+The data is the JSON `dagtui calibrate` saves (`.dagtui/calibration/<graph-stem>.json` under
+the current directory, where the cache lives too) or a file named with `--calibration`. It is
+read, never computed here: calibrating costs calls, and the editor must open instantly.
+A file that is missing or not a calibration result simply shows nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+SAVE_DIR = Path(".dagtui") / "calibration"
+#: kappa at or above GOOD is green, at or above FAIR yellow, below red (Landis & Koch's
+#: "substantial" and "moderate" bands, the usual reading of kappa)
+GOOD, FAIR = 0.8, 0.6
+
+
+def calibration_file(graph_path: str | Path) -> Path:
+    """Where `dagtui calibrate` keeps the latest result for this graph."""
+    return SAVE_DIR / f"{Path(graph_path).stem}.json"
+
+
+def load_calibration(graph_path: str | Path | None,
+                     explicit: str | Path | None = None) -> dict[str, Any] | None:
+    """The saved calibration result for a graph, or None (missing, unreadable, not one)."""
+    path = Path(explicit) if explicit else (calibration_file(graph_path) if graph_path
+                                            else None)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+        return None
+    return data
+
+
+def kappa_style(kappa: float) -> str:
+    return "bold green" if kappa >= GOOD else "bold yellow" if kappa >= FAIR else "bold red"
+
+
+def badge(data: dict[str, Any] | None, node_id: str) -> Text | None:
+    """The tree's badge for a node: `κ 0.85` (coloured), `recall 93%` for a task node with
+    item labels, None when the result says nothing about it."""
+    node = (data or {}).get("nodes", {}).get(node_id)
+    if not isinstance(node, dict):
+        return None
+    kappa = node.get("kappa")
+    if isinstance(kappa, int | float):
+        return Text(f"κ {kappa:.2f}", style=kappa_style(float(kappa)))
+    recall = node.get("recall")
+    if isinstance(recall, int | float):
+        return Text(f"recall {recall:.0%}", style=kappa_style(float(recall)))
+    return None
+
+
+def close_call(data: dict[str, Any] | None, node_id: str, case: str) -> dict[str, Any] | None:
+    """The close call recorded for this node and case (samples split), if any."""
+    node = (data or {}).get("nodes", {}).get(node_id) or {}
+    for call in node.get("close_calls") or []:
+        if call.get("case") == case:
+            return call
+    return None
+
+
+def label_note(expected: dict[str, Any] | None, node_id: str, answer: Any,
+               calibration: dict[str, Any] | None = None, case: str | None = None) -> Text:
+    """`label true ✔`, `label false ✖ mismatch`, plus `≈ close call` when the saved samples
+    split on this case: what the debugger shows beside a verdict."""
+    out = Text()
+    if expected and node_id in expected:
+        label = expected[node_id]
+        shown = _show(label)
+        if isinstance(label, str) and isinstance(answer, bool) \
+                and label.lower() in ("true", "false"):
+            label = label.lower() == "true"
+        out.append(f"label {shown}")
+        if answer is not None and not isinstance(label, dict | list):
+            same = label == answer and type(label) is type(answer)
+            out.append(" ✔" if same else " ✖ mismatch", style="green" if same else "bold red")
+    if case is not None and close_call(calibration, node_id, case) is not None:
+        out.append(("  " if out.plain else "") + "≈ close call", style="bold yellow")
+    return out
+
+
+def _show(value: Any) -> str:
+    """A label as written in TOML (true/false), an item list as its items."""
+    if isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        return ", ".join(map(str, value.get("contains") or [])) or str(value.get("text", ""))
+    return str(value)
+
+
+def pct(value: Any) -> str:
+    return f"{value:.0%}" if isinstance(value, int | float) else "-"
+
+
+def matrix_text(nid: str, node: dict[str, Any]) -> Text:
+    text = Text.assemble((f"{nid}", "bold"), f" · {node.get('type')} · "
+                         f"{node.get('cases', 0)} cases")
+    kappa = node.get("kappa")
+    if isinstance(kappa, int | float):
+        ci = node.get("kappa_ci") or [None, None]
+        text.append(f" · agreement {pct(node.get('agreement'))} · ")
+        text.append(f"κ {kappa:.2f}", style=kappa_style(kappa))
+        if ci[0] is not None:
+            text.append(f" [{ci[0]:.2f}, {ci[1]:.2f}]")
+    if isinstance(node.get("recall"), int | float):
+        text.append(f" · recall {node['items_found']}/{node['items_labelled']}")
+    if node.get("flip_rate") is not None:
+        text.append(f" · flip rate {pct(node['flip_rate'])}")
+    confusion = node.get("confusion") or {}
+    if confusion:
+        classes = list(node.get("classes") or confusion)
+        width = max(len(c) for c in [*classes, "label ↓"]) + 2
+        text.append("\n\n" + "label ↓".ljust(width) + "".join(c[:14].rjust(16) for c in classes))
+        for lab in classes:
+            if lab in confusion:
+                row = confusion[lab]
+                text.append("\n" + lab.ljust(width) + "".join(
+                    str(row.get(c, 0)).rjust(16) for c in classes))
+    return text

@@ -1,0 +1,115 @@
+"""The calibration result in the TUI: the kappa badge in the editor's tree, the calibration
+view (`K`) with the node's confusion matrix and disagreeing cases, `enter` on a case opening
+the debugger paused at that node, and the debugger's human label beside the verdict."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import dagtui
+from dagtui.judges.base import CallbackJudge
+from dagtui.tui.calibration import badge, label_note, load_calibration
+from dagtui.tui.debugger import DebuggerScreen
+from dagtui.tui.screens.calibration import CalibrationScreen
+from dagtui.tui.widgets.graph_tree import GraphTree
+
+from .debugger_helpers import ROOT, SIZE
+
+pytestmark = pytest.mark.timeout(120)
+CASES = "meeting_summary.calibration.jsonl"
+
+
+def _judge(ask):  # type: ignore[no-untyped-def]
+    """Extracts every short line, says every summary has its headings, always 'Correct'."""
+    if ask.kind == "task":
+        out = ask.case.fields.get("actual_output") or ""
+        return "\n".join(ln for ln in out.splitlines() if 0 < len(ln.split()) <= 3)
+    if ask.kind == "binary":
+        return True
+    return ask.prompt.labels[0]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("meeting_summary.toml", CASES):
+        shutil.copy(ROOT / "graphs" / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    cal = dagtui.calibrate(str(tmp_path / "meeting_summary.toml"), str(tmp_path / CASES),
+                           judge=CallbackJudge(_judge))
+    saved = tmp_path / ".dagtui" / "calibration" / "meeting_summary.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text(json.dumps(cal.to_dict(), default=str))
+    return tmp_path
+
+
+def editor():  # type: ignore[no-untyped-def]
+    from dagtui.tui.app import EditorApp
+
+    return EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+
+
+def row_text(app, node_id: str) -> str:  # type: ignore[no-untyped-def]
+    tree = app.query_one(GraphTree)
+    return next(text for key, text in tree._labels.items()
+                if key[0] == "node" and key[1] == node_id)
+
+
+async def test_tree_shows_a_kappa_badge_per_calibrated_node(workdir: Path) -> None:
+    data = load_calibration("meeting_summary.toml")
+    assert data is not None
+    present = data["nodes"]["present"]["kappa"]
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert f"κ {present:.2f}" in row_text(app, "present")
+        assert "κ " in row_text(app, "order")
+        assert "recall " in row_text(app, "extract")
+    assert badge(data, "present").style == "bold red"  # a judge that always says true
+
+
+async def test_calibration_view_jumps_to_the_debugger_paused_at_the_node(workdir: Path) -> None:
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("K")
+        await pilot.pause()
+        view = app.screen
+        assert isinstance(view, CalibrationScreen)
+        await pilot.press("down")  # extract -> present
+        await pilot.pause()
+        assert view.selected == "present"
+        matrix = str(view.query_one("#cal-matrix").render())
+        assert "label ↓" in matrix and "false" in matrix
+        cases = view.query_one("#cal-cases")
+        first = str(cases.get_option_at_index(0).prompt)
+        assert first.startswith("✖ ") and "label false, judge true" in first
+        case = first[2:].split(" — ")[0]
+        await pilot.press("enter")  # into the cases list
+        await pilot.press("enter")  # open this case in the debugger
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dbg = app.screen
+        assert isinstance(dbg, DebuggerScreen)
+        run = dbg.live
+        assert run.case.name == case
+        assert run.next_node() == "present"  # extract ran, paused before present
+        await pilot.press("n")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        title = str(dbg.query_one("#dbg-right").border_title)
+        assert "label false ✔" in title  # the labels judge answers the label itself
+
+
+def test_label_note_marks_mismatches_and_close_calls() -> None:
+    data = {"nodes": {"present": {"close_calls": [{"case": "c1", "votes": {"true": 2}}]}}}
+    assert label_note({"present": True}, "present", False).plain == "label true ✖ mismatch"
+    assert label_note({"present": "true"}, "present", True).plain == "label true ✔"
+    assert label_note({}, "present", True, data, "c1").plain == "≈ close call"
+    assert label_note({"extract": ["Intro"]}, "extract", "Intro").plain == "label Intro"
+    assert load_calibration("nowhere.toml") is None
