@@ -144,8 +144,8 @@ class JudgeHealth:
             else:
                 self._kind, self._streak = kind, 1
             if self._streak >= self.trip_after:
-                self.halt = Halt(kind, f"{STOPPED}: {self._streak} judge calls in a row failed "
-                                 f"({kind}) at {self.target}; last: {message}", False)
+                self.halt = Halt(kind, f"{STOPPED}: {self._streak} judge calls in a row to "
+                                 f"{self.target} failed ({kind}); last: {message}", False)
                 self._wake()
             return self.halt
 
