@@ -171,8 +171,31 @@ def check_text(text: str, file: str | None = None, *, base_dir: str | None = Non
 
 
 def check_file(path: str | os.PathLike[str]) -> Report:
-    """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error."""
-    return check_load(load_file(path))  # a FIFO or device is refused unread (dagtui.inputs)
+    """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error.
+    A graph file on disk is also checked for its `[metric].cases` file (DAG113)."""
+    report = check_load(load_file(path))  # a FIFO or device is refused unread (dagtui.inputs)
+    missing = missing_cases_file(report.load)
+    if missing:
+        report.diagnostics = sorted([*report.diagnostics, *missing], key=sort_key)
+    return report
+
+
+def missing_cases_file(load: LoadResult) -> list[Diagnostic]:
+    """DAG113 when `[metric].cases` names no file beside the graph: a typo there otherwise
+    surfaced only when `run` or `test` failed to open it. Checked for files on disk (what
+    `validate` and every command read), not on the editor's every keystroke, where the
+    problems are about the graph itself."""
+    cases = load.graph.metric.cases if load.graph is not None else None
+    if not load.file or not isinstance(cases, str) or not cases.strip():
+        return []
+    target = FsPath(os.path.dirname(load.file)) / cases
+    if target.exists():
+        return []
+    sink = Collector(load.file, load.positions)
+    sink.add("DAG113", f"cases file '{cases}' does not exist (looked in {target.parent}); "
+             "paths are relative to the graph file, and `run` / `test` / `step` need it "
+             "unless given --cases", ("metric", "cases"), fld="cases", at_value=True)
+    return sink.diags
 
 
 def check_load(load: LoadResult, *, base_dir: str | None = None) -> Report:
@@ -417,21 +440,6 @@ class _Checker:
                     self.add("DAG008", f"roots names '{r}', which is not a node"
                              f"{_suggest(r, self.graph.nodes)}", ("metric", "roots", k),
                              fld="roots", at_value=True)
-        self.check_cases_file()
-
-    def check_cases_file(self) -> None:
-        """`cases` names a file beside the graph; a typo there only surfaced when `run` or
-        `test` failed to open it. Only for a graph read from a file (the editor's unsaved
-        text has no folder to look in)."""
-        cases = self.graph.metric.cases
-        if not self.file or not isinstance(cases, str) or not cases.strip():
-            return
-        target = FsPath(self.base_dir) / cases
-        if not target.exists():
-            self.add("DAG113", f"cases file '{cases}' does not exist (looked in "
-                     f"{target.parent}); paths are relative to the graph file, and `run` / "
-                     "`test` / `step` need it unless given --cases", ("metric", "cases"),
-                     fld="cases", at_value=True)
 
     def check_ids(self) -> None:
         """Node ids reach terminals, prompts and file names: refuse characters that are

@@ -147,8 +147,6 @@ CASES: dict[str, tuple[str, str | None, str]] = {
     "DAG112": (HEAD + binary("j", 'then = "J"', "score = 0") + binary("J", "score = 10",
                                                                        "score = 0"),
                "J", "[nodes.J]"),
-    "DAG113": (HEAD.replace("model =", 'cases = "missing.cases.jsonl"\nmodel =') + JUDGE, None,
-               "cases = "),
     # a module file beside the graph (the tests run from the repository root)
     "DAG114": (HEAD + PYTHON_CHECK.format(function="dagtui.checks:count"), "c",
                '"dagtui.checks:count"'),
@@ -168,8 +166,8 @@ def line_of(text: str, marker: str) -> int:
 
 
 def test_every_code_has_a_case() -> None:
-    # DAG022 needs a file and DAG023 a validator bug: both are tested below
-    missing = set(CODES) - set(CASES) - {"DAG022", "DAG023"}
+    # DAG022 and DAG113 need a file, DAG023 a validator bug: all are tested below
+    missing = set(CODES) - set(CASES) - {"DAG022", "DAG023", "DAG113"}
     assert not missing, f"codes without a triggering graph: {sorted(missing)}"
 
 
@@ -199,6 +197,18 @@ def test_unreadable_file_is_dag022(tmp_path) -> None:
     (d,) = check_file(bad).diagnostics
     assert d.code == "DAG022" and d.node is None and d.line == 4
     assert d.file == str(bad)
+
+
+def test_missing_cases_file_is_dag113_for_a_file_on_disk(tmp_path) -> None:
+    text = HEAD.replace("model =", 'cases = "missing.cases.jsonl"\nmodel =') + JUDGE
+    path = tmp_path / "g.toml"
+    path.write_text(text, encoding="utf-8")
+    (d,) = check_file(path).diagnostics
+    assert (d.code, d.line, d.col, d.field) == ("DAG113", 3, 9, "cases")
+    assert "missing.cases.jsonl" in d.message and not d.is_error
+    assert check_text(text, str(path)).diagnostics == []  # the editor's text: not checked
+    (tmp_path / "missing.cases.jsonl").write_text("", encoding="utf-8")
+    assert check_file(path).diagnostics == []
 
 
 def test_valid_seed_graph_is_clean() -> None:
