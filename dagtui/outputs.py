@@ -43,6 +43,12 @@ def safe_text(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def escape_surrogates(text: str) -> str:
+    """`text` with each lone surrogate written as the visible text `\\udc80`: what a prompt
+    sends the judge (no HTTP client can encode the character itself), all else unchanged."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def safe_json(data: Any, *, indent: int | None = 2) -> str:
     """`data` as JSON that always encodes as UTF-8: control characters are escaped by JSON
     itself, and a lone surrogate becomes the visible text `\\udc80` rather than a character

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import BinaryNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
+from .outputs import escape_surrogates
 
 SYSTEM_PROMPT = (
     "You are a careful evaluator answering one step of an evaluation graph. Each step asks "
@@ -299,7 +300,9 @@ def build_prompt(
     parts.append(answer_instructions(kind, labels, reasons=reasons))
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
-        {"role": "user", "content": "\n\n".join(parts)},
+        # a lone surrogate (JSON's "\udc80" in a case or a judge's answer) cannot be sent:
+        # the judge gets it as visible text, as the reports show it
+        {"role": "user", "content": escape_surrogates("\n\n".join(parts))},
     ]
     return Prompt(kind, messages, schema, labels, reasons)
 

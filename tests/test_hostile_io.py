@@ -287,6 +287,20 @@ def test_surrogate_nul_and_escape_in_case_names_still_give_every_report(tmp_path
         assert json.loads(t.read_text(encoding="utf-8"))["dagtui_trace"] == 1
 
 
+def test_a_lone_surrogate_in_case_text_reaches_the_judge_as_visible_text(capsys,
+                                                                        tmp_path: Path) -> None:
+    row = json.loads(CASES.read_text(encoding="utf-8").splitlines()[0])
+    row["actual_output"] += " \udc80"
+    cases = tmp_path / "c.jsonl"
+    cases.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with StubServer() as stub:
+        code, out = cli(capsys, "run", MEETING, "--cases", cases, "--model", MODEL,
+                        "--api-base", stub.base_url, "--no-cache", "--retries", "0")
+        prompts = [m["content"] for r in stub.requests for m in r["body"]["messages"]]
+    assert code == 0, out
+    assert any("\\udc80" in p for p in prompts)
+
+
 def test_logic_test_prints_hostile_case_names_escaped(tmp_path: Path) -> None:
     """`dagtui test` on pipes (strict UTF-8): the names print escaped, no traceback."""
     proc = subprocess.run(
