@@ -347,3 +347,21 @@ def test_workers_halt_too(tmp_path, capsys):
     code, _ = run_cli(tmp_path, "--model", MODEL, "--api-base", base, "--workers", "2")
     line = one_line(capsys.readouterr().err)
     assert code == 3 and UNUSABLE in line and base in line
+
+
+def test_cached_cases_prove_nothing_the_first_uncached_call_probes(tmp_path, capsys):
+    cases = [json.dumps({"name": f"c{i}", "actual_output": f"Intro\nBody {i}\nConclusion"})
+             for i in range(4)]
+    (tmp_path / "two.jsonl").write_text("\n".join(cases[:2]) + "\n")
+    (tmp_path / "four.jsonl").write_text("\n".join(cases) + "\n")
+    with StubServer() as stub:
+        args = ["run", MEETING, "--model", MODEL, "--api-base", stub.base_url, "--retries", "1"]
+        assert main([*args, "--cases", str(tmp_path / "two.jsonl")]) == 0
+        stub.responder = lambda body: Fault("401")
+        stub.reset()
+        code = main([*args, "--cases", str(tmp_path / "four.jsonl")])
+        calls = stub.calls
+    out = capsys.readouterr().out
+    assert code == 3 and calls == 1  # the two cached cases sent nothing; one probe
+    assert "4 cases, 2 passed, 0 failed, 0 judge errors, 2 not run" in out
+    assert UNUSABLE in out

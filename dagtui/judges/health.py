@@ -37,7 +37,7 @@ PREFLIGHT_FATAL = ("auth", "not_found", "connection")
 TRIP_AFTER = 8
 #: how the one line of a judge that never worked starts (`is_unusable` reads it back: a
 #: halt reaches the CLI as text, also from worker processes)
-UNUSABLE = "judge unusable, nothing was judged"
+UNUSABLE = "judge unusable"
 STOPPED = "run stopped early"
 
 
