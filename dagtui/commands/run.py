@@ -176,8 +176,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from ..judges.health import is_unusable
 
-    if is_unusable(report.halt):  # the judge never worked: one line, not a page of zeros
-        err(report.halt or "")
+    if is_unusable(report.halt) and not (report.passed or report.failed):
+        err(report.halt or "")  # the judge never worked: one line, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
     from ..calibration.summary import agreement_lines  # labelled cases: no extra calls
