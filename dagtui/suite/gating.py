@@ -244,7 +244,7 @@ def attach_baseline(result: SuiteResult, baseline: SuiteResult) -> None:
         st.ungated_calls = base.calls
         st.saved_by = {}
         for rec in st.records:
-            if rec.state not in (EVALUATED, PAUSED):
+            if rec.state not in (EVALUATED, PAUSED, NOT_RUN):  # a halt saved nothing
                 st.saved_by[rec.state] = st.saved_by.get(rec.state, 0) + calls_of.get(rec.case, 0)
     result.ungated_calls = baseline.calls
     result.ungated_method = "measured"
@@ -261,7 +261,7 @@ def estimate_baseline(result: SuiteResult) -> None:
         mean = st.calls / st.evaluated if st.evaluated else 0.0
         stopped: dict[str, int] = {}
         for rec in st.records:
-            if rec.state != EVALUATED:
+            if rec.state not in (EVALUATED, NOT_RUN):  # a halted judge is no gate
                 stopped[rec.state] = stopped.get(rec.state, 0) + 1
         st.saved_by = {state: round(n * mean) for state, n in stopped.items()}
         st.ungated_calls = st.calls + sum(st.saved_by.values())
