@@ -311,3 +311,19 @@ def test_shipped_calibration_cases_are_labelled_and_consistent(capsys):
         assert ("order" in exp) == exp["present"] and "expected_score" in row
     assert main(["test", str(graph), "--cases", str(cases)]) == 0
     assert f"{len(rows)} passed, 0 failed" in capsys.readouterr().out
+
+
+def test_cli_judge_that_cannot_be_reached_is_one_line_exit_3(graph_file, tmp_path, monkeypatch,
+                                                             capsys):
+    import socket
+
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = main(["calibrate", str(graph_file), "--model", "openai/gpt-4.1-mini", "--api-base",
+                 f"http://127.0.0.1:{port}/v1", "--no-cache", "--retries", "0", "--timeout",
+                 "5"])
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "judge unusable" in captured.err and "teacher forcing" not in captured.out

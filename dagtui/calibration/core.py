@@ -160,6 +160,10 @@ class Calibration:
     wall_time: float = 0.0
     #: the cases file (the editor's calibration view opens the debugger on it)
     cases_file: str | None = None
+    #: why the judge stopped taking calls (`dagtui.judges.health`), and whether it never
+    #: worked at all (then nothing was measured)
+    halt: str | None = None
+    judge_unusable: bool = False
 
     @property
     def scored(self) -> list[CaseOutcome]:
@@ -194,7 +198,7 @@ class Calibration:
             "graph": self.graph, "graph_path": self.graph_path, "judge": self.judge,
             "threshold": self.threshold, "samples": self.samples,
             "temperature": self.temperature, "cases": self.cases,
-            "cases_file": self.cases_file,
+            "cases_file": self.cases_file, "halt": self.halt,
             "nodes": {k: v.to_dict() for k, v in self.nodes.items()},
             "end_to_end": {"scored": len(self.scored), "exact": self.exact,
                            "pass_fail": self.pass_fail, "mae": self.mae},
@@ -272,12 +276,16 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     def free(case: Case) -> Callable[[], Awaitable[RunResult]]:
         return lambda: free_engine.run(case, check=False)
 
-    first = await _bounded([forced(c, 0) for c in batch] + [free(c) for c in batch],
-                           concurrency)
-    forced0, free_results = first[:len(batch)], first[len(batch):]
-    later = await _bounded([forced(c, s) for s in range(1, samples) for c in batch],
-                           concurrency)
+    # guarded like a batch run: the first uncached call probes alone, a judge that cannot
+    # work (or goes down) halts and the calls still to come end at once
+    with inner.guarded():
+        first = await _bounded([forced(c, 0) for c in batch] + [free(c) for c in batch],
+                               concurrency)
+        forced0, free_results = first[:len(batch)], first[len(batch):]
+        later = await _bounded([forced(c, s) for s in range(1, samples) for c in batch],
+                               concurrency)
     wall = time.perf_counter() - start
+    halt = getattr(inner, "halt", None)
     await inner.aclose()
     temperature = getattr(inner, "temperature", None)
     result = analyse(g, batch, human, forced0, free_results, forcing.observed,
@@ -285,6 +293,9 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     result.judge = inner.describe()
     result.temperature = temperature
     result.wall_time = wall
+    if halt is not None:
+        result.halt, result.judge_unusable = halt.line, bool(halt.preflight)
+        result.notes.append(f"the judge halted: {halt.line}")
     result.cases_file = next((str(Path(c.file).resolve()) for c in batch if c.file), None)
     everything = forced0 + free_results + later
     result.calls = sum(r.calls for r in everything)

@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     except CaseError as exc:
         err(str(exc))
         return EXIT_USAGE
+    if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
+        err(cal.halt or "the judge could not be used")
+        return EXIT_JUDGE
     sys.stdout.write(render_text(cal))
     data = json.dumps(cal.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
     saved = save_latest(graph.path or args.graph, data)
