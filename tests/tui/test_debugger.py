@@ -339,7 +339,7 @@ async def test_ctrl_s_asks_for_a_file_name_and_saves(tmp_path, monkeypatch) -> N
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
-    saved = list(tmp_path.glob("*.trace.json"))
+    saved = list(tmp_path.glob(".dagtui/traces/*.trace.json"))  # never loose in the repo
     assert len(saved) == 1 and saved[0].name.startswith("meeting_summary.all-headings")
 
 
