@@ -19,7 +19,7 @@ from . import __version__
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "step", "validate", "run", "test", "calibrate", "export", "import_",
-            "fmt", "cache")
+            "fmt", "cache", "schema")
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 

@@ -1,0 +1,332 @@
+"""`dagtui schema [graph|cases|suite] [-o FILE]`: a JSON Schema for dagtui's file formats.
+
+Editors with TOML schema support (taplo, Even Better TOML) read a `#:schema ./graph.schema.json`
+first line and then complete keys, show each key's meaning and underline a misspelt one while
+it is typed, long before `dagtui validate` runs. The schema is generated from the model's own
+dataclasses (their fields and annotations, the keys the loaders accept), so a field added to
+the model appears here without anyone keeping a second description in step. Every table is
+closed (`additionalProperties: false`): a typo such as `critera` is exactly what the schema is
+for.
+
+pydantic builds the schema (it is installed with litellm). It is imported inside `build_schema`
+only: the core and the editor must start without it (see tests/test_core_imports.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal
+
+KINDS = ("graph", "cases", "suite")
+
+#: what a key means, shown by editors on hover; keyed by (table, key) or ("*", key)
+DESCRIPTIONS: dict[tuple[str, str], str] = {
+    ("Metric", "name"): "The metric's name, shown in reports.",
+    ("Metric", "threshold"): "A case passes when its score (0..1) is at least this.",
+    ("Metric", "model"): "Judge model: any litellm model string; --model / DAGTUI_MODEL "
+                         "override it.",
+    ("Metric", "include_reason"): "Ask the judge for a short reason before each verdict.",
+    ("Metric", "strict"): "Only a perfect score passes.",
+    ("Metric", "multi_turn"): "Cases are conversations (`turns`).",
+    ("Metric", "roots"): "Node ids to start at (default: the nodes nothing points to).",
+    ("Metric", "cases"): "Default cases file, relative to this graph.",
+    ("Verdict", "verdict"): "true/false for binary and check nodes, a label string for "
+                            "non_binary nodes.",
+    ("Verdict", "score"): "Ends the path with this score (0..10, shown as score/10).",
+    ("Verdict", "then"): "Continues at this node id.",
+    ("*", "type"): "The node type.",
+    ("*", "label"): "A display name (default: the node id).",
+    ("*", "params"): "Test-case fields the judge sees.",
+    ("*", "turn_window"): "Multi-turn: the [first, last] turns the judge sees.",
+    ("*", "instructions"): "What the judge extracts from the case.",
+    ("*", "output_label"): "The name the extracted evidence is shown under.",
+    ("*", "children"): "Nodes that read this task's evidence.",
+    ("*", "criteria"): "The question the judge answers.",
+    ("*", "verdicts"): "Each outcome: { verdict = ..., score = N } or "
+                       "{ verdict = ..., then = \"node\" }.",
+    ("*", "check"): "The deterministic check to run (no judge call).",
+    ("*", "param"): "The case field the check reads.",
+    ("*", "evidence"): "A task node whose evidence the check reads instead of a case field.",
+    ("*", "function"): "python check: \"module:function\", the module a file beside the graph.",
+    ("*", "evaluation_steps"): "G-Eval: fixed evaluation steps (recommended).",
+}
+
+#: numeric ranges the validator enforces, so an editor can flag them too
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("Verdict", "score"): (0, 10),
+    ("Metric", "threshold"): (0, 1),
+    ("Sample", "rate"): (0, 1),
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "schema",
+        help="print a JSON Schema for graph, cases or suite files (editor completion)",
+        description="Print a JSON Schema for a dagtui file format. Save it beside your "
+        "graphs and start a TOML file with `#:schema ./graph.schema.json`: editors with TOML "
+        "schema support (taplo, Even Better TOML) then complete and check its keys.",
+    )
+    p.add_argument("kind", nargs="?", default="graph", choices=KINDS, metavar="KIND",
+                   help=f"one of: {', '.join(KINDS)} (default: graph)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = json.dumps(build_schema(args.kind), indent=2, ensure_ascii=False) + "\n"
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    from ..safewrite import atomic_write
+
+    try:
+        atomic_write(args.output, text)
+    except OSError as exc:  # read-only, a directory, no such parent: exit 2, nothing written
+        print(f"dagtui schema: cannot write {args.output}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"dagtui schema: wrote {args.output} ({args.kind})", file=sys.stderr)
+    return 0
+
+
+def build_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one file format: "graph", "cases" or "suite"."""
+    builder = _Builder()
+    if kind == "graph":
+        root = builder.graph()
+        title = "dagtui graph file"
+    elif kind == "cases":
+        root = builder.cases()
+        title = "dagtui cases file"
+    elif kind == "suite":
+        root = builder.suite()
+        title = "dagtui suite file"
+    else:
+        raise ValueError(f"unknown schema kind {kind!r}; use one of: {', '.join(KINDS)}")
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(root).json_schema(by_alias=True)
+    schema = _tidy(schema)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
+            **{k: v for k, v in schema.items() if k != "title"}}
+
+
+class _Builder:
+    """Turns model dataclasses into closed pydantic models, one per TOML table."""
+
+    def __init__(self) -> None:
+        self._made: dict[type, Any] = {}
+
+    # -- the three formats ---------------------------------------------------------------
+    def graph(self) -> Any:
+        from pydantic import Field
+
+        from ..model import NODE_CLASSES, Metric, Verdict
+
+        self._verdict = self.record(Verdict, Verdict.toml_keys())
+        nodes = []
+        for ntype, cls in NODE_CLASSES.items():
+            nodes.append(self.record(cls, cls.FIELDS, name=f"{_camel(ntype)}Node",
+                                     type_literal=ntype, required=cls.REQUIRED))
+        node = typing.Annotated[typing.Union[tuple(nodes)], Field(discriminator="type")]  # noqa: UP007
+        return self.model("Graph", "A dagtui graph: [metric] settings and [nodes.<id>] tables.", {
+            "metric": (self.record(Metric, Metric.toml_keys()), "The metric's settings.",
+                       None),
+            "nodes": (dict[str, node], "The nodes, by id: [nodes.<id>].", None),
+        })
+
+    def cases(self) -> Any:
+        from ..cases import LABEL_FIELDS, MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS
+
+        case = self.model("Case", "One test case: its fields, and optional human labels.",
+                          {key: (_CASE_TYPES.get(key, Any), _CASE_DOCS.get(key), None)
+                           for key in ("name", "id", *dict.fromkeys(
+                               SINGLE_TURN_FIELDS + MULTI_TURN_FIELDS + LABEL_FIELDS),
+                                       "additional_metadata")})
+        return self.model("CasesFile", "A TOML cases file: [[cases]] tables.", {
+            "cases": (list[case], "The test cases.", ...),
+        })
+
+    def suite(self) -> Any:
+        from ..model import CheckNode
+        from ..suite.loader import CHECK_KEYS, RULE_KEYS
+        from ..suite.model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, SuiteMeta
+
+        check = self.record(CheckNode, CHECK_KEYS, name="InlineCheck", required=("check",))
+        overrides = {
+            "check": check,
+            "status": Literal[tuple(STATUSES)],  # type: ignore[misc]
+            "sample": self.record(Sample, ("rate", "seed")),
+            "filter": list[self.record(FilterCond, ("field", "op", "value"), overrides={
+                "op": Literal[tuple(FILTER_OPS)],  # type: ignore[misc]
+            })],  # type: ignore[misc]
+        }
+        rule = self.record(Rule, RULE_KEYS, overrides=overrides)
+        return self.model("SuiteFile", "A dagtui suite: rules chained by depends_on.", {
+            "suite": (self.record(SuiteMeta, ("name", "cases", "labels", "concurrency",
+                                              "description"), name="Suite"),
+                      "The suite's settings.", None),
+            "rules": (dict[str, rule], "The rules, by id: [rules.<id>].", None),
+        })
+
+    # -- building blocks -----------------------------------------------------------------
+    def record(self, cls: type, keys: typing.Iterable[str], *, name: str | None = None,
+               type_literal: str | None = None, required: tuple[str, ...] = (),
+               overrides: Mapping[str, Any] | None = None) -> Any:
+        """A closed model of `cls` holding the TOML keys `keys`, typed from its annotations.
+
+        A key is required when its dataclass field has no default (and for nodes, `type`
+        always: it picks the node class)."""
+        hints = typing.get_type_hints(cls)
+        by_key = {f.metadata.get("toml_key", f.name): f for f in dataclasses.fields(cls)}
+        fields: dict[str, tuple[Any, str | None, Any]] = {}
+        table = name or cls.__name__
+        for key in keys:
+            f = by_key[key]
+            if overrides and key in overrides:
+                ann = overrides[key]
+            elif key == "type" and type_literal is not None:
+                ann = Literal[type_literal]  # type: ignore[valid-type]
+            else:
+                ann = self._annotation(hints[f.name], key)
+            if (key == "type" and type_literal is not None) or key in required:
+                default: Any = ...
+            elif f.default is not dataclasses.MISSING:
+                default = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                default = f.default_factory()
+            else:
+                default = ...
+            doc = DESCRIPTIONS.get((table, key)) or DESCRIPTIONS.get(("*", key))
+            bounds = RANGES.get((table, key))
+            fields[key] = (ann, doc, default if bounds is None else (default, bounds))
+        return self.model(table, _doc(cls), fields)
+
+    def model(self, name: str, doc: str | None,
+              fields: Mapping[str, tuple[Any, str | None, Any]]) -> Any:
+        """A pydantic model named `name` that refuses unknown keys. A key that cannot be a
+        field name (`schema` is a BaseModel method) gets a stand-in name and the key as its
+        alias; `type` keeps its own name, since it is the discriminator of the node union."""
+        import keyword
+
+        from pydantic import BaseModel, ConfigDict, Field, create_model
+
+        spec: dict[str, Any] = {}
+        for i, (key, (ann, description, default)) in enumerate(fields.items()):
+            bounds: dict[str, Any] = {}
+            if isinstance(default, tuple) and len(default) == 2 and isinstance(default[1], tuple):
+                default, (low, high) = default
+                bounds = {"ge": low, "le": high}
+            if default is None:  # TOML has no null: an absent key is the default
+                ann = ann | None if ann is not Any else ann
+            safe = (key.isidentifier() and not keyword.iskeyword(key)
+                    and not key.startswith("_") and not hasattr(BaseModel, key))
+            spec[key if safe else f"field_{i}"] = (ann, Field(default=default, alias=key, description=description,
+                                        **bounds))
+        return create_model(name, __config__=ConfigDict(extra="forbid", title=name),
+                            __doc__=doc, **spec)
+
+    def _annotation(self, ann: Any, key: str) -> Any:
+        """A model annotation as the schema should state it: records become their closed
+        models, `int | float` one number, `None` dropped (an absent key is TOML's none)."""
+        from ..model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS, Verdict
+
+        if ann is Verdict:
+            return self._verdict
+        if key == "params":  # the case fields a judge may see: completion in the editor
+            return list[Literal[tuple(dict.fromkeys(SINGLE_TURN_PARAMS + MULTI_TURN_PARAMS))]]  # type: ignore[misc]
+        if key == "check" and ann is str:
+            from ..model import CHECK_KINDS
+
+            return Literal[tuple(CHECK_KINDS)]  # type: ignore[misc]
+        origin, args = typing.get_origin(ann), typing.get_args(ann)
+        if origin in (types.UnionType, typing.Union):
+            rest = [a for a in args if a is not type(None)]
+            if float in rest and int in rest:
+                rest.remove(int)
+            mapped = [self._annotation(a, key) for a in rest]
+            out = mapped[0]
+            for m in mapped[1:]:
+                out = out | m
+            return out
+        if origin is list:
+            return list[self._annotation(args[0], key)]  # type: ignore[misc]
+        if origin is tuple:
+            return tuple[tuple(self._annotation(a, key) for a in args)]  # type: ignore[misc]
+        if origin is dict:
+            return dict[str, self._annotation(args[1], key)]  # type: ignore[misc]
+        if dataclasses.is_dataclass(ann) and isinstance(ann, type):
+            return self.record(ann, [f.name for f in dataclasses.fields(ann)])
+        return ann
+
+
+def _doc(cls: type) -> str | None:
+    """The first paragraph of a class docstring, on one line (an editor's hover text)."""
+    doc = cls.__doc__ or ""
+    if doc.startswith(cls.__name__ + "("):  # dataclasses' generated signature
+        return None
+    first = doc.strip().split("\n\n")[0]
+    return " ".join(first.split()) or None
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+_TOOL = dict[str, Any] | str
+_CASE_TYPES: dict[str, Any] = {
+    "name": str,
+    "id": str | int,
+    "input": str,
+    "actual_output": str,
+    "expected_output": str,
+    "context": list[str],
+    "retrieval_context": list[str],
+    "tools_called": list[_TOOL],
+    "expected_tools": list[_TOOL],
+    "metadata": dict[str, Any],
+    "additional_metadata": dict[str, Any],
+    "tags": list[str],
+    "turns": list[dict[str, Any]],
+    "scenario": str,
+    "expected_outcome": str,
+    "user_description": str,
+    "chatbot_role": str,
+    "expected": dict[str, Any],
+    "expected_score": float,
+}
+_CASE_DOCS: dict[str, str] = {
+    "name": "The case's name (unique in the file).",
+    "turns": "Multi-turn: the conversation, each turn with role and content.",
+    "expected": "Human labels: node id -> verdict (or evidence text, or the items a task "
+                "node's evidence must contain).",
+    "expected_score": "The score (0..1) the graph should give.",
+}
+
+
+def _tidy(schema: Any) -> Any:
+    """Drop what TOML cannot say from pydantic's output: `null` members of `anyOf` (an
+    absent key is TOML's none) and `"default": null`."""
+    if isinstance(schema, dict):
+        out = {k: _tidy(v) for k, v in schema.items()}
+        if out.get("default", 0) is None:
+            del out["default"]
+        any_of = out.get("anyOf")
+        if isinstance(any_of, list):
+            kept = [s for s in any_of if s != {"type": "null"}]
+            if len(kept) == 1:
+                del out["anyOf"]
+                out = {**kept[0], **out}
+            else:
+                out["anyOf"] = kept
+        return out
+    if isinstance(schema, list):
+        return [_tidy(v) for v in schema]
+    return schema
