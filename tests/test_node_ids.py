@@ -149,6 +149,14 @@ def test_existing_user_cache_dir_gets_no_gitignore(tmp_path) -> None:
     assert (tmp_path / "new" / ".gitignore").exists()
 
 
+def test_calibrate_save_makes_dagtui_through_the_same_helper(tmp_path, monkeypatch) -> None:
+    from dagtui.commands.calibrate import save_latest
+
+    monkeypatch.chdir(tmp_path)
+    assert save_latest("g.toml", "{}") is not None
+    assert (tmp_path / ".dagtui" / ".gitignore").read_text() == "*\n"
+
+
 def test_prepare_output_only_acts_under_dagtui(tmp_path) -> None:
     prepare_output(tmp_path / ".dagtui" / "traces" / "t.json")
     assert (tmp_path / ".dagtui" / ".gitignore").exists()

@@ -120,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(path: Path, text: str) -> None:
     from ..safewrite import atomic_write
+    from ..workdir import prepare_output
 
+    prepare_output(path)  # a .dagtui/ it creates gets its .gitignore, as for the cache
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text)
 

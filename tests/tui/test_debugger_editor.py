@@ -123,7 +123,7 @@ async def test_editor_keys_reach_the_debugger_not_the_editor(workdir: Path) -> N
         assert app.state.graph.to_raw() == model and not app.state.dirty
         assert app.state.selected == "present"
     assert graph_file.read_bytes() == on_disk
-    assert len(list(workdir.glob("meeting_summary.*.trace.json"))) == 1
+    assert len(list(workdir.glob(".dagtui/traces/meeting_summary.*.trace.json"))) == 1
 
 
 async def test_editor_keys_do_not_act_behind_the_debugger(workdir: Path) -> None:
