@@ -503,11 +503,16 @@ class LiteLLMJudge(Judge):
 
     def endpoint(self, model: str | None = None) -> str:
         """Where calls go, for messages: `api_base` (any `user:password@` left out), else
-        the provider's default."""
-        if self.api_base:
-            return redact(re.sub(r"//[^/@]*@", "//", self.api_base)) or ""
-        provider = (model or self.model).partition("/")[0] if "/" in (model or self.model) \
-            else None
+        the provider's default as litellm resolves it (its URL when litellm names one)."""
+        base = self.api_base
+        provider = None
+        if not base:
+            try:
+                _, provider, _, base = import_litellm().get_llm_provider(model or self.model)
+            except Exception:  # noqa: BLE001 - an unknown provider: said by the error itself
+                provider = None
+        if base:
+            return redact(re.sub(r"//[^/@]*@", "//", str(base))) or ""
         return f"{provider}'s default endpoint" if provider else "the provider's default endpoint"
 
     def rate_note(self) -> str:
