@@ -113,3 +113,18 @@ def test_label_note_marks_mismatches_and_close_calls() -> None:
     assert label_note({}, "present", True, data, "c1").plain == "≈ close call"
     assert label_note({"extract": ["Intro"]}, "extract", "Intro").plain == "label Intro"
     assert load_calibration("nowhere.toml") is None
+
+
+async def _checked(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the first validation, so the picture never depends on timing."""
+    await pilot.app.first_check_done.wait()
+    await pilot.pause()
+
+
+def test_snapshot_tree_badges(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(editor(), terminal_size=SIZE, run_before=_checked, press=["j"])
+
+
+def test_snapshot_calibration_view(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(editor(), terminal_size=SIZE, run_before=_checked,
+                        press=["K", "down", "enter"])

@@ -285,6 +285,11 @@ class GraphTree(Tree[ItemRef]):
             text.append("┄ ", style="cyan")
         text.append(f"{TYPE_ICONS.get(node.type, '•')} ", style="bold")
         text.append(nid, style="bold")
+        # right after the id: a narrow tree cuts the end of a row, and this is the figure
+        mark = badge(self.calibration, nid) if self.calibration else None
+        if mark is not None:
+            text.append(" ")
+            text.append_text(mark)
         text.append(f"  {node.type}", style="dim")
         if node.label:
             text.append(f"  {node.label}", style="dim italic")
@@ -293,10 +298,6 @@ class GraphTree(Tree[ItemRef]):
             text.append(f"  ✖ {errors}", style="bold red")
         if warnings:
             text.append(f"  ⚠ {warnings}", style="yellow")
-        mark = badge(self.calibration, nid) if self.calibration else None
-        if mark is not None:
-            text.append("  ")
-            text.append_text(mark)
         return text
 
     def _verdict_label(self, ref: ItemRef, graph: Graph) -> Text:
