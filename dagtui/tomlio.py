@@ -214,6 +214,9 @@ def render(
     base = _model_raw(data)
     try:
         merged = _merge(doc, base, new, dict(renames or {}))
+        if _one_final_newline(original_text) and merged.strip():
+            # a blank line that set off a deleted last table or verdict would end the file
+            merged = merged.rstrip("\r\n") + "\n"
         # verify: the merged text must mean exactly the graph being saved
         ok = _same(_model_raw(tomllib.loads(merged.lstrip("\ufeff"))), new)
     except Exception:  # tomlkit corner cases: fall back to a correct canonical file
@@ -221,6 +224,11 @@ def render(
     if ok:
         return _match_newlines(original_text, merged)
     return _match_newlines(original_text, canonical_text(new))
+
+
+def _one_final_newline(text: str) -> bool:
+    body = text.rstrip("\r\n")
+    return text[len(body):] in ("\n", "\r\n")
 
 
 def _strict_parse(text: str) -> dict[str, Any]:
@@ -495,6 +503,8 @@ def _merge_verdicts(table: Any, base: list[Any], new: list[Any]) -> None:
             if op == "replace":
                 for k in range(i2 - i1):
                     _merge_mapping(elements[i1 + k], base[i1 + k], new[j1 + k], VERDICT_ORDER)
+                    if isinstance(current, tk.Array):
+                        _respace_inline(current, i1 + k)
         return
     # insertions or deletions: rebuild the list, keeping every untouched element as written
     plan: list[tuple[Any, Any]] = []  # (kept element or None, new verdict dict)
@@ -511,6 +521,19 @@ def _merge_verdicts(table: Any, base: list[Any], new: list[Any]) -> None:
         _rebuild_aot(table, current, plan)
     else:
         _rebuild_array(table, current, plan)
+
+
+def _respace_inline(arr: Any, index: int) -> None:
+    """Rewrite an inline verdict table that was edited in place as `{ k = v, ... }`.
+
+    tomlkit leaves `{ verdict = true  }` after deleting a key and `{ verdict = "X",  then
+    = "y"}` after adding one, which `dagtui fmt --check` then flags; each value keeps the
+    text it now has (so an untouched string keeps its quoting), only the spacing is redone.
+    The array's own layout (indent, comma, trailing comment) is not part of the element.
+    """
+    element = arr[index]
+    if isinstance(element, tk.InlineTable):
+        arr[index] = tomlkit.parse(f"x = {_inline_table_text(element)}\n")["x"]
 
 
 def _replace_verdicts(table: Any, current: Any, new: list[Any]) -> None:
@@ -617,6 +640,7 @@ def _rebuild_aot(table: Any, current: Any, plan: list[tuple[Any, Any]]) -> None:
         _replace_value(table, "verdicts", [])
         if orphans:
             _insert_before(table, "verdicts", orphans)
+        _drop_blank_lines_before(table, "verdicts")  # a key now, no longer a header
         if last_blank and not _ends_blank(table):
             table.value.body.append((None, tk.Whitespace("\n")))
         return
@@ -662,6 +686,21 @@ def _insert_before(table: Any, key: str, entries: list[tuple[Any, Any]]) -> None
             body[i:i] = entries
             return
     body.extend(entries)
+
+
+def _drop_blank_lines_before(table: Any, key: str) -> None:
+    """Remove the blank lines between `key` and the key above it (comments stay): the
+    blank line that set off a `[[...]]` header would split a plain key from its table."""
+    body = table.value.body
+    at = next((i for i, (k, _) in enumerate(body) if k is not None and k.key == key), None)
+    if at is None:
+        return
+    start = at
+    while start > 0 and body[start - 1][0] is None:
+        start -= 1
+    for i in range(start, at):
+        if isinstance(body[i][1], tk.Whitespace):
+            body[i] = (None, tk.Null())  # as tomlkit removes: the key index stays valid
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -772,6 +811,11 @@ class _Flattener:
         cut = max((i for i, x in enumerate(lines) if x == ""), default=-1) if to_next else len(
             lines)
         stay, move = _trim_blanks(lines[:cut]) if cut >= 0 else [], lines[cut + 1:]
+        if stay and lines[0] == "":
+            # comments set off from the last key by a blank line (and, before a header, from
+            # that header too) keep the blank line: they are about neither, e.g. what the
+            # editor leaves above a deleted node, or a note closing the file
+            stay = ["", *stay]
         if block is None:
             self.preamble += ([""] if self.preamble and stay else []) + stay
         else:
@@ -901,7 +945,8 @@ def _format_once(text: str) -> tuple[str, _Flattener]:
         lines = list(block.above)
         lines.append(block.header + block.comment)
         lines += _entry_lines(block.entries, block.order)
-        lines += _trim_blanks(block.trailing)
+        trailing = _trim_blanks(block.trailing)
+        lines += ([""] if trailing and block.trailing[0] == "" else []) + trailing
         parts.append("\n".join(lines))
     out = "\n\n".join(p for p in parts if p) + "\n" if parts else ""
     return out, flat
