@@ -15,8 +15,9 @@ through `atomic_write`, which
   rename would split it from its other names;
 * with `expected` (the `Stamp` of what the caller read), refuses when the file on disk is
   no longer that content, so an edit someone else made meanwhile is never discarded;
-* removes temp files a killed dagtui left in that directory (their pid no longer runs).
-  A stale `.bak` is left alone: after a kill mid in-place write it is the intact copy.
+* removes temp files a killed dagtui left in that directory (their pid no longer runs on
+  this machine). A stale `.bak` is left alone: after a kill mid in-place write it is the
+  intact copy.
 
 Refusals are `WriteRefused` (an `OSError`, so a caller's `except OSError` reports them).
 """
@@ -139,8 +140,9 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *,
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise WriteRefused(f"{path} is not a regular file; not overwriting it")
     if st is not None and not force and _read_only(target, st):
-        raise ReadOnlyFile(f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
-                           "not overwritten")
+        mode = stat.S_IMODE(st.st_mode)
+        whose = "" if not mode & 0o222 else f" for this user (owner uid {st.st_uid})"
+        raise ReadOnlyFile(f"{path} is read-only{whose} (mode {mode:04o}); not overwritten")
     _check_unchanged(path, target, expected)
     if st is not None and st.st_nlink > 1:
         _write_in_place(target, data, st, expected, path)
@@ -190,9 +192,11 @@ def _write_fd(fd: int, data: bytes) -> None:
 
 
 def _keep_owner_and_mode(fd: int, st: os.stat_result) -> None:
-    with contextlib.suppress(PermissionError):  # only root (or a member of the group) may
-        os.fchown(fd, st.st_uid, st.st_gid)
-    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setuid bits
+    if hasattr(os, "fchown"):  # POSIX only
+        with contextlib.suppress(OSError):  # EPERM unless root (or a group member): the
+            os.fchown(fd, st.st_uid, st.st_gid)  # file is then ours, the save still goes on
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setuid bits
 
 
 def _write_and_rename(target: Path, data: bytes, st: os.stat_result | None,
@@ -232,7 +236,8 @@ def _write_in_place(target: Path, data: bytes, st: os.stat_result, expected: Sta
     try:
         out = os.open(target, os.O_WRONLY)
     except PermissionError:
-        if not st.st_mode & 0o200 and st.st_uid == os.geteuid():  # forced, and ours
+        if not st.st_mode & 0o200 and st.st_uid == getattr(os, "geteuid", lambda: -1)():
+            # forced over a read-only file of ours: writable just for this write
             restore = stat.S_IMODE(st.st_mode)
             os.chmod(target, restore | 0o200)
             out = os.open(target, os.O_WRONLY)
