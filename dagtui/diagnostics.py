@@ -36,7 +36,7 @@ CODES: dict[str, str] = {
     "DAG010": "binary node needs exactly one true and one false verdict",
     "DAG011": "duplicate verdict label",
     "DAG012": "verdict needs exactly one of score / then",
-    "DAG013": "score must be an integer from 0 to 10",
+    "DAG013": "score must be a number from 0 to 10",
     "DAG014": "judgement or check node without verdicts",
     "DAG015": "a verdict combination reaches no leaf",
     "DAG016": "a verdict combination reaches more than one leaf",

@@ -313,7 +313,7 @@ def _build_verdicts(nid: str, data: Any, ctx: Collector) -> list[Verdict]:
         score = item.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
             ctx.add("DAG013", f"verdict {_show(value)}: score {score!r} is not a number; use "
-                    "an integer from 0 to 10", path + ("score",), node=nid, fld="verdicts",
+                    "a number from 0 to 10 (7, 7.5)", path + ("score",), node=nid, fld="verdicts",
                     at_value=True)
             score = None
         then = item.get("then")

@@ -23,8 +23,10 @@ structural checks and say so.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from .model import CheckNode, GEvalNode, Graph, TaskNode
@@ -61,18 +63,32 @@ def judge_calls(node: object) -> int:
 
 
 def show_number(value: object) -> str:
-    """A score as written (`4`, `2.5`), safe for any number a TOML file can hold."""
+    """A score as written (`4`, `2.5`, `6.66`, `3.3333333333333335`), safe for any number a
+    TOML file can hold: `:g` where it loses nothing, else the shortest exact form."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return repr(value)
     if isinstance(value, int):
         text = str(value) if abs(value) < 10**15 else f"{str(value)[:6]}…({len(str(value))} digits)"
         return text
-    return f"{value:g}"
+    text = f"{value:g}"
+    return text if float(text) == value or value != value else repr(value)
+
+
+def show_fraction(value: float) -> str:
+    """A 0..1 result for a table: two decimals (`0.40`) unless that would round a fractional
+    leaf away (`0.666`, not `0.67`)."""
+    text = f"{value:.2f}"
+    return text if float(text) == value else show_number(value)
 
 
 def score_fraction(score: int | float) -> float:
-    """A leaf's 0..10 score as the 0..1 result (inf for absurdly big integers, not a crash)."""
+    """A leaf's 0..10 score as the 0..1 result (inf for absurdly big integers, not a crash).
+
+    A fractional score is divided in decimal, so 6.66 gives 0.666 (the float nearest to
+    what was written) rather than binary division's neighbour of it."""
     try:
+        if isinstance(score, float) and math.isfinite(score) and not score.is_integer():
+            return float(Decimal(repr(score)) / 10)
         return float(score) / 10.0
     except OverflowError:
         return float("inf") if score > 0 else float("-inf")
@@ -728,7 +744,7 @@ def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table
             score = "G-Eval"
         else:
             result = "[green]pass[/]" if p.passes else "[red]fail[/]"
-            score = f"{p.score:.2f}"
+            score = show_fraction(p.score)  # type: ignore[arg-type]
         table.add_row(str(n), _escape(p.describe()), _escape(p.outcome()), score, result,
                       str(p.calls))
     if len(report.paths) > limit:

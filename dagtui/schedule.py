@@ -86,7 +86,10 @@ class Leaf:
         if self.is_geval:
             return f"{self.node} (G-Eval)"
         try:
-            return f"score {self.score:g}"
+            text = f"{self.score:g}"
+            if float(text) != self.score:  # 3.3333333333333335: keep what was written
+                text = repr(self.score)
+            return f"score {text}"
         except OverflowError:  # an absurd score (10**400) is still describable
             return f"score {self.score}"
 

@@ -698,9 +698,10 @@ class _Checker:
                          self.vpath(nid, i), node=nid, fld="verdicts", at_value=True)
         if has_score:
             s = v.score
-            if isinstance(s, float) and not s.is_integer() or not 0 <= s <= 10:  # type: ignore[operator]
-                self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a whole number from 0 "
-                         "to 10 (the final score is score/10)", self.vpath(nid, i, "score"),
+            if not 0 <= s <= 10:  # type: ignore[operator]  # NaN fails this too
+                self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a number from 0 "
+                         "to 10, like 7 or 7.5 (the final score is score/10)",
+                         self.vpath(nid, i, "score"),
                          node=nid, fld="verdicts", at_value=True)
         if has_then and v.then not in self.graph.nodes and v.then not in self.raw_nodes:
             self.add("DAG008", f"verdict {name}: then = '{v.then}' is not a node"

@@ -159,8 +159,8 @@ def test_two_verdicts_of_one_judgement_into_one_node_are_fine() -> None:
     assert refused(body) == []
 
 
-@pytest.mark.parametrize("score", ["7.5", "11"])
-def test_fractional_or_out_of_range_scores(score: str) -> None:
+@pytest.mark.parametrize("score", ["10.5", "11", "-0.5", "nan"])
+def test_out_of_range_scores_are_refused_naming_node_and_verdict(score: str) -> None:
     head = HEAD
     body = f"""
         [nodes.gate]
@@ -171,6 +171,18 @@ def test_fractional_or_out_of_range_scores(score: str) -> None:
     """
     out = refused(body, head)
     assert out and out[0][0] == ("gate",) and score in out[0][1]
+    assert "verdict true" in out[0][1]
+
+
+def test_fractional_scores_export() -> None:
+    body = """
+        [nodes.gate]
+        type = "binary"
+        criteria = "ok?"
+        params = ["actual_output"]
+        verdicts = [{ verdict = true, score = 7.5 }, { verdict = false, score = 3.33 }]
+    """
+    assert refused(body, HEAD) == []
 
 
 def test_geval_rules() -> None:

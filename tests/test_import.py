@@ -180,7 +180,7 @@ def _with_verdict(verdict: dict) -> dict:
     ({"type": "VerdictNode", "verdict": True,
       "child": {"type": "metric", "metric_class": "AnswerRelevancyMetric", "kwargs": {}}},
      "AnswerRelevancyMetric"),
-    ({"type": "VerdictNode", "verdict": True, "score": 7.5}, "7.5"),
+    ({"type": "VerdictNode", "verdict": True, "score": 10.5}, "10.5"),
     ({"type": "VerdictNode", "verdict": True,
       "child": {"type": "geval", "name": "g", "evaluation_params": ["input"], "criteria": "c",
                 "rubric": [{"score_range": [0, 5], "expected_outcome": "bad"}]}}, "rubric"),
@@ -189,7 +189,8 @@ def test_inexpressible_content_is_named(verdict: dict, words: str) -> None:
     with pytest.raises(ImportFailed) as info:
         import_deepeval_json(json.dumps(_with_verdict(verdict)))
     assert not info.value.usage
-    assert "'t'" in str(info.value) and words in str(info.value)
+    # named by its judgement's id and its label, not the JSON id of the verdict
+    assert "judgement 'j', verdict true" in str(info.value) and words in str(info.value)
 
 
 def test_verdict_shared_by_two_judgements_is_refused() -> None:
@@ -275,9 +276,9 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path: Path, capsys, content) -> No
 def test_cli_inexpressible_exits_1(tmp_path: Path, capsys) -> None:
     src = tmp_path / "dag.json"
     src.write_text(json.dumps(_with_verdict(
-        {"type": "VerdictNode", "verdict": True, "score": 7.5})), encoding="utf-8")
+        {"type": "VerdictNode", "verdict": True, "score": 10.5})), encoding="utf-8")
     assert main(["import", str(src)]) == 1
-    assert "7.5" in capsys.readouterr().err
+    assert "judgement 'j', verdict true: score 10.5 is outside 0..10" in capsys.readouterr().err
 
 
 _text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30) | st.sampled_from(

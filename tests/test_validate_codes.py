@@ -373,11 +373,11 @@ def test_verdict_positions_follow_the_file_when_the_loader_skips_one() -> None:
         verdicts = [
           { score = 1 },
           { verdict = "A", score = 10 },
-          { verdict = "B", score = 2.5 },
+          { verdict = "B", score = 12.5 },
         ]
         """)
     d13 = [d for d in check_text(text, "x.toml").diagnostics if d.code == "DAG013"]
-    assert d13 and d13[0].line == line_of(text, "2.5")
+    assert d13 and d13[0].line == line_of(text, "12.5")
 
 
 def test_array_of_tables_verdicts_are_positioned() -> None:

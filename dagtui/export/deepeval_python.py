@@ -142,7 +142,7 @@ class _Writer:
                     value = repr(v.verdict) if isinstance(v.verdict, bool) else literal(
                         v.verdict, i1
                     )
-                    tail = f"score={int(v.score)}" if v.score is not None else (
+                    tail = f"score={v.score!r}" if v.score is not None else (
                         f"then={self.var[v.then]}" if v.then is not None else ""
                     )
                     verdicts.append(f"{i1}{self.var[nid]}.add_verdict({value}, {tail})")

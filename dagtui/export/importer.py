@@ -33,6 +33,7 @@ from ..model import (
     TaskNode,
     Verdict,
 )
+from ..paths import show_verdict
 from .naming import is_bare_id, slug
 
 _JUDGEMENT_TYPES = {"BinaryJudgementNode": "binary", "NonBinaryJudgementNode": "non_binary"}
@@ -79,14 +80,18 @@ class _Importer:
         self.name = name
         self.multi_turn = multi_turn
         self.problems: list[str] = []
+        #: JSON id -> dagtui id of every non-verdict node
+        self.ids: dict[str, str] = {}
+        #: verdict JSON id -> the JSON id of the (first) judgement that owns it
+        self.owner: dict[str, str] = {}
 
     def run(self) -> Graph:
         specs = self.specs
         verdict_ids = [k for k, s in specs.items() if s["type"] == "VerdictNode"]
         node_ids = [k for k, s in specs.items() if s["type"] != "VerdictNode"]
+        ids = self.ids = self._name_nodes(node_ids)
         self._check_ownership(verdict_ids, node_ids)
         multi = self._mode(node_ids)
-        ids = self._name_nodes(node_ids)
         gevals: dict[tuple, GEvalNode] = {}
         geval_ids = _Names(ids.values())
         nodes: dict[str, NodeBase] = {}
@@ -122,23 +127,37 @@ class _Importer:
                                          "a judgement's children must be verdicts")
                 elif child_is_verdict and nid not in owners[child]:
                     owners[child].append(nid)
+                    self.owner.setdefault(child, nid)
         for vid in verdict_ids:
             child = self.specs[vid].get("child")
             if isinstance(child, dict) and child.get("type") == "node":
                 ref = child.get("ref")
                 if not isinstance(ref, str) or ref not in self.specs:
-                    raise ImportFailed(f"verdict {vid!r} refers to unknown node {ref!r}",
+                    raise ImportFailed(f"{self._vname(vid)} refers to unknown node {ref!r}",
                                        usage=True)
                 if self.specs[ref]["type"] == "VerdictNode":
-                    self.problems.append(f"verdict {vid!r} leads to another verdict {ref!r}; "
-                                         "dagtui verdicts lead to nodes")
+                    self.problems.append(f"{self._vname(vid)} leads to another verdict "
+                                         f"{self._vname(ref)}; dagtui verdicts lead to nodes")
         for vid, who in owners.items():
             if not who:
-                self.problems.append(f"verdict {vid!r} belongs to no judgement node")
+                self.problems.append(f"{self._vname(vid)} belongs to no judgement node")
             elif len(who) > 1:
-                self.problems.append(f"verdict {vid!r} is shared by judgement nodes "
-                                     f"{', '.join(map(repr, who))}; dagtui verdicts belong to "
-                                     "one judgement (copy it into each)")
+                names = ", ".join(repr(self.ids.get(w, w)) for w in who)
+                self.problems.append(f"{self._vname(vid)} is shared by judgement nodes "
+                                     f"{names}; dagtui verdicts belong to one judgement "
+                                     "(copy it into each)")
+
+    def _vname(self, vid: str) -> str:
+        """A verdict as its author knows it: the id its judgement gets and its label
+        (`judgement 'order', verdict 'Correct'`), not the JSON's uuid; that only when no
+        judgement owns it."""
+        spec = self.specs.get(vid)
+        value = spec.get("verdict") if isinstance(spec, dict) else None
+        shown = show_verdict(value) if isinstance(value, bool | str) else repr(value)
+        owner = self.owner.get(vid)
+        if owner is None:
+            return f"verdict {shown} (JSON id {vid!r})"
+        return f"judgement {self.ids.get(owner, owner)!r}, verdict {shown}"
 
     def _mode(self, node_ids: list[str]) -> bool:
         if self.multi_turn is not None:
@@ -180,7 +199,8 @@ class _Importer:
     ) -> NodeBase | None:
         common: dict[str, Any] = {
             "label": self._text(jid, spec, "label", optional=True),
-            "params": self._params(jid, spec.get("evaluation_params"), multi),
+            "params": self._params(f"node {self.ids.get(jid, jid)!r}",
+                                   spec.get("evaluation_params"), multi),
         }
         window = spec.get("turn_window")
         if window is not None:
@@ -214,25 +234,29 @@ class _Importer:
         multi: bool,
     ) -> Verdict | None:
         value = spec.get("verdict")
+        where = self._vname(vid)
         if not isinstance(value, bool | str):
-            raise ImportFailed(f"verdict {vid!r}: 'verdict' must be true/false or a label",
+            raise ImportFailed(f"{where}: 'verdict' must be true/false or a label",
                                usage=True)
         score = spec.get("score")
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, int | float):
-                raise ImportFailed(f"verdict {vid!r}: score must be a number", usage=True)
+                raise ImportFailed(f"{where}: score must be a number", usage=True)
             if not math.isfinite(score):  # JSON's NaN / Infinity, or 1e400 read as inf
-                raise ImportFailed(f"verdict {vid!r} ({value!r}): score {score} is not a finite "
-                                   "number (NaN, Infinity, or too large like 1e400); a score "
-                                   "is a whole number from 0 to 10", usage=True)
-            if score != int(score) or not 0 <= score <= 10:
-                self.problems.append(f"verdict {vid!r}: score {score!r} is not an integer from "
-                                     "0 to 10; dagtui scores are whole numbers 0..10")
+                raise ImportFailed(f"{where}: score {score} is not a finite number (NaN, "
+                                   "Infinity, or too large like 1e400); a score is a number "
+                                   "from 0 to 10", usage=True)
+            if not 0 <= score <= 10:
+                self.problems.append(f"{where}: score {score!r} is outside 0..10 (DeepEval "
+                                     "refuses it too)")
                 return None
-            return Verdict(verdict=value, score=int(score))
+            # a fraction is kept exactly (7.5, 6.66); a whole number is an integer (4.0 -> 4)
+            if isinstance(score, float) and score.is_integer():
+                score = int(score)
+            return Verdict(verdict=value, score=score)
         child = spec.get("child")
         if not isinstance(child, dict) or "type" not in child:
-            raise ImportFailed(f"verdict {vid!r} needs a 'score' or a 'child' object", usage=True)
+            raise ImportFailed(f"{where} needs a 'score' or a 'child' object", usage=True)
         kind = child["type"]
         if kind == "node":
             ref = child.get("ref")
@@ -243,11 +267,11 @@ class _Importer:
             geval = self._geval(vid, child, gevals, taken, multi)
             return None if geval is None else Verdict(verdict=value, then=geval.id)
         if kind == "metric":
-            self.problems.append(f"verdict {vid!r} leads to DeepEval metric "
+            self.problems.append(f"{where} leads to DeepEval metric "
                                  f"{child.get('metric_class')!r}; dagtui leaves are fixed "
                                  "scores or G-Eval")
             return None
-        raise ImportFailed(f"verdict {vid!r}: unknown child type {kind!r} "
+        raise ImportFailed(f"{where}: unknown child type {kind!r} "
                            "(expected node, geval or metric)", usage=True)
 
     def _geval(
@@ -258,7 +282,7 @@ class _Importer:
         taken: _Names,
         multi: bool,
     ) -> GEvalNode | None:
-        where = f"G-Eval after verdict {vid!r}"
+        where = f"G-Eval after {self._vname(vid)}"
         name = child.get("name")
         if not isinstance(name, str):
             raise ImportFailed(f"{where}: 'name' must be a string", usage=True)
@@ -277,7 +301,7 @@ class _Importer:
                                usage=True)
         if criteria:
             steps = None  # DeepEval's DAG runs a G-Eval leaf on its criteria alone
-        params = self._params(vid, child.get("evaluation_params"), multi)
+        params = self._params(where, child.get("evaluation_params"), multi)
         if not params:
             self.problems.append(f"{where} ({name!r}) has no evaluation_params; dagtui "
                                  "G-Eval leaves name the params they read")
@@ -305,13 +329,13 @@ class _Importer:
         if values is None:
             return []
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise ImportFailed(f"{where!r}: evaluation_params must be a list of strings",
+            raise ImportFailed(f"{where}: evaluation_params must be a list of strings",
                                usage=True)
         allowed = MULTI_TURN_PARAMS if multi else SINGLE_TURN_PARAMS
         bad = [v for v in values if v not in allowed]
         if bad:
             kind = "multi-turn" if multi else "single-turn"
-            self.problems.append(f"{where!r}: evaluation_params {', '.join(map(repr, bad))} "
+            self.problems.append(f"{where}: evaluation_params {', '.join(map(repr, bad))} "
                                  f"are not {kind} params dagtui supports")
         return [v for v in values if v in allowed]
 

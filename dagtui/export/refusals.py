@@ -130,11 +130,11 @@ def _verdicts(graph: Graph) -> list[Refusal]:
             if (v.score is None) == (v.then is None):
                 out.append(Refusal((nid,), f"verdict {shown} needs exactly one of score / then"))
             if v.score is not None and (
-                isinstance(v.score, bool) or not isinstance(v.score, int) or not 0 <= v.score <= 10
+                isinstance(v.score, bool) or not isinstance(v.score, int | float)
+                or not 0 <= v.score <= 10  # NaN fails this too
             ):
-                out.append(Refusal((nid,), f"verdict {shown}: score {v.score!r} is not an "
-                                   "integer from 0 to 10 (DeepEval silently accepts fractional "
-                                   "scores; dagtui does not export them)"))
+                out.append(Refusal((nid,), f"verdict {shown}: score {v.score!r} is not a "
+                                   "number from 0 to 10 (DeepEval refuses it)"))
     return out
 
 

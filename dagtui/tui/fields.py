@@ -159,4 +159,4 @@ def score_from_text(text: str) -> int | float | None:
         try:
             return float(stripped)
         except ValueError:
-            raise FieldError("score: a whole number from 0 to 10") from None
+            raise FieldError("score: a number from 0 to 10 (7, 7.5)") from None
