@@ -348,7 +348,9 @@ class LiteLLMJudge(Judge):
 
         Returns the call record and the token logprobs (or None). Raises JudgeError with the
         record attached once the retries are spent. The cache is `answer`'s business: it
-        looks there first and stores only answers that parsed (`_replay`, `_store`).
+        looks there first and stores only answers that parsed (`_replay`, `_store`). With a
+        cache, a request identical to one in flight is not sent again: it shares that one's
+        answer (recorded as a cache hit) or its error.
         """
         if isinstance(self.cache, NullCache):  # no cache: every request is sent, as asked
             return await self._send(request, purpose)
