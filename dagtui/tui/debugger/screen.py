@@ -362,15 +362,17 @@ class DebuggerScreen(RunActions, Screen[None]):
                 if prec is not None and prec.error is None:
                     received[parent] = prec.answer
         title = f"{nid} · {node.type}"
-        case = run.case if run.trace is None else None
-        note = label_note(case.expected if case else None, nid,
-                          rec.answer if rec is not None and rec.error is None else None,
-                          self.calibration, case.name if case else None).plain
+        # the human label beside the verdict once there is one (never while a person is
+        # being asked: the label would answer for them)
+        case = run.case if run.trace is None and rec is not None else None
+        note = label_note(case.expected, nid, rec.answer if rec.error is None else None,
+                          self.calibration, case.name).plain \
+            if case is not None and rec is not None else ""
         if rec is not None:
             what = "verdict" if node.type not in ("task", "geval") else "result"
             title += f" ── {what}: {answer_summary(rec)}"
-        if note:
-            title += f" · {note}"
+            if note:
+                title += f" · {note}"
         elif run.running == nid:
             title += " ── asking…"
         right.border_title = title
