@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
+
+from ..model import Metric
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +27,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="GRAPH.toml", help="write here (default: stdout)")
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing --output (even a read-only one)")
+    # DeepEval's JSON holds the graph only: these settings would otherwise come back as
+    # defaults without a word (and a Python export would then differ from the source metric)
     p.add_argument("--name", help="metric name (default: from the file name)")
+    p.add_argument("--threshold", type=_threshold, metavar="T",
+                   help="pass threshold 0..1 written to [metric] (default: 0.5)")
+    p.add_argument("--model", metavar="M",
+                   help="judge model written to [metric] (default: none pinned)")
+    p.add_argument("--include-reason", action=argparse.BooleanOptionalAction, default=None,
+                   help="[metric].include_reason: --no-include-reason when the source metric "
+                   "had include_reason=False (default: true)")
     p.add_argument("--multi-turn", action="store_true", default=None,
                    help="read it as a conversational DAG (default: detected from params)")
     p.set_defaults(func=run)
@@ -62,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
         for line in lines:
             print(f"  {line}", file=sys.stderr)
         return 1
+    graph.metric = _settings(graph.metric, args)
+    for note in _defaults_note(args):
+        print(f"dagtui import: note: {note}", file=sys.stderr)
     toml = render_graph(graph, [f"Imported from {source.name} by `dagtui import`."])
     if out is None:
         sys.stdout.write(toml)
@@ -89,3 +104,44 @@ def run(args: argparse.Namespace) -> int:
 def _name_from(path: Path) -> str:
     words = path.stem.replace("_", " ").replace("-", " ").split()
     return " ".join(words).capitalize() or "Imported DeepEval DAG"
+
+
+def _threshold(text: str) -> float:
+    """`--threshold`: a number from 0 to 1, refused by the parser otherwise (exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
+def _settings(metric: Metric, args: argparse.Namespace) -> Metric:
+    """The `[metric]` table with what the flags say (the JSON does not carry it)."""
+    changes: dict[str, Any] = {}
+    if getattr(args, "threshold", None) is not None:
+        changes["threshold"] = args.threshold
+    if getattr(args, "model", None):
+        changes["model"] = args.model
+    if getattr(args, "include_reason", None) is not None:
+        changes["include_reason"] = args.include_reason
+    return metric.replace(**changes) if changes else metric
+
+
+def _defaults_note(args: argparse.Namespace) -> list[str]:
+    """Say which metric settings were not in the JSON and not given, so none is lost
+    silently."""
+    missing = []
+    if not args.name:
+        missing.append("name (from the file name; --name)")
+    if getattr(args, "threshold", None) is None:
+        missing.append("threshold 0.5 (--threshold)")
+    if not getattr(args, "model", None):
+        missing.append("no model pinned (--model)")
+    if getattr(args, "include_reason", None) is None:
+        missing.append("include_reason true (--no-include-reason)")
+    if not missing:
+        return []
+    return ["DeepEval's JSON does not carry the metric's settings; using defaults for "
+            + ", ".join(missing)]
