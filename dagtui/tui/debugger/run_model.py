@@ -9,6 +9,7 @@ saved trace. The screen asks it for each node's status and for the result, and r
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -18,12 +19,14 @@ from ...checks import PythonConsent
 from ...engine import Engine, Session
 from ...judges.base import Judge
 from ...model import BinaryNode, CheckNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
-from ...schedule import Topology
+from ...schedule import Reach, Topology
 from ...trace import RunResult, StepRecord, Trace
 
 #: statuses a node can have in the path tree
 PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
     "pending", "next", "running", "done", "skipped", "failed")
+
+_SERIALS = itertools.count(1)
 
 #: the text field of each node type that "edit & re-run" changes
 EDITABLE_FIELD: dict[type, str] = {
@@ -42,6 +45,37 @@ class NodeStatus:
     record: StepRecord | None = None
     breakpoint: bool = False
     overridden: bool = False
+
+
+class _RecordIndex:
+    """The latest record of each node and running totals, over an append-only list of
+    records (a session's, or a trace's steps).
+
+    The screen asks for every node's status after every step; finding a node's record by
+    scanning the records made a 5,000-node graph cost O(nodes × steps) per redraw. The
+    list only grows, so each record is indexed once, when it first appears.
+    """
+
+    def __init__(self, source: list[StepRecord]) -> None:
+        self.source = source
+        self.seen = 0
+        self.latest: dict[str, StepRecord] = {}
+        self.calls = 0
+        self.tokens = 0
+        self.cost: float | None = None
+        self.overridden = False
+
+    def update(self) -> _RecordIndex:
+        source = self.source
+        for rec in source[self.seen:]:
+            self.latest[rec.node] = rec
+            self.calls += rec.calls_made
+            self.tokens += rec.prompt_tokens + rec.completion_tokens
+            if rec.cost is not None:
+                self.cost = (self.cost or 0.0) + rec.cost
+            self.overridden = self.overridden or rec.source == "override"
+        self.seen = len(source)
+        return self
 
 
 def show_value(value: Any) -> str:
@@ -135,6 +169,13 @@ class DebugRun:
         self.session: Session | None = None
         self.running: str | None = None
         self.problem: str | None = None  # why the case cannot run (missing params, ...)
+        self._index: _RecordIndex | None = None
+        self._reach: Reach | None = None
+        self._order: list[str] | None = None
+        #: bumped whenever the run is replaced (new case, graph or session), so a view can
+        #: tell a new run from more steps of the same one (`view_key`)
+        self._serial = next(_SERIALS)
+        self._generation = 0
 
     # ------------------------------------------------------------------ setup
 
@@ -145,7 +186,9 @@ class DebugRun:
     @property
     def order(self) -> list[str]:
         """Nodes in the order the engine considers them (file/topological order)."""
-        return [n for n in self.topo.order if n in self.graph.nodes]
+        if self._order is None:
+            self._order = [n for n in self.topo.order if n in self.graph.nodes]
+        return self._order
 
     def missing(self) -> list[str]:
         """What the case lacks for nodes it could reach: shown before the first call."""
@@ -154,6 +197,7 @@ class DebugRun:
         return self.engine.missing_inputs(self.case)
 
     def set_case(self, case: Case) -> None:
+        self._generation += 1
         self.case = case
         self.previous = {}
         self.session = None
@@ -163,10 +207,13 @@ class DebugRun:
         assert self.judge is not None
         engine = Engine(graph, self.judge, python=self.python)
         self.graph, self.engine, self.topo = graph, engine, engine.topo
+        self._order = None
+        self._generation += 1
 
     def restart(self, *, reuse: Iterable[StepRecord] | None = None,
                 fresh: Iterable[str] = ()) -> Session | None:
         """A new session from the first node; None (and `problem` set) if it cannot run."""
+        self._generation += 1
         self.running = None
         self.session = None
         self.problem = None
@@ -210,11 +257,49 @@ class DebugRun:
             return list(self.trace.steps)
         return list(self.session.records) if self.session else []
 
+    def _records_index(self) -> _RecordIndex:
+        """The index over the shown records, rebuilt only when the run is replaced."""
+        if self.trace is not None:
+            source = self.trace.steps
+        else:
+            source = self.session.records if self.session is not None else []
+        index = self._index
+        if index is None or index.source is not source:
+            index = self._index = _RecordIndex(source)
+        return index.update()
+
     def record(self, node_id: str) -> StepRecord | None:
-        for rec in reversed(self.records):
-            if rec.node == node_id:
-                return rec
-        return None
+        """The node's latest record (O(1))."""
+        return self._records_index().latest.get(node_id)
+
+    def view_key(self) -> tuple[int, int, bool]:
+        """Equal between two calls only while the same run goes on (more steps, marks
+        moving); a view redraws everything when it changes."""
+        return self._serial, self._generation, self.finished
+
+    def record_count(self) -> int:
+        return self._records_index().seen
+
+    def nodes_recorded_since(self, count: int) -> list[str]:
+        """The nodes of the records after the first `count` (what a redraw must relabel)."""
+        index = self._records_index()
+        return [r.node for r in index.source[count:]]
+
+    def marks(self) -> set[tuple[str, str]]:
+        """The per-node marks a node's label shows besides its record: the next node, the
+        one being asked, breakpoints and overrides (a redraw relabels the ones that moved)."""
+        out = {("bp", n) for n in self.breakpoints} | {("override", n) for n in self.overrides}
+        nxt = self.next_node()
+        if nxt is not None:
+            out.add(("next", nxt))
+        if self.running is not None:
+            out.add(("running", self.running))
+        return out
+
+    def totals(self) -> tuple[int, int, float | None]:
+        """(calls, tokens, cost or None) of the records so far, kept as they come."""
+        index = self._records_index()
+        return index.calls, index.tokens, index.cost
 
     @property
     def finished(self) -> bool:
@@ -224,7 +309,7 @@ class DebugRun:
 
     @property
     def started(self) -> bool:
-        return bool(self.records)
+        return self._records_index().seen > 0
 
     def next_node(self) -> str | None:
         if self.session is None or self.trace is not None:
@@ -271,33 +356,27 @@ class DebugRun:
         return self.session.result()
 
     def progress(self) -> tuple[int, int]:
-        """(steps done, steps the run can take at most from here)."""
-        done = len(self.records)
+        """(steps done, steps the run can take at most from here).
+
+        A node that has not run is still possible while it is reachable from the ready set
+        along any verdict; `schedule.Reach` keeps that set as nodes finish (O(edges) over
+        the whole run, not a walk of the graph per redraw)."""
+        index = self._records_index()
+        done = index.seen
         if self.finished:
             return done, done
-        ran = {r.node for r in self.records}
         could = 0
         if self.session is not None:
-            state = self.session.state
-            # a node that has not run is still possible unless the run is past it
-            could = sum(1 for n in self.order if n not in ran and n in self._reachable(state))
+            reach = self._reach
+            if reach is None or reach.state is not self.session.state:
+                reach = self._reach = Reach(self.session.state)
+            # every node that ran has left the set: what is left has not run
+            could = len(reach.update())
         return done, done + could
-
-    def _reachable(self, state: Any) -> set[str]:
-        """Nodes still reachable from the ready set (following every verdict)."""
-        seen: set[str] = set()
-        stack = list(state.ready())
-        while stack:
-            nid = stack.pop()
-            if nid in seen or nid not in self.graph.nodes:
-                continue
-            seen.add(nid)
-            stack.extend(self.graph.nodes[nid].targets())
-        return seen
 
     @property
     def overridden(self) -> bool:
-        return any(r.source == "override" for r in self.records)
+        return self._records_index().overridden
 
     def to_trace(self) -> Trace:
         """The current run as a trace (SPEC §7)."""

@@ -1,7 +1,10 @@
 """Widgets of the debugger screen: the path tree and the step panes.
 
 The tree is built once per graph shape and relabelled in place as steps complete (a
-relabel costs a fraction of a rebuild and keeps the cursor where the reader left it).
+relabel costs a fraction of a rebuild and keeps the cursor where the reader left it). After
+a step only the rows that can have changed are relabelled: the nodes that just got a record
+and those whose mark (next, running, breakpoint, override) moved, so a step costs the same
+on a 5,000-node graph as on a 10-node one.
 The panes are read-only TextAreas: scrollable, selectable and copyable, which a Static
 is not.
 """
@@ -104,12 +107,22 @@ class PathTree(Tree[RowRef]):
         self.guide_depth = 2
         self._rows: dict[RowRef, TreeNode[RowRef]] = {}
         self._shape: tuple[Any, ...] | None = None
+        self._width = 8
+        self._verdict_rows: dict[str, int] = {}
+        #: what the labels were drawn from: the run (identity and finished), the records
+        #: labelled so far, and the marks shown
+        self._drawn: tuple[Any, ...] | None = None
+        self._drawn_records = 0
+        self._drawn_marks: set[tuple[str, str]] = set()
 
     def build(self, graph: Graph, order: list[str]) -> None:
         shape = tuple((n, len(getattr(graph.nodes[n], "verdicts", []) or [])) for n in order)
         if shape == self._shape:
             return
         self._shape = shape
+        self._drawn = None
+        self._width = max((len(n) for n in order), default=8) + 1
+        self._verdict_rows = {n: k for n, k in shape}
         self.clear()
         self._rows = {}
         for nid in order:
@@ -121,26 +134,43 @@ class PathTree(Tree[RowRef]):
                 self._rows[(nid, i)] = row.add_leaf("", data=(nid, i))
 
     def refresh_from(self, run: DebugRun) -> None:
-        """Relabel every row from the run's state (cheap; no rebuild)."""
+        """Relabel the rows whose status can have changed since the last call (every row
+        when the run was replaced, restarted or has just finished; no rebuild)."""
         result = run.result()
-        width = max((len(n) for n in run.order), default=8) + 1
-        for (nid, idx), row in self._rows.items():
-            node = run.graph.nodes.get(nid)
-            if node is None:
-                continue
-            st = run.status(nid)
-            if idx is None:
-                # a geval leaf has no verdict rows: the node row itself says it ended the path
-                leaf = result is not None and result.leaf == nid and node.type == "geval"
-                row.set_label(node_label(nid, node.type, st, width, leaf))
+        drawn = run.view_key()
+        marks = run.marks()
+        if drawn != self._drawn:
+            nodes: Any = self._verdict_rows  # every node with a row
+        else:
+            nodes = set(run.nodes_recorded_since(self._drawn_records))
+            nodes.update(nid for _, nid in marks ^ self._drawn_marks)
+        for nid in nodes:
+            self._relabel(run, nid, result)
+        self._drawn = drawn
+        self._drawn_records = run.record_count()
+        self._drawn_marks = marks
+
+    def _relabel(self, run: DebugRun, nid: str, result: Any) -> None:
+        node = run.graph.nodes.get(nid)
+        row = self._rows.get((nid, None))
+        if node is None or row is None:
+            return
+        st = run.status(nid)
+        # a geval leaf has no verdict rows: the node row itself says it ended the path
+        leaf = result is not None and result.leaf == nid and node.type == "geval"
+        row.set_label(node_label(nid, node.type, st, self._width, leaf))
+        rec = st.record
+        decided = rec is not None and rec.error is None
+        for idx in range(self._verdict_rows.get(nid, 0)):
+            vrow = self._rows.get((nid, idx))
+            if vrow is None:
                 continue
             v = node.verdicts[idx]  # type: ignore[attr-defined]
-            rec = st.record
-            decided = rec is not None and rec.error is None
-            chosen = decided and rec.answer == v.verdict and type(rec.answer) is type(v.verdict)
+            chosen = decided and rec.answer == v.verdict \
+                and type(rec.answer) is type(v.verdict)  # type: ignore[union-attr]
             reached = bool(chosen and v.score is not None and result is not None
                            and result.leaf == nid)
-            row.set_label(verdict_label(v.verdict, v.then, v.score, chosen, reached, decided))
+            vrow.set_label(verdict_label(v.verdict, v.then, v.score, chosen, reached, decided))
 
     def select_node(self, nid: str) -> None:
         row = self._rows.get((nid, None))
