@@ -30,27 +30,16 @@ def assert_same_as_full_redraw(screen: Any) -> None:
 
 async def test_incremental_relabel_matches_a_full_redraw() -> None:
     app = meeting_app(LabelsJudge(), case="missing conclusion")
+    # (node to select first or None, key): a breakpoint on a node not reached yet, a step,
+    # continue to it, a restart (a new session: every row redrawn), steps to the end, and a
+    # breakpoint cleared after the run ended
+    script = [(None, None), ("order", "b"), (None, "n"), (None, "c"), (None, "r"),
+              (None, "n"), (None, "n"), (None, "n"), (None, "n"), ("order", "b")]
     async with app.run_test(size=SIZE) as pilot:
-        screen = await settle(app, pilot)
-        assert_same_as_full_redraw(screen)
-        await select(app, pilot, "order")
-        await pilot.press("b")  # breakpoint on a node not reached yet
-        screen = await settle(app, pilot)
-        assert_same_as_full_redraw(screen)
-        await pilot.press("n")
-        screen = await settle(app, pilot)
-        assert_same_as_full_redraw(screen)
-        await pilot.press("c")
-        screen = await settle(app, pilot)
-        assert_same_as_full_redraw(screen)
-        await pilot.press("r")  # restart: a new session, every row redrawn
-        screen = await settle(app, pilot)
-        assert_same_as_full_redraw(screen)
-        for _ in range(4):
-            await pilot.press("n")
+        for node, key in script:
+            if node is not None:
+                await select(app, pilot, node)
+            if key is not None:
+                await pilot.press(key)
             screen = await settle(app, pilot)
             assert_same_as_full_redraw(screen)
-        await select(app, pilot, "order")
-        await pilot.press("b")  # clear the breakpoint after the run ended
-        screen = await settle(app, pilot)
-        assert_same_as_full_redraw(screen)
