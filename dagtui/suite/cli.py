@@ -133,9 +133,14 @@ async def execute(
         runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
                                   workers=workers, concurrency=concurrency, pool=pool,
                                   python=python)
+        done = None
+        if on_rule_done is not None:
+            def done(st: Any) -> None:  # with what held calls back meanwhile ("rpm 60")
+                notes = (getattr(j, "rate_note", str)() for j in runner.judges)
+                on_rule_done(st, ", ".join(dict.fromkeys(n for n in notes if n)))
         try:
             result = await run_suite(load.suite, cases, runner, concurrency=concurrency,
-                                     kinds=load.kinds, on_rule_done=on_rule_done)
+                                     kinds=load.kinds, on_rule_done=done)
         finally:
             await runner.aclose()
         if measure_ungated:
@@ -226,10 +231,11 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     )
     quiet = bool(_opt(args, "quiet", default=False))
 
-    def rule_done(st: Any) -> None:
+    def rule_done(st: Any, note: str = "") -> None:
         print(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
               f"{st.passed} passed, {st.calls} calls"
-              + (f", {st.not_run} not run" if st.not_run else ""), file=sys.stderr)
+              + (f", {st.not_run} not run" if st.not_run else "")
+              + (f"  [{note}]" if note else ""), file=sys.stderr)
 
     traces = None
     trace_dir = _opt(args, "trace_dir")
