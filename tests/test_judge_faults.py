@@ -365,3 +365,13 @@ def test_cached_cases_prove_nothing_the_first_uncached_call_probes(tmp_path, cap
     assert code == 3 and calls == 1  # the two cached cases sent nothing; one probe
     assert "4 cases, 2 passed, 0 failed, 0 judge errors, 2 not run" in out
     assert UNUSABLE in out
+
+
+def test_suite_rpm_holds_calls_back_and_says_so(tmp_path, capsys):
+    with StubServer() as stub:
+        code = main(suite_args(tmp_path, stub.base_url, "--rpm", "600"))
+        times = sorted(r["time"] for r in stub.requests)
+    err = capsys.readouterr().err
+    assert code in (0, 1) and len(times) >= 3
+    assert (times[-1] - times[0]) / (len(times) - 1) >= 0.09  # 600 a minute: 0.1 s apart
+    assert "[rpm 600]" in err
