@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -132,14 +133,16 @@ def _check_target(path: str | os.PathLike[str], flag: str, *, directory: bool) -
 
 
 def report_target_problems(*, json_out: str | None = None, junit: str | None = None,
-                           trace_dir: str | None = None) -> list[str]:
-    """What is wrong with a run's `--json`, `--junit` and `--trace-dir` (unset ones are
-    skipped): one message per bad flag, empty when every report can be written."""
-    problems = [
-        check_file_target(json_out, "--json") if json_out is not None else None,
-        check_file_target(junit, "--junit") if junit is not None else None,
-        check_dir_target(trace_dir, "--trace-dir") if trace_dir is not None else None,
-    ]
+                           trace_dir: str | None = None,
+                           files: Mapping[str, str | None] | None = None) -> list[str]:
+    """What is wrong with a run's `--json`, `--junit` and `--trace-dir`, and any other
+    report file in `files` (flag -> path); unset ones are skipped. One message per bad flag,
+    empty when every report can be written."""
+    wanted = {"--json": json_out, "--junit": junit, **(files or {})}
+    problems = [check_file_target(path, flag) for flag, path in wanted.items()
+                if path is not None]
+    if trace_dir is not None:
+        problems.append(check_dir_target(trace_dir, "--trace-dir"))
     return [p for p in problems if p]
 
 

@@ -377,3 +377,14 @@ def test_bad_suite_output_paths_fail_before_any_judge_call(capsys, tmp_path: Pat
             assert code == 2, (flag, path, out)
             assert f"{flag} {path}" in out and words in out, out
             assert stub.calls == 0
+
+
+def test_bad_calibrate_output_paths_fail_before_any_judge_call(capsys, tmp_path: Path) -> None:
+    with StubServer() as stub:
+        for flag, path, words in bad_targets(tmp_path)[:4]:
+            flag = "--markdown" if flag == "--junit" else flag
+            code, out = cli(capsys, "calibrate", MEETING, "--model", MODEL, "--api-base",
+                            stub.base_url, "--no-cache", flag, path)
+            assert code == 2, (flag, path, out)
+            assert f"{flag} {path}" in out and words in out, out
+            assert stub.calls == 0

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -85,7 +84,14 @@ def run(args: argparse.Namespace) -> int:
     from ..calibration.core import a_calibrate
     from ..calibration.report import render_markdown, render_text
     from ..cases import CaseError
+    from ..outputs import report_target_problems, safe_json, safe_text
 
+    bad_outputs = report_target_problems(json_out=args.json_out,
+                                         files={"--markdown": args.markdown})
+    for problem in bad_outputs:  # found now, not after every judge call
+        err(problem)
+    if bad_outputs:
+        return EXIT_USAGE
     cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
     try:
         cal = asyncio.run(a_calibrate(
@@ -98,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
         err(cal.halt or "the judge could not be used")
         return EXIT_JUDGE
-    sys.stdout.write(render_text(cal))
-    data = json.dumps(cal.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+    sys.stdout.write(safe_text(render_text(cal)))  # case names: no surrogate, no escape byte
+    data = safe_json(cal.to_dict()) + "\n"
     saved = save_latest(graph.path or args.graph, data)
     for path, text in ((args.json_out, data),
-                       (args.markdown, render_markdown(cal, min_kappa=args.min_kappa))):
+                       (args.markdown, safe_text(render_markdown(cal, min_kappa=args.min_kappa)))):
         if path:
             _write(Path(path), text)
     if saved:
