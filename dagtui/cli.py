@@ -77,7 +77,9 @@ def closest(word: str, options: list[str]) -> str:
     from .loader import suggest
 
     starts = [o for o in options if o.startswith(word)]
-    return f" (did you mean '{starts[0]}'?)" if len(starts) == 1 else suggest(word, options)
+    if len(starts) == 1:  # the loader's wording for that one option
+        return suggest(starts[0], starts)
+    return suggest(word, options)
 
 
 def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
