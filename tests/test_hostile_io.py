@@ -149,6 +149,28 @@ def test_an_oversized_file_is_refused_without_reading_it(capsys, sparse: Path, n
     assert str(sparse) in out and "MB" in out and "limited to" in out
 
 
+def test_a_path_swapped_for_a_fifo_after_the_stat_cannot_block(fifo: Path,
+                                                               monkeypatch) -> None:
+    """The race: stat saw a regular file, then the path became a FIFO. The non-blocking
+    open returns at once and the descriptor's own fstat refuses it."""
+    regular = os.stat(MEETING)
+    monkeypatch.setattr(inputs.os, "stat", lambda path: regular)
+    with pytest.raises(inputs.InputError, match="FIFO"):
+        inputs.read_bytes(fifo, limit=inputs.TOML_LIMIT)
+
+
+def test_a_suite_with_a_device_for_cases_or_graph_is_refused(capsys, tmp_path: Path) -> None:
+    code, out = cli(capsys, "run", SUITE, "--cases", "/dev/zero", "--model", MODEL)
+    assert code == 2 and "/dev/zero" in out and "character device" in out
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nname = "s"\ncases = "/dev/zero"\n\n[rules.r]\n'
+                     'graph = "/dev/zero"\n', encoding="utf-8")
+    code, out = cli(capsys, "validate", suite)  # the rule's graph file is unreadable input
+    assert code == 2 and "character device" in out, out
+    code, out = cli(capsys, "test", suite)
+    assert code in (1, 2) and "character device" in out, out
+
+
 def test_read_stops_at_the_limit_even_when_the_size_lies(tmp_path: Path) -> None:
     """A file growing between stat and read (or a /proc file reporting size 0) is read to
     limit + 1 bytes, not to its end."""
