@@ -59,9 +59,19 @@ def test_suite_test_uses_the_labels_file_it_declares(capsys) -> None:
 
 def test_suite_cases_flag_still_wins(capsys) -> None:
     suite = GRAPHS / "suites"
-    code, out, _ = cli(capsys, "test", str(suite / "spans.toml"),
-                       "--cases", str(suite / "spans.cases.jsonl"))
+    code, out, err = cli(capsys, "test", str(suite / "spans.toml"),
+                         "--cases", str(suite / "spans.cases.jsonl"))
     assert code == 1 and "no label" in out  # the unlabelled run file, as asked
+    assert "none of the 50 cases has labels" in err and "[suite].labels" in err
+
+
+def test_graph_test_on_unlabelled_cases_says_so_once(tmp_path, capsys) -> None:
+    graph = write_graph(tmp_path)
+    bare = {k: v for k, v in CASE.items() if k not in ("expected", "expected_score")}
+    (tmp_path / "polite.cases.jsonl").write_text(json.dumps(bare) + "\n", encoding="utf-8")
+    code, _, err = cli(capsys, "test", str(graph))
+    assert code == 1
+    assert err.count("none of the 1 cases has labels") == 1 and "[metric].cases" in err
 
 
 def test_suite_missing_labels_file_is_a_warning_with_its_line(tmp_path, capsys) -> None:

@@ -49,6 +49,15 @@ def show_label(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
+    """One line up front when no case carries labels: every case would fail with "no
+    label", when the real mistake is the file (a run's cases, not the labelled ones)."""
+    if cases and not any(getattr(case, "expected", None) for case in cases):
+        print(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
+              f"a logic test needs labelled cases: label them, or point --cases (or {setting}) "
+              "at a labelled file", file=sys.stderr)
+
+
 def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
     """The files to test and the exit code so far. A directory means every graph below it,
     found as `dagtui validate DIR` finds them (cases and suite files skipped); a graph found
@@ -103,6 +112,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     graph, cases, code = load_graph_and_cases(path, cases_arg)
     if code:
         return code
+    warn_unlabelled(cases, path, "[metric].cases")
     engine = Engine(graph, LabelsJudge(), python=python)
     try:
         results = asyncio.run(_run_all(engine, cases))

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..checks import PythonConsent
-from ..commands.test import show_label
+from ..commands.test import show_label, warn_unlabelled
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
 from .loader import SuiteLoad
 from .model import Rule, Suite
@@ -322,6 +322,7 @@ def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbos
     load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True)
     if load is None or cases is None:
         return code
+    warn_unlabelled(cases, path, "[suite].labels")
     report = asyncio.run(check_labels(load, cases, python=python))
     print_report(report, path, cases, out, verbose=verbose)
     return EXIT_FAIL if report.failures else EXIT_OK
