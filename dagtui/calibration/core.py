@@ -242,18 +242,28 @@ async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]],
 
 async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | None = None,
                       samples: int = 1, concurrency: int = 16, seed: int = stats.SEED,
-                      python: Any = None, **judge_opts: Any) -> Calibration:
+                      python: Any = None, allow_python: bool = False,
+                      python_path: Iterable[str | os.PathLike[str]] = (),
+                      **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
     (api_base, cache, temperature, timeout, retries). `cases`: a list, a file, or None for
-    the graph's `[metric].cases`. `python`: the consent for python check nodes
-    (`dagtui.checks.PythonConsent`; default: the environment's)."""
+    the graph's `[metric].cases`. Python check nodes run only with `allow_python=True` (or
+    `python`, a `dagtui.checks.PythonConsent`; a graph from `dagtui.load` keeps its own), as in
+    `dagtui.evaluate`."""
     from ..api import _cases, make_judge
     from ..batch import preflight_all
 
     if samples < 1:
         raise ValueError("samples must be >= 1")
+    if python is None:
+        from ..checks import PythonConsent
+
+        dirs = tuple(python_path)
+        python = PythonConsent.from_env(allow_python, dirs)
+        if hasattr(graph, "python") and not allow_python and not dirs:
+            python = graph.python  # a LoadedGraph: the consent it was loaded with
     g = _graph_of(graph)
     batch = _cases(cases, g)
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)

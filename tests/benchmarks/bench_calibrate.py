@@ -10,11 +10,18 @@ packing); the goal is wall time <= 1.5 x bound. The free run's calls are all sha
 sample 0 (same prompts), so it adds none. The clock is `Calibration.wall_time`: from the first
 forced call to the last answer (litellm's one-time import and warm-up excluded, as `dagtui run`
 does).
+
+Each run is followed by a baseline: the same number of calls as a plain batch (`dagtui run`'s
+loop, `batch.evaluate_cases`, over 200 x 5 distinct cases), so the cost calibration adds
+(forcing, shared answers, two phases) reads apart from the machine's load: litellm spends
+~7 ms of CPU per call, so 3,000 calls need ~21 s of one core, above the 18.75 s bound, and a
+shared 2-core machine stretches both figures alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import sys
 from pathlib import Path
@@ -27,6 +34,9 @@ sys.path.insert(0, str(ROOT))
 from bench_engine import StubProcess  # noqa: E402
 
 import dagtui  # noqa: E402
+from dagtui.batch import evaluate_cases  # noqa: E402
+from dagtui.cases import case_from_dict  # noqa: E402
+from dagtui.engine import Engine  # noqa: E402
 from dagtui.judges import LiteLLMJudge  # noqa: E402
 
 GRAPH = """\
@@ -64,6 +74,22 @@ def labelled_cases(n: int) -> list[dict[str, object]]:
             for i in range(n)]
 
 
+def baseline(graph: object, base_url: str, n: int, concurrency: int) -> tuple[int, float]:
+    """(calls, wall seconds) of a plain batch of `n` distinct cases through the same graph."""
+    judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=base_url, retries=0,
+                         concurrency=concurrency)
+    engine = Engine(graph, judge)  # type: ignore[arg-type]
+    cases = [case_from_dict(c, index=i) for i, c in enumerate(labelled_cases(n))]
+
+    async def go() -> float:
+        await judge.warm_up()
+        report = await evaluate_cases(engine, cases, concurrency=concurrency)
+        return report.wall_time
+
+    wall = asyncio.run(go())
+    return judge.calls_sent, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -90,6 +116,12 @@ def main() -> None:
             print(f"run {run + 1}: {args.cases} cases x 3 nodes x {args.samples} samples: "
                   f"{calls} calls in {cal.wall_time:.2f}s; latency bound {bound:.2f}s "
                   f"-> {ratio:.2f}x (goal <= 1.5x); kappa {kappas}", flush=True)
+            b_calls, b_wall = baseline(graph, stub.base_url, args.cases * args.samples,
+                                       args.concurrency)
+            b_bound = b_calls * args.latency / args.concurrency
+            print(f"  baseline, a plain batch of {args.cases * args.samples} cases: {b_calls} "
+                  f"calls in {b_wall:.2f}s -> {b_wall / b_bound:.2f}x; calibrate / batch "
+                  f"{ratio / (b_wall / b_bound):.2f}", flush=True)
     finally:
         print(f"stub: {stub.close()}")
     if len(ratios) > 1:
