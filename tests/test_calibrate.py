@@ -204,6 +204,7 @@ def test_cli_reports_min_kappa_json_markdown_and_saves(graph_file, tmp_path, mon
     dry = capsys.readouterr().out
     assert "teacher forcing: 26 calls per sample x 5 = 130 calls" in dry
     assert "free run: at most 4 more" in dry
+    assert "cost: about $" in dry  # litellm knows gpt-4.1-mini's price
 
 
 def test_cli_refuses_unlabelled_cases_and_bad_flags(tmp_path, capsys):
@@ -327,3 +328,65 @@ def test_cli_judge_that_cannot_be_reached_is_one_line_exit_3(graph_file, tmp_pat
     captured = capsys.readouterr()
     assert code == 3
     assert "judge unusable" in captured.err and "teacher forcing" not in captured.out
+
+
+CHECK_GRAPH = """\
+[metric]
+name = "Check first"
+threshold = 0.5
+
+[nodes.long_enough]
+type = "check"
+check = "length"
+param = "actual_output"
+min = 10
+verdicts = [{ verdict = false, score = 0 }, { verdict = true, then = "tone" }]
+
+[nodes.tone]
+type = "geval"
+name = "Tone"
+params = ["actual_output"]
+evaluation_steps = ["Is it polite?"]
+"""
+
+
+def test_check_labels_steer_the_forced_path_and_geval_leaves_get_an_mae():
+    """A labelled check node follows its label under teacher forcing (the labels' path), the
+    code's disagreement is blamed end to end; a G-Eval leaf is compared with its 0..10 label."""
+    graph = dagtui.load_text(CHECK_GRAPH).graph
+    cases = [
+        # code says too short (false -> 0); the human says it passes the check
+        {"name": "short", "actual_output": "Thanks!", "expected": {"long_enough": True,
+                                                                    "tone": 8},
+         "expected_score": 0.8},
+        {"name": "long", "actual_output": "Thank you for writing in.",
+         "expected": {"long_enough": True, "tone": 6}, "expected_score": 0.6},
+    ]
+    cal = dagtui.calibrate(graph, cases, judge=CallbackJudge(lambda ask: 9))
+    tone = cal.nodes["tone"]
+    assert (tone.reached, tone.cases) == (2, 2)  # "short" reached tone through its label
+    assert tone.mae == pytest.approx((1 + 3) / 2)
+    assert [d["case"] for d in tone.disagreements] == ["long"]  # off by more than 1
+    blamed = {o.case: (o.blame, o.why) for o in cal.outcomes if o.differs}
+    assert blamed["short"][0] == "long_enough" and "code says false" in blamed["short"][1]
+    assert blamed["long"] == ("tone", "scored 9, the label 6")
+
+
+def test_task_label_table_form_feeds_dagtui_test_and_counts_recall(tmp_path, capsys):
+    graph = tmp_path / "g.toml"
+    graph.write_text(GRAPH)
+    row = {"name": "t", "actual_output": "CASE-c01 x",
+           "expected": {"extract": {"contains": ["alpha"], "text": "alpha\nbeta"},
+                        "gate": False}, "expected_score": 0.0}
+    cases = tmp_path / "c.jsonl"
+    cases.write_text(json.dumps(row) + "\n")
+    assert main(["test", str(graph), "--cases", str(cases)]) == 0
+    bad = dict(row, expected={"extract": {"contain": ["alpha"]}, "gate": False})
+    cases.write_text(json.dumps(bad) + "\n")
+    assert main(["test", str(graph), "--cases", str(cases)]) == 1
+    assert "takes 'contains' and 'text', not 'contain'" in capsys.readouterr().out
+    cal = dagtui.calibrate(str(graph), [row], judge=CallbackJudge(
+        lambda ask: "Alpha  and more" if ask.kind == "task" else False))
+    extract = cal.nodes["extract"]
+    assert (extract.items_found, extract.items_labelled) == (1, 1)
+    assert extract.texts[0]["label"] == "alpha\nbeta"
