@@ -65,7 +65,7 @@ class ChangedOnDisk(WriteRefused):
 class Stamp:
     """What a file held when it was read: enough to notice any later change.
 
-    `size == -1` means the file did not exist. The digest decides: a file merely touched
+    `size == -1` means the file did not exist (-2: not readable). The digest decides: a file merely touched
     (new mtime, same bytes) is not a change, and an edit within the mtime's granularity is.
     """
 
@@ -83,11 +83,14 @@ class Stamp:
 
     @classmethod
     def of_path(cls, path: str | os.PathLike[str]) -> Stamp:
-        """The stamp of the file as it is now (`absent()` when there is none)."""
+        """The stamp of the file as it is now (`absent()` when there is none; size -2 when
+        it is no longer a readable regular file, e.g. a FIFO put in its place: a change)."""
         try:
             return read_bytes(path)[1]
         except FileNotFoundError:
             return cls.absent()
+        except (OSError, InputError):
+            return cls(0, -2, "")
 
     @property
     def exists(self) -> bool:
@@ -165,7 +168,7 @@ def _check_unchanged(shown: str | os.PathLike[str], target: Path,
     if now.size == expected.size and now.digest == expected.digest:
         return
     what = "was created" if not expected.exists else (
-        "was deleted" if not now.exists else "was changed")
+        "was deleted" if now.size == -1 else "was changed")
     raise ChangedOnDisk(f"{shown} {what} on disk since it was read (by another program?); "
                         "not overwritten, so that change is not lost")
 

@@ -313,3 +313,15 @@ def test_temp_file_is_named_recognisably_and_removed_on_failure(tmp_path: Path,
         atomic_write(target, "new\n")
     assert seen == [f".g.toml.dagtui-{os.getpid()}.tmp"]
     assert target.read_text() == "precious\n" and _names(tmp_path) == ["g.toml"]
+
+
+def test_a_fifo_put_in_place_of_the_file_is_a_change_not_a_hang(tmp_path: Path) -> None:
+    target = tmp_path / "g.toml"
+    target.write_text("read\n")
+    _, stamp = safewrite.read_text(target)
+    target.unlink()
+    os.mkfifo(target)
+    assert Stamp.of_path(target).size == -2  # not read: no hang, and not "the same"
+    with pytest.raises(safewrite.WriteRefused, match="not a regular file"):
+        atomic_write(target, "mine\n", expected=stamp)
+    assert stat.S_ISFIFO(target.stat().st_mode)
