@@ -74,9 +74,13 @@ def save_suite(suite: Suite, path: str | Path) -> str:
     was opened are kept; one made between this read and the write is refused
     (`safewrite.ChangedOnDisk`), as is a read-only file (`safewrite.ReadOnlyFile`).
     """
+    from ..inputs import InputError
     from ..safewrite import atomic_write, read_text
 
-    original, stamp = read_text(path)
+    try:
+        original, stamp = read_text(path)
+    except (InputError, UnicodeDecodeError) as exc:  # no longer a readable suite file
+        raise SuiteSaveError(f"cannot read the file to update it: {exc}") from None
     text = render_suite(suite, original)
     atomic_write(path, text, expected=stamp)
     return text
