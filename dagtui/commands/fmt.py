@@ -76,7 +76,8 @@ def _read(path: Path) -> tuple[str, Stamp] | None:
     # the loader strips a BOM; keep the raw text so an unchanged file stays byte-identical
     try:
         return read_text(path, universal_newlines=False)  # keep CRLF line endings as they are
-    except (OSError, UnicodeDecodeError) as exc:  # pragma: no cover - raced with a change
+    except (OSError, ValueError) as exc:  # pragma: no cover - raced with a change (a FIFO
+        # swapped in: dagtui.inputs.InputError; not UTF-8: UnicodeDecodeError, both ValueError)
         _error(path, f"cannot read file: {exc}")
         return None
 
