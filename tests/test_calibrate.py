@@ -214,6 +214,9 @@ def test_cli_refuses_unlabelled_cases_and_bad_flags(tmp_path, capsys):
     cases.write_text(json.dumps({"name": "x", "actual_output": "y"}) + "\n")
     assert main(["calibrate", str(graph), "--cases", str(cases), "--dry-run"]) == 2
     assert "no case has labels" in capsys.readouterr().err
+    suite = Path(__file__).resolve().parent.parent / "graphs" / "suites" / "spans.toml"
+    assert main(["calibrate", str(suite), "--dry-run"]) == 2
+    assert "is a suite: calibrate one of its rule graphs" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:  # refused by the parser, naming the flag
         main(["calibrate", str(graph), "--cases", str(cases), "--samples", "0"])
     assert exc.value.code == 2

@@ -68,6 +68,12 @@ def run(args: argparse.Namespace) -> int:
     if args.temperature < 0:
         err("--temperature must be >= 0")
         return EXIT_USAGE
+    from ..suite.loader import is_suite_file
+
+    if is_suite_file(args.graph):
+        err(f"{args.graph} is a suite: calibrate one of its rule graphs (each has its own "
+            "nodes and labels)")
+        return EXIT_USAGE
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
     if code:
         return code
