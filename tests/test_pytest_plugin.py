@@ -12,35 +12,16 @@ import json
 import textwrap
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import pytest
-from stub_server import Script, StubServer, first_user
+from meeting_judge import BAD, GOOD, MEETING, headings_judge
+from stub_server import StubServer
 
 from dagtui.testing import GraphAssertionError, assert_graph
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
-MEETING = ROOT / "graphs" / "meeting_summary.toml"
-GOOD = {"name": "good", "actual_output": "Intro\nhello\n\nBody\ntext\n\nConclusion\nbye"}
-BAD = {"name": "bad one", "actual_output": "Intro\nhello\n\nBody\ntext"}
-
-
-def headings_judge() -> Script:
-    """Extracts the headings actually in the summary; the gate says no when Conclusion is
-    missing, giving a reason the failure message must carry."""
-    def extract(body: dict[str, Any]) -> dict[str, Any]:
-        text = first_user(body)
-        found = [h for h in ("Intro", "Body", "Conclusion") if f"\n{h}\n" in f"\n{text}"]
-        return {"reason": "headings found", "output": "\n".join(found)}
-
-    def gate(body: dict[str, Any]) -> dict[str, Any]:
-        has = "Conclusion" in first_user(body).split("Summary headings", 1)[-1]
-        return {"reason": "all three are there" if has else "the Conclusion heading is missing",
-                "verdict": has}
-
-    return Script([("Extract all headings", extract), ("contain all three", gate)])
 
 
 def test_assert_graph_passes_and_returns_the_result(tmp_path: Path,
