@@ -178,9 +178,9 @@ class Report:
                 st.reached += 1
                 if s.error is not None:
                     st.errors[s.error_kind or "other"] += 1
-                elif s.node_type not in ("task", "geval"):
+                elif s.node_type not in ("task", "geval", "metric"):
                     st.verdicts[s.answer] += 1
-                elif s.node_type == "geval" and s.answer is not None:
+                elif s.node_type in ("geval", "metric") and s.answer is not None:
                     st.verdicts[f"{float(s.answer):.1f}"] += 1
                 st.calls += s.calls_made
                 st.cache_hits += sum(1 for c in s.calls if c.cache_hit)

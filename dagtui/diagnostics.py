@@ -64,6 +64,7 @@ CODES: dict[str, str] = {
     "DAG115": "python check module not beside the graph",
     "DAG112": "node ids that look the same",
     "DAG113": "cases file not found",
+    "DAG116": "metric leaf needs DeepEval, which is not installed",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }

@@ -35,6 +35,7 @@ from .model import (
     CheckNode,
     GEvalNode,
     Graph,
+    MetricNode,
     NodeBase,
     NonBinaryNode,
     TaskNode,
@@ -291,7 +292,7 @@ class Engine:
             rec.method, rec.sampled = previous.method, previous.sampled
             rec.notes.append(f"reused from an earlier run (step {previous.index})")
             return
-        model = node.model if isinstance(node, GEvalNode) and node.model else None
+        model = node.model if isinstance(node, GEvalNode | MetricNode) and node.model else None
         ask = Ask(self.graph, node, prompt, session.case, evidence, session.sample, model)
         reply: Reply = await self.judge.answer(ask)
         rec.calls.extend(reply.calls)
@@ -373,7 +374,7 @@ class Engine:
         if isinstance(node, BinaryNode) and isinstance(value, str) \
                 and value.lower() in ("true", "false"):
             value = value.lower() == "true"
-        if isinstance(node, GEvalNode):
+        if node.is_scored_leaf:
             if isinstance(value, bool) or not isinstance(value, int | float) \
                     or not 0 <= value <= 10:
                 raise JudgeError("out_of_set", f"override for {node.id!r} must be a score "
@@ -393,7 +394,7 @@ class Engine:
             rec.answer = verdict.verdict
             rec.then = verdict.then
             rec.leaf_score = float(verdict.score) if verdict.score is not None else None
-        elif isinstance(node, GEvalNode):
+        elif node.is_scored_leaf:
             rec.leaf_score = float(rec.answer)
 
     @staticmethod
@@ -565,7 +566,7 @@ class Session:
         if isinstance(node, TaskNode):
             self.outputs[nid] = record.answer
             self.state.finish_task(nid)
-        elif isinstance(node, GEvalNode):
+        elif node.is_scored_leaf:
             self.state.finish_geval(nid)
         else:
             verdict = _match_verdict(node, record.answer)  # type: ignore[arg-type]

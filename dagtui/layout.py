@@ -14,7 +14,7 @@ from .dagdraw import neighbourhood as _reachable
 from .model import Graph, TaskNode
 
 LEGEND = "── verdict → then (control)   ┄┄ task → children (data)   x → N: leaf score"
-ICONS = {"task": "◆", "binary": "◇", "non_binary": "◈", "check": "☑", "geval": "★"}
+ICONS = {"task": "◆", "binary": "◇", "non_binary": "◈", "check": "☑", "geval": "★", "metric": "✪"}
 MAX_LINE = 26
 LOOKS = {
     "data": EdgeLook(line="cyan", arrow="cyan", label="magenta", dashed=True),

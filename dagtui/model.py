@@ -49,7 +49,7 @@ MULTI_TURN_PARAMS: tuple[str, ...] = (
     "tags",
 )
 
-NODE_TYPES: tuple[str, ...] = ("task", "binary", "non_binary", "check", "geval")
+NODE_TYPES: tuple[str, ...] = ("task", "binary", "non_binary", "check", "geval", "metric")
 CHECK_KINDS: tuple[str, ...] = (
     "regex",
     "json",
@@ -271,6 +271,12 @@ class NodeBase(TomlRecord):
     def uses_llm(self) -> bool:
         return True
 
+    @property
+    def is_scored_leaf(self) -> bool:
+        """True for leaves scored when they run (geval, metric): the path ends there with
+        the score the judge or the metric gives, not a fixed one."""
+        return False
+
     def targets(self) -> list[str]:
         """Ids this node points at (data edges and control edges), in declared order."""
         return []
@@ -416,14 +422,45 @@ class GEvalNode(NodeBase):
     )
     REQUIRED: ClassVar[tuple[str, ...]] = ("name", "params")
 
+    @property
+    def is_scored_leaf(self) -> bool:
+        return True
 
-Node = TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode
+
+@dataclass(kw_only=True)
+class MetricNode(NodeBase):
+    """A DeepEval metric as a leaf (`AnswerRelevancyMetric`, `FaithfulnessMetric`, ...): its
+    0..1 score, times 10, ends the path, like a G-Eval leaf's.
+
+    `metric` is the class name in `deepeval.metrics`, `args` its constructor arguments
+    (`{ threshold = 0.7 }`); the judge model is passed as `model` (the node's own, else the
+    run's). It needs DeepEval installed to run; `params`, when given, are the case fields
+    checked before the run (the metric itself reads what it needs).
+    """
+
+    type: Literal["metric"] = "metric"
+    metric: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "type", "label", "metric", "args", "params", "turn_window", "model",
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("metric",)
+
+    @property
+    def is_scored_leaf(self) -> bool:
+        return True
+
+
+Node = TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode | MetricNode
 NODE_CLASSES: dict[str, type[NodeBase]] = {
     "task": TaskNode,
     "binary": BinaryNode,
     "non_binary": NonBinaryNode,
     "check": CheckNode,
     "geval": GEvalNode,
+    "metric": MetricNode,
 }
 
 JudgementNode = BinaryNode | NonBinaryNode | CheckNode

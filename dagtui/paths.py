@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from .model import CheckNode, GEvalNode, Graph, TaskNode
-from .schedule import Leaf, Topology
+from .model import CheckNode, GEvalNode, Graph, MetricNode, TaskNode
+from .schedule import Leaf, Topology, leaf_kind
 
 if TYPE_CHECKING:  # rich is only needed to draw the table
     from rich.table import Table
@@ -53,10 +53,14 @@ def judge_calls(node: object) -> int:
 
     Tasks and judgements cost one call (the reason comes with the verdict); code checks cost
     none; a G-Eval leaf costs one, plus one to generate its evaluation steps when it only has
-    `criteria` (which is also why those steps may differ from run to run).
+    `criteria` (which is also why those steps may differ from run to run). A DeepEval metric
+    leaf is counted as one step: the metric makes its own calls (AnswerRelevancyMetric three),
+    which dagtui does not see in advance.
     """
     if isinstance(node, CheckNode):
         return 0
+    if isinstance(node, MetricNode):
+        return 1
     if isinstance(node, GEvalNode):
         return 1 + (1 if node.criteria and not node.evaluation_steps else 0)
     return 1
@@ -97,7 +101,7 @@ def score_fraction(score: int | float) -> float:
 def describe_leaf(leaf: Leaf) -> str:
     """`score 4` or `tone (G-Eval)` (Leaf.describe, but safe for any score value)."""
     if leaf.is_geval:
-        return f"{leaf.node} (G-Eval)"
+        return f"{leaf.node} ({leaf.kind})"
     return f"score {show_number(leaf.score)}"
 
 
@@ -313,9 +317,9 @@ class _Walker:
                 self.data[i] = tuple(
                     index[c] for c in topo.data_children.get(nid, ()) if c in index
                 )
-            elif isinstance(node, GEvalNode):
+            elif node.is_scored_leaf:
                 self.kind[i] = 2
-                self.geval_leaf[i] = Leaf(nid)
+                self.geval_leaf[i] = Leaf(nid, kind=leaf_kind(node))
             else:
                 self.kind[i] = 1
                 vs = []
@@ -741,7 +745,7 @@ def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table
             score = "—"
         elif p.passes is None:
             result = "[yellow]run time[/]"
-            score = "G-Eval"
+            score = p.leaves[0].kind
         else:
             result = "[green]pass[/]" if p.passes else "[red]fail[/]"
             score = show_fraction(p.score)  # type: ignore[arg-type]

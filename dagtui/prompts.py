@@ -22,7 +22,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import BinaryNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
+from .model import (
+    SINGLE_TURN_PARAMS,
+    BinaryNode,
+    GEvalNode,
+    Graph,
+    MetricNode,
+    NodeBase,
+    NonBinaryNode,
+    TaskNode,
+)
 from .outputs import escape_surrogates
 
 SYSTEM_PROMPT = (
@@ -62,7 +71,7 @@ PARAM_TITLES: dict[str, str] = {
 }
 
 #: what kind of answer a request wants
-KINDS = ("task", "binary", "non_binary", "geval", "geval_steps")
+KINDS = ("task", "binary", "non_binary", "geval", "geval_steps", "metric")
 MISSING = "(not provided)"
 
 
@@ -234,6 +243,8 @@ _ANSWER_SHAPES: dict[str, tuple[str, str]] = {
     "non_binary": ("why", '"verdict": "<exactly one of the labels above, spelled as listed>"'),
     "geval": ("why", '"score": <an integer from 0 (worst) to 10 (best)>'),
     "geval_steps": ("why these steps", '"steps": ["<step 1>", "<step 2>", ...]'),
+    "metric": ("why", '"score": <a number from 0 (worst) to 10 (best): the metric\'s 0..1 '
+               'score times 10>'),
 }
 
 
@@ -290,6 +301,18 @@ def build_prompt(
         numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(steps or [], start=1))
         parts.append(f"Evaluation steps:\n{numbered}")
         schema = _schema({"score": {"type": "integer"}}, reasons)
+    elif isinstance(node, MetricNode):
+        # DeepEval runs the metric with its own prompts (a model judge never sends this);
+        # this request is what a person, the labels or a replay answer, and what the
+        # debugger shows: the metric, its arguments and the case fields it is given
+        kind = "metric"
+        shown = ", ".join(f"{k}={v!r}" for k, v in node.args.items())
+        parts.append(f"DeepEval metric: {node.metric}({shown})\n"
+                     "Score the test case as this metric would (0..10).")
+        if not node.params:  # the metric reads what it needs: show every field given
+            node = node.replace(params=[p for p in SINGLE_TURN_PARAMS
+                                        if case_fields.get(p) not in (None, "", [])])
+        schema = _schema({"score": {"type": "number"}}, reasons)
     else:
         raise TypeError(f"node {node.id!r} of type {node.type!r} is not answered by a judge")
     for parent_id, output in evidence.items():
@@ -334,6 +357,8 @@ def corrective_message(prompt: Prompt, problem: str) -> dict[str, str]:
         want = '"verdict" must be true or false.'
     elif prompt.kind == "geval":
         want = '"score" must be an integer from 0 to 10.'
+    elif prompt.kind == "metric":
+        want = '"score" must be a number from 0 to 10.'
     elif prompt.kind == "geval_steps":
         want = '"steps" must be a list of strings.'
     else:
@@ -419,7 +444,7 @@ def parse_answer(prompt: Prompt, raw: str) -> Parsed:
         if not isinstance(steps, list) or not steps:
             raise AnswerError("malformed", 'the answer has no "steps" list', raw)
         return Parsed([str(s) for s in steps], reason)
-    if kind == "geval":
+    if kind in ("geval", "metric"):
         score = data.get("score")
         if isinstance(score, str):
             try:

@@ -9,7 +9,7 @@ The rules (SPEC §4):
 - A task parent arrives when it has run (data edge: the child also receives its output).
 - A judgement/check parent arrives only if the verdict it chose points at the node
   (control edge). Two verdicts of one judgement into one node are one edge.
-- A verdict with a `score` reaches a leaf; a `geval` node is a leaf when it runs.
+- A verdict with a `score` reaches a leaf; a `geval` or `metric` node is a leaf when it runs.
 - A run is well-formed when it reaches exactly one leaf.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 
-from .model import GEvalNode, Graph, TaskNode, Verdict
+from .model import Graph, TaskNode, Verdict
 
 
 @dataclass(frozen=True)
@@ -70,13 +70,20 @@ class Topology:
         )
 
 
+def leaf_kind(node: object) -> str:
+    """How a run-time leaf is named in path descriptions: `G-Eval` or `metric`."""
+    return "metric" if getattr(node, "type", None) == "metric" else "G-Eval"
+
+
 @dataclass(frozen=True)
 class Leaf:
     """Where a path ended: a verdict's fixed score, or a geval node."""
 
-    node: str  # the judgement whose verdict scored, or the geval node
+    node: str  # the judgement whose verdict scored, or the geval / metric node
     verdict: bool | str | None = None
     score: int | float | None = None  # 0..10 for fixed leaves; None for geval
+    #: what scores a run-time leaf, for messages: "G-Eval", or "metric" for a DeepEval one
+    kind: str = field(default="G-Eval", compare=False)
 
     @property
     def is_geval(self) -> bool:
@@ -84,7 +91,7 @@ class Leaf:
 
     def describe(self) -> str:
         if self.is_geval:
-            return f"{self.node} (G-Eval)"
+            return f"{self.node} ({self.kind})"
         try:
             text = f"{self.score:g}"
             if float(text) != self.score:  # 3.3333333333333335: keep what was written
@@ -190,15 +197,16 @@ class RunState:
             self.leaves.append(Leaf(nid, verdict.verdict, verdict.score))
 
     def finish_geval(self, nid: str) -> None:
+        """A run-time scored leaf (geval or metric) ran: the path ends there."""
         self._mark(nid)
-        self.leaves.append(Leaf(nid))
+        self.leaves.append(Leaf(nid, kind=leaf_kind(self.graph.nodes[nid])))
 
     def finish(self, nid: str, verdict: Verdict | None = None) -> None:
         """Complete `nid` whatever its type (verdict required for judgement/check nodes)."""
         node = self.graph.nodes[nid]
         if isinstance(node, TaskNode):
             self.finish_task(nid)
-        elif isinstance(node, GEvalNode):
+        elif node.is_scored_leaf:
             self.finish_geval(nid)
         else:
             if verdict is None:

@@ -77,7 +77,7 @@ class StepRecord:
 
     @property
     def verdict(self) -> Any:
-        return None if self.node_type in ("task", "geval") else self.answer
+        return None if self.node_type in ("task", "geval", "metric") else self.answer
 
     @property
     def evidence(self) -> Any:

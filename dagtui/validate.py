@@ -45,6 +45,7 @@ from .model import (
     CheckNode,
     GEvalNode,
     Graph,
+    MetricNode,
     NodeBase,
     NonBinaryNode,
     TaskNode,
@@ -308,6 +309,17 @@ def checkable_hint(criteria: str) -> tuple[str, str] | None:
     return None
 
 
+
+def deepeval_installed() -> bool:
+    """Whether DeepEval can be imported here, found without importing it (that takes
+    seconds, and validate runs on every keystroke in the editor)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("deepeval") is not None
+    except (ImportError, ValueError):
+        return False
+
 class _Checker:
     """One validation pass over one graph: collects positioned diagnostics."""
 
@@ -498,6 +510,8 @@ class _Checker:
             self.check_judgement(nid, node)
         elif isinstance(node, GEvalNode):
             self.check_geval(nid, node)
+        elif isinstance(node, MetricNode):
+            self.check_metric_leaf(nid, node)
 
     def check_params(self, nid: str, node: NodeBase) -> None:
         for k, p in enumerate(node.params):
@@ -551,8 +565,9 @@ class _Checker:
                     self.add("DAG008", f"children names '{child}', which is not a node"
                              f"{_suggest(child, self.graph.nodes)}", path, node=nid,
                              fld="children", at_value=True)
-            elif isinstance(target, GEvalNode):
-                self.add("DAG019", f"'{child}' is a G-Eval leaf, which cannot receive a "
+            elif target.is_scored_leaf:
+                what = "a G-Eval leaf" if isinstance(target, GEvalNode) else "a metric leaf"
+                self.add("DAG019", f"'{child}' is {what}, which cannot receive a "
                          "task's evidence; point a verdict at it (then = "
                          f"\"{child}\") instead", path, node=nid, fld="children",
                          at_value=True)
@@ -600,6 +615,29 @@ class _Checker:
                      "run pays an extra call to invent steps, and they change from run to run; "
                      "write the steps down", ("nodes", nid, "criteria"), node=nid,
                      fld="evaluation_steps")
+
+    def check_metric_leaf(self, nid: str, node: MetricNode) -> None:
+        """A DeepEval metric leaf: a class name and keyword arguments that can be written as
+        Python (the export writes `Class(key=value)`), and DeepEval to run it (DAG116)."""
+        self.require(nid, node, "metric", "the DeepEval metric class, for example "
+                     "\"AnswerRelevancyMetric\"")
+        if node.metric and not node.metric.isidentifier():
+            self.add("DAG004", f"metric '{escape_controls(node.metric)}' is not a class name; "
+                     "write the name of a class in deepeval.metrics, for example "
+                     "\"AnswerRelevancyMetric\"", ("nodes", nid, "metric"), node=nid,
+                     fld="metric", at_value=True)
+        for key in node.args:
+            if not key.isidentifier() or key in ("model", "self"):
+                why = ("the judge model is the node's `model` (or the run's), not an argument"
+                       if key == "model" else "keys are the metric's keyword arguments")
+                self.add("DAG004", f"args key '{escape_controls(key)}' cannot be passed to "
+                         f"the metric: {why}", ("nodes", nid, "args", key), node=nid,
+                         fld="args", at_value=True)
+        if node.metric and not deepeval_installed():
+            self.add("DAG116", f"metric leaf '{nid}' runs DeepEval's {node.metric}, and "
+                     "DeepEval is not installed here (pip install deepeval); run, test and "
+                     "step fail at this node until it is", ("nodes", nid, "metric"), node=nid,
+                     fld="metric", at_value=True)
 
     # -- verdicts -------------------------------------------------------------------------
     def check_verdicts(self, nid: str, node: Any, *, binary: bool | None) -> None:
@@ -1205,7 +1243,7 @@ class _Checker:
             for nid, node in self.graph.nodes.items():
                 if nid in dead:
                     continue
-                if isinstance(node, GEvalNode):
+                if node.is_scored_leaf:
                     return
                 for v in getattr(node, "verdicts", []):
                     if v.then is None and isinstance(v.score, int | float) and 0 <= v.score <= 10:

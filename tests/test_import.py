@@ -177,9 +177,6 @@ def _with_verdict(verdict: dict) -> dict:
 
 
 @pytest.mark.parametrize(("verdict", "words"), [
-    ({"type": "VerdictNode", "verdict": True,
-      "child": {"type": "metric", "metric_class": "AnswerRelevancyMetric", "kwargs": {}}},
-     "AnswerRelevancyMetric"),
     ({"type": "VerdictNode", "verdict": True, "score": 10.5}, "10.5"),
     ({"type": "VerdictNode", "verdict": True,
       "child": {"type": "geval", "name": "g", "evaluation_params": ["input"], "criteria": "c",

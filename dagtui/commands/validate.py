@@ -209,7 +209,7 @@ def _print_paths(path: Path, report: Any) -> None:
     console.print(render_table(pr, report.graph))
     scores = ", ".join(f"{s:g}" for s in pr.reachable_scores) or "none"
     if pr.geval_leaves:
-        scores += f"; G-Eval: {', '.join(pr.geval_leaves)}"
+        scores += f"; scored at run time (G-Eval, metric): {', '.join(pr.geval_leaves)}"
     lines = [
         f"  judge calls: {pr.calls_text()}",
         f"  reachable scores: {scores}",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..model import BinaryNode, GEvalNode, Graph, NonBinaryNode, TaskNode, Verdict
+from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NonBinaryNode, TaskNode, Verdict
 from .naming import unique, verdict_key
 from .refusals import ExportRefused, deepeval_refusals
 
@@ -35,8 +35,8 @@ def to_dict(graph: Graph) -> dict[str, Any]:
     nodes: dict[str, Any] = {}
     for nid in order:
         node = graph.nodes[nid]
-        if isinstance(node, GEvalNode):
-            continue  # a G-Eval lives inside the verdict that leads to it
+        if node.is_scored_leaf:
+            continue  # a G-Eval or metric lives inside the verdict that leads to it
         if isinstance(node, TaskNode):
             spec: dict[str, Any] = {
                 "type": NODE_TYPE["task"],
@@ -95,6 +95,8 @@ def _verdict_spec(graph: Graph, verdict: Verdict) -> dict[str, Any]:
     target = graph.nodes[verdict.then]
     if isinstance(target, GEvalNode):
         spec["child"] = geval_child(target)
+    elif isinstance(target, MetricNode):
+        spec["child"] = metric_child(target)
     else:
         spec["child"] = {"type": "node", "ref": verdict.then}
     return spec
@@ -114,3 +116,10 @@ def geval_child(node: GEvalNode) -> dict[str, Any]:
     if node.model is not None:
         child["model"] = node.model
     return child
+
+
+def metric_child(node: MetricNode) -> dict[str, Any]:
+    """A metric leaf in DeepEval's `{"type": "metric", "metric_class", "kwargs"}` form (what
+    `dag_to_json` writes for a BaseMetric child, and `dag_from_json` rebuilds from
+    `deepeval.metrics`)."""
+    return {"type": "metric", "metric_class": node.metric, "kwargs": dict(node.args)}

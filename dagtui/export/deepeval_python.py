@@ -15,7 +15,7 @@ and `{{ }}` in criteria reach the judge unchanged and need no escaping.
 
 from __future__ import annotations
 
-from ..model import BinaryNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
+from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NodeBase, NonBinaryNode, TaskNode
 from .deepeval_json import document_order
 from .naming import python_name
 from .refusals import ExportRefused, deepeval_refusals
@@ -75,7 +75,10 @@ class _Writer:
             "geval": f"{prefix}GEval",
         }
         self.metric_cls = f"{prefix}DAGMetric"
-        taken = {
+        #: DeepEval metric classes the metric leaves use (names checked by the refusals)
+        self.leaf_metrics = sorted({n.metric for n in graph.nodes.values()
+                                    if isinstance(n, MetricNode)})
+        taken = {*self.leaf_metrics,
             "model", "judge", "dag", "build_dag", "build_metric", "NAME", "MODEL", "SOURCE",
             "THRESHOLD", "INCLUDE_REASON", "STRICT", "DeepAcyclicGraph", "LiteLLMModel",
             self.params_enum, self.metric_cls, *self.cls.values(), "annotations",
@@ -101,7 +104,8 @@ class _Writer:
     def _imports(self) -> str:
         types = {n.type for n in self.graph.nodes.values()}
         metric_names = sorted(
-            {self.metric_cls} | ({self.cls["geval"]} if "geval" in types else set())
+            {self.metric_cls, *self.leaf_metrics}
+            | ({self.cls["geval"]} if "geval" in types else set())
         )
         node_names = sorted(
             [self.cls[t] for t in ("task", "binary", "non_binary") if t in types]
@@ -121,8 +125,9 @@ class _Writer:
         body: list[str] = [
             "def build_dag(judge=None) -> DeepAcyclicGraph:",
             f'{i1}"""The graph, built top-down. `judge` is handed to G-Eval leaves so that',
-            f"{i1}building them needs no default-model API key; DeepEval runs every leaf with",
-            f'{i1}the DAG metric\'s own model anyway."""',
+            f"{i1}building them needs no default-model API key; DeepEval runs every G-Eval",
+            f"{i1}leaf with the DAG metric's own model anyway, and a metric leaf with the",
+            f'{i1}model it is given here."""',
         ]
         for nid in self.order:
             body.append(self._node_statement(self.graph.nodes[nid]))
@@ -163,6 +168,8 @@ class _Writer:
             args.append(f"criteria={literal(node.criteria, i2)}")
         elif isinstance(node, GEvalNode):
             args.append(f"name={literal(node.name, i2)}")
+        elif isinstance(node, MetricNode):
+            return self._metric_statement(node)
         if node.params:
             params = [f"{self.params_enum}.{p.upper()}" for p in node.params]
             args.append(f"evaluation_params={list_literal(params, i2)}")
@@ -180,6 +187,21 @@ class _Writer:
             args.append(f"turn_window=({int(start)}, {int(end)})")
         joined = "".join(f"{i2}{a},\n" for a in args)
         return f"{i1}{self.var[node.id]} = {self.cls[node.type]}(\n{joined}{i1})"
+
+    def _metric_statement(self, node: MetricNode) -> str:
+        """`var = AnswerRelevancyMetric(threshold=0.7, model=judge)`: DeepEval runs a metric
+        leaf with the metric's own model, so it is given the DAG's judge here."""
+        i1, i2 = INDENT, INDENT * 2
+        args: list[str] = []
+        for key, value in node.args.items():
+            if key == "evaluation_params" and isinstance(value, list):
+                params = [f"{self.params_enum}.{str(p).upper()}" for p in value]
+                args.append(f"{key}={list_literal(params, i2)}")
+            else:
+                args.append(f"{key}={_value_literal(value, i2)}")
+        args.append("model=judge")
+        joined = "".join(f"{i2}{a},\n" for a in args)
+        return f"{i1}{self.var[node.id]} = {node.metric}(\n{joined}{i1})"
 
     # -- build_metric ---------------------------------------------------------------------
     def _build_metric(self) -> str:
@@ -214,3 +236,12 @@ def _import(module: str, names: list[str]) -> str:
         return line
     body = "".join(f"{INDENT}{n},\n" for n in sorted(names))
     return f"from {module} import (\n{body})"
+
+
+def _value_literal(value: object, indent: str) -> str:
+    """A metric argument as a Python literal: strings through `literal` (never code),
+    numbers, booleans and containers through `repr` of plain values (the refusals let
+    nothing else through)."""
+    if isinstance(value, str):
+        return literal(value, indent)
+    return repr(value)

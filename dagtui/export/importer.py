@@ -2,14 +2,15 @@
 
 DeepEval writes random uuids as ids and makes every verdict a node of its own. The importer
 folds verdict nodes back into their judgement's `verdicts = [...]`, turns G-Eval children into
-`geval` nodes, and names nodes after what they say: their label, a task's output label, or
+`geval` nodes and other DeepEval metrics (`{"type": "metric", "metric_class": ...}`) into
+`metric` nodes, and names nodes after what they say: their label, a task's output label, or
 the first meaningful words of the criteria / instructions / G-Eval name. Ids that are already
 readable (e.g. from `dagtui export --to deepeval-json`) are kept, so an export imports back
 with the same ids.
 
 Input that is not a DAG document raises `ImportFailed(usage=True)` (exit 2); a valid DeepEval
-document holding something dagtui cannot express (another metric as a leaf, a G-Eval rubric,
-a verdict shared by two judgements) raises `ImportFailed(usage=False)` naming every node
+document holding something dagtui cannot express (a G-Eval rubric, a verdict shared by two
+judgements) raises `ImportFailed(usage=False)` naming every node
 (exit 1). Nothing is guessed or silently dropped that would change a score.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +30,7 @@ from ..model import (
     GEvalNode,
     Graph,
     Metric,
+    MetricNode,
     NodeBase,
     NonBinaryNode,
     TaskNode,
@@ -92,7 +95,7 @@ class _Importer:
         ids = self.ids = self._name_nodes(node_ids)
         self._check_ownership(verdict_ids, node_ids)
         multi = self._mode(node_ids)
-        gevals: dict[tuple, GEvalNode] = {}
+        gevals: dict[tuple, Any] = {}
         geval_ids = _Names(ids.values())
         nodes: dict[str, NodeBase] = {}
         for jid in node_ids:
@@ -193,7 +196,7 @@ class _Importer:
         jid: str,
         spec: dict[str, Any],
         ids: dict[str, str],
-        gevals: dict[tuple, GEvalNode],
+        gevals: dict[tuple, Any],
         taken: _Names,
         multi: bool,
     ) -> NodeBase | None:
@@ -229,7 +232,7 @@ class _Importer:
         vid: str,
         spec: dict[str, Any],
         ids: dict[str, str],
-        gevals: dict[tuple, GEvalNode],
+        gevals: dict[tuple, Any],
         taken: _Names,
         multi: bool,
     ) -> Verdict | None:
@@ -267,10 +270,8 @@ class _Importer:
             geval = self._geval(vid, child, gevals, taken, multi)
             return None if geval is None else Verdict(verdict=value, then=geval.id)
         if kind == "metric":
-            self.problems.append(f"{where} leads to DeepEval metric "
-                                 f"{child.get('metric_class')!r}; dagtui leaves are fixed "
-                                 "scores or G-Eval")
-            return None
+            leaf = self._metric(where, child, gevals, taken)
+            return None if leaf is None else Verdict(verdict=value, then=leaf.id)
         raise ImportFailed(f"{where}: unknown child type {kind!r} "
                            "(expected node, geval or metric)", usage=True)
 
@@ -278,7 +279,7 @@ class _Importer:
         self,
         vid: str,
         child: dict[str, Any],
-        gevals: dict[tuple, GEvalNode],
+        gevals: dict[tuple, Any],
         taken: _Names,
         multi: bool,
     ) -> GEvalNode | None:
@@ -315,6 +316,31 @@ class _Importer:
             node.id = nid
             gevals[key] = node
         return gevals[key]
+
+    def _metric(
+        self, where: str, child: dict[str, Any], leaves: dict[tuple, Any], taken: _Names
+    ) -> MetricNode | None:
+        """A DeepEval metric child as a `metric` leaf; the same metric with the same
+        arguments behind several verdicts is one node."""
+        name = child.get("metric_class")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ImportFailed(f"metric after {where}: 'metric_class' must be a class name",
+                               usage=True)
+        kwargs = child.get("kwargs") or {}
+        if not isinstance(kwargs, dict):
+            raise ImportFailed(f"metric after {where}: 'kwargs' must be an object", usage=True)
+        # DeepEval writes every constructor argument it can; None is each one's default
+        # (and TOML has no null). A model name becomes the node's model.
+        args = {k: v for k, v in kwargs.items() if v is not None and k != "model"}
+        model = kwargs.get("model") if isinstance(kwargs.get("model"), str) else None
+        key = ("metric", name, json.dumps(args, sort_keys=True), model)
+        if key not in leaves:
+            base = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+            base = base.removesuffix("_metric") or "metric"
+            node = MetricNode(metric=name, args=args, model=model)
+            node.id = taken.unique(slug(base) or "metric")
+            leaves[key] = node
+        return leaves[key]
 
     # -- fields --------------------------------------------------------------------------
     def _text(self, jid: str, spec: dict[str, Any], key: str, *, optional: bool = False) -> Any:

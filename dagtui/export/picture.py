@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import CheckNode, GEvalNode, Graph, NodeBase, TaskNode
+from ..model import CheckNode, GEvalNode, Graph, MetricNode, NodeBase, TaskNode
+from ..paths import show_number
 from .naming import slug, unique
 
 #: criteria/instructions longer than this are shortened in pictures
@@ -86,7 +87,7 @@ def build(graph: Graph) -> Picture:
                 key = f"score:{nid}:{i}"
                 while key in graph.nodes:
                     key += "'"
-                boxes.append(Box(key, "score", f"score {v.score:g}"))
+                boxes.append(Box(key, "score", f"score {show_number(v.score)}"))
                 edges.append(Edge(nid, key, "control", label))
     for target in missing:
         boxes.append(Box(target, "missing", target, "unknown node"))
@@ -100,6 +101,9 @@ def _box(nid: str, node: NodeBase) -> Box:
     if isinstance(node, GEvalNode):
         what = node.criteria or "; ".join(node.evaluation_steps or [])
         return Box(nid, "geval", f"G-Eval: {node.name or title}", shorten(what))
+    if isinstance(node, MetricNode):  # drawn like a G-Eval leaf: scored when it runs
+        args = ", ".join(f"{k}={v!r}" for k, v in node.args.items())
+        return Box(nid, "geval", f"metric: {node.metric}", shorten(args))
     if isinstance(node, CheckNode):
         return Box(nid, "check", title, f"check: {node.check}")
     return Box(nid, node.type, title, shorten(getattr(node, "criteria", "") or ""))

@@ -19,6 +19,7 @@ from ..model import (
     CheckNode,
     GEvalNode,
     Graph,
+    MetricNode,
     NonBinaryNode,
     TaskNode,
 )
@@ -56,6 +57,7 @@ def deepeval_refusals(graph: Graph) -> list[Refusal]:
     out += _verdicts(graph)
     out += _edges(graph)
     out += _gevals(graph)
+    out += _metrics(graph)
     if not any(r.message.startswith("refers to") for r in out):
         out += _structure(graph)
     return out
@@ -75,10 +77,11 @@ def deepeval_notes(graph: Graph, fmt: str) -> list[str]:
             "process to process; dagtui keeps the declared order (same scores, different "
             "prompts)"
         )
-    labelled = [nid for nid, n in graph.nodes.items() if isinstance(n, GEvalNode) and n.label]
+    labelled = [nid for nid, n in graph.nodes.items() if n.is_scored_leaf and n.label]
     if labelled:
         notes.append(
-            f"G-Eval leaves have no label in DeepEval; dropped for: {', '.join(labelled)}"
+            f"G-Eval and metric leaves have no label in DeepEval; dropped for: "
+            f"{', '.join(labelled)}"
         )
     return notes
 
@@ -145,10 +148,11 @@ def _edges(graph: Graph) -> list[Refusal]:
         if missing:
             out.append(Refusal((nid,), f"refers to unknown node(s) {', '.join(map(repr, missing))}"))
         if isinstance(node, TaskNode):
-            gevals = [c for c in node.children if isinstance(graph.nodes.get(c), GEvalNode)]
+            gevals = [c for c in node.children
+                      if (child := graph.nodes.get(c)) is not None and child.is_scored_leaf]
             if gevals:
-                out.append(Refusal((nid, *gevals), "a G-Eval leaf can only follow a verdict "
-                                   "(then = ...); DeepEval has no data edge into a G-Eval"))
+                out.append(Refusal((nid, *gevals), "a G-Eval or metric leaf can only follow a "
+                                   "verdict (then = ...); DeepEval has no data edge into one"))
     return out
 
 
@@ -185,6 +189,47 @@ def _gevals(graph: Graph) -> list[Refusal]:
     return out
 
 
+def _metrics(graph: Graph) -> list[Refusal]:
+    """A metric leaf is written as `Class(key=value, model=judge)` (Python) and as
+    `{"metric_class": ..., "kwargs": ...}` (JSON): only names and plain values fit."""
+    out: list[Refusal] = []
+    for nid, node in graph.nodes.items():
+        if not isinstance(node, MetricNode):
+            continue
+        if not node.metric.isidentifier():
+            out.append(Refusal((nid,), f"metric {node.metric!r} is not a DeepEval metric "
+                               "class name"))
+        bad = [k for k in node.args if not k.isidentifier() or k in ("model", "self")]
+        if bad:
+            out.append(Refusal((nid,), f"args {', '.join(map(repr, bad))} cannot be keyword "
+                               "arguments of the metric (the judge model is passed as model)"))
+        odd = [k for k, v in node.args.items() if not _plain_value(v)]
+        if odd:
+            out.append(Refusal((nid,), f"args {', '.join(map(repr, odd))} hold values JSON and "
+                               "Python literals cannot carry (dates, NaN, infinity)"))
+        if graph.metric.multi_turn:
+            out.append(Refusal((nid,), "a metric leaf in a multi-turn graph: dagtui runs "
+                               "metric leaves on single-turn cases only"))
+        if node.model is not None and node.model != graph.metric.model:
+            out.append(Refusal((nid,), f"pins model {node.model!r}; the export gives every "
+                               "metric leaf the DAGMetric's judge, so remove it or make it "
+                               "the metric's model"))
+    return out
+
+
+def _plain_value(value: object) -> bool:
+    """A value JSON and a Python literal both carry exactly (what TOML parsed)."""
+    if value is None or isinstance(value, bool | int | str):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if isinstance(value, list | tuple):
+        return all(_plain_value(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_value(v) for k, v in value.items())
+    return False
+
+
 def _structure(graph: Graph) -> list[Refusal]:
     """Roots, reachability, cycles and shared nodes: how DeepEval wires the graph."""
     out: list[Refusal] = []
@@ -205,10 +250,10 @@ def _structure(graph: Graph) -> list[Refusal]:
     if len(roots) > 1 and judgement_roots:
         out.append(Refusal(tuple(roots), "several roots while one of them is a judgement "
                            "node; DeepEval allows several roots only when all are task nodes"))
-    geval_roots = tuple(r for r in roots if isinstance(graph.nodes[r], GEvalNode))
+    geval_roots = tuple(r for r in roots if graph.nodes[r].is_scored_leaf)
     if geval_roots:
-        out.append(Refusal(geval_roots, "a G-Eval leaf cannot be a root in DeepEval; it must "
-                           "follow a verdict"))
+        out.append(Refusal(geval_roots, "a G-Eval or metric leaf cannot be a root in DeepEval; "
+                           "it must follow a verdict"))
     unreachable = _unreachable(graph, roots)
     if unreachable:
         out.append(Refusal(tuple(unreachable), "not reachable from the roots; DeepEval would "

@@ -156,7 +156,7 @@ def check_value(ask: Ask, value: Any, raw: str | None = None) -> Any:
         if value not in ask.prompt.labels:
             raise JudgeError("out_of_set", f"node {ask.node.id!r}: {value!r} is not one of "
                              f"the labels {ask.prompt.labels}", raw=shown)
-    elif kind == "geval":
+    elif kind in ("geval", "metric"):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
             raise JudgeError("out_of_set", f"node {ask.node.id!r} needs a score from 0 to 10, "
                              f"got {value!r}", raw=shown)

@@ -527,6 +527,12 @@ class LiteLLMJudge(Judge):
     async def answer(self, ask: Ask) -> Reply:
         model = ask.model or self.model
         prompt = ask.prompt
+        if prompt.kind == "metric":  # a DeepEval metric leaf: DeepEval asks, with this model
+            from .deepeval_metric import run_metric
+
+            return await run_metric(ask, model, api_base=self.api_base,
+                                    api_key=self._api_key or os.environ.get("DAGTUI_API_KEY"),
+                                    temperature=self.temperature)
         want_lp = prompt.kind == "geval"
         request = self.build_request(model, prompt, list(prompt.messages), want_lp)
         replay = self._replay(model, prompt, request, ask.sample)

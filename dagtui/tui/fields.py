@@ -13,7 +13,7 @@ from typing import Any
 from ..model import CheckNode, NodeBase
 
 LONG_TEXT = ("instructions", "criteria", "evaluation_steps")
-REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check")
+REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check", "metric")
 LISTS = ("children", "values", "allowed", "roots")
 INTS = ("min", "max")
 BOOLS = ("case_sensitive", "include_reason", "strict", "multi_turn")
@@ -43,6 +43,8 @@ HELP: dict[str, str] = {
     "name": "name of the G-Eval metric",
     "evaluation_steps": "one step per line",
     "model": "judge model for this node only",
+    "metric": "DeepEval metric class, e.g. AnswerRelevancyMetric",
+    "args": "its arguments as TOML: threshold = 0.7, include_reason = false",
     "threshold": "pass when score >= threshold (0..1)",
     "roots": "comma separated; empty: nodes nothing points to",
     "cases": "default cases file, relative to the graph",
@@ -85,6 +87,10 @@ def to_text(name: str, value: Any) -> str:
         return f"{value[0]}, {value[1]}"
     if name == "schema" and isinstance(value, dict):
         return json.dumps(value)
+    if name == "args" and isinstance(value, dict):
+        from ..tomlio import toml_value
+
+        return toml_value(value)[1:-1].strip()  # `threshold = 0.7, ...` without the braces
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer() and name != "threshold":
@@ -127,6 +133,8 @@ def from_text(name: str, text: str) -> Any:
             return (int(parts[0]), int(parts[1]))
         except ValueError:
             raise FieldError("write two whole numbers: start, end") from None
+    if name == "args":
+        return args_from_text(stripped)
     if name == "schema":
         if not stripped:
             return None
@@ -138,6 +146,22 @@ def from_text(name: str, text: str) -> Any:
         return stripped
     return stripped or None
 
+
+
+def args_from_text(text: str) -> dict[str, Any]:
+    """A metric leaf's arguments, typed as the inside of a TOML inline table
+    (`threshold = 0.7, include_reason = false`; braces optional)."""
+    import tomllib
+
+    body = text.strip()
+    if body.startswith("{") and body.endswith("}"):
+        body = body[1:-1].strip()
+    if not body:
+        return {}
+    try:
+        return dict(tomllib.loads(f"args = {{ {body} }}")["args"])
+    except tomllib.TOMLDecodeError as exc:
+        raise FieldError(f"args: write key = value pairs, comma separated ({exc})") from None
 
 def verdict_from_text(text: str, *, boolean: bool) -> bool | str:
     """A verdict value: true/false for binary and code checks, else a label."""

@@ -16,7 +16,8 @@ from typing import Any
 from ..model import Graph, TaskNode
 from .node_memo import NodeMemo
 
-TYPE_ICONS = {"task": "◆", "binary": "◇", "non_binary": "◈", "check": "☑", "geval": "★"}
+TYPE_ICONS = {"task": "◆", "binary": "◇", "non_binary": "◈", "check": "☑", "geval": "★",
+              "metric": "✪"}
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from ..model import (
     GEvalNode,
     Graph,
     Metric,
+    MetricNode,
     NodeBase,
     NonBinaryNode,
     TaskNode,
@@ -408,6 +409,8 @@ class EditorState:
                                        Verdict(verdict=False, score=0)])
         elif node_type == "geval":
             node = GEvalNode(name=node_id, params=["actual_output"])
+        elif node_type == "metric":
+            node = MetricNode(metric="AnswerRelevancyMetric", args={"threshold": 0.5})
         else:
             raise KeyError(node_type)
         node.id = node_id

@@ -15,7 +15,7 @@ from ...cases import Case
 from ...checks import PythonConsent
 from ...judges.base import Judge
 from ...loader import GraphError
-from ...model import GEvalNode, Graph
+from ...model import Graph
 from ...trace import Trace
 from ...workdir import DEFAULT_DIR, prepare_output
 from .run_model import (
@@ -107,7 +107,7 @@ class RunActions:
                                             "The run follows the branch you pick; the result "
                                             "is marked as overridden.", options), picked)
             return
-        if isinstance(node, GEvalNode):
+        if node.is_scored_leaf:
             def scored(text: str | None) -> None:
                 if text is None:
                     return

@@ -99,7 +99,7 @@ def verdict_text(record: StepRecord | None, node_type: str) -> str:
         lines.append(f"FAILED    {record.error_kind}: {record.error}")
     elif node_type == "task":
         lines.append("output    evidence (see the Evidence tab)")
-    elif node_type == "geval":
+    elif node_type in ("geval", "metric"):
         lines.append(f"score     {show_value(record.answer)} / 10")
     else:
         lines.append(f"verdict   {show_value(record.answer)}")
@@ -132,7 +132,7 @@ def usage_text(record: StepRecord | None) -> str:
         f"cache hit         {'yes' if record.cache_hit else 'no'}",
         f"retries           {record.retries}",
     ]
-    if record.node_type == "geval":
+    if record.node_type in ("geval", "metric"):
         lines.append(f"scoring method    {record.method or 'n/a'}")
         if record.sampled is not None:
             lines.append(f"sampled score     {show_value(record.sampled)}")

@@ -96,7 +96,7 @@ def answer_summary(record: StepRecord) -> str:
     if record.node_type == "task":
         text = record.answer if isinstance(record.answer, str) else show_value(record.answer)
         return f"evidence {len(text)} chars"
-    if record.node_type == "geval":
+    if record.node_type in ("geval", "metric"):
         return f"score {show_value(record.answer)}"
     return show_value(record.answer)
 

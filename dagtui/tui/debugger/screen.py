@@ -32,7 +32,7 @@ from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
-from ..calibration import label_note
+from ..calibration import forced_overrides, label_note
 from .actions import RunActions
 from .dialogs import settle_blink
 from .keys import DEBUGGER_KEYS, help_sections
@@ -162,10 +162,13 @@ class DebuggerScreen(RunActions, Screen[None]):
                  judge_factory: Callable[[str], Judge] | None = None,
                  on_edit: Callable[[str, str, Any], None] | None = None,
                  python: PythonConsent | None = None, pause_at: str | None = None,
-                 calibration: dict[str, Any] | None = None) -> None:
+                 calibration: dict[str, Any] | None = None,
+                 force_labels: bool = False) -> None:
         super().__init__()
-        #: run on to this node and stop before it (the calibration view's jump)
+        #: run on to this node and stop before it (the calibration view's jump); with
+        #: `force_labels`, the other labelled nodes answer with their labels on the way
         self.pause_at = pause_at
+        self.force_labels = force_labels
         #: a saved calibration result: close calls are marked beside the verdicts
         self.calibration = calibration
         self.graph = graph
@@ -247,6 +250,9 @@ class DebuggerScreen(RunActions, Screen[None]):
         run = self.live
         if run is None or nid not in run.graph.nodes:
             return
+        if self.force_labels and run.case is not None:
+            run.overrides.update(forced_overrides(run.graph, run.case, nid))
+            run.restart()
         run.breakpoints.add(nid)
         if run.next_node() == nid:
             self.query_one(PathTree).select_node(nid)
@@ -369,7 +375,7 @@ class DebuggerScreen(RunActions, Screen[None]):
                           self.calibration, case.name).plain \
             if case is not None and rec is not None else ""
         if rec is not None:
-            what = "verdict" if node.type not in ("task", "geval") else "result"
+            what = "verdict" if node.type not in ("task", "geval", "metric") else "result"
             title += f" ── {what}: {answer_summary(rec)}"
             if note:
                 title += f" · {note}"

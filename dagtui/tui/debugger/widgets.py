@@ -157,7 +157,7 @@ class PathTree(Tree[RowRef]):
             return
         st = run.status(nid)
         # a geval leaf has no verdict rows: the node row itself says it ended the path
-        leaf = result is not None and result.leaf == nid and node.type == "geval"
+        leaf = result is not None and result.leaf == nid and node.type in ("geval", "metric")
         row.set_label(node_label(nid, node.type, st, self._width, leaf))
         rec = st.record
         decided = rec is not None and rec.error is None
