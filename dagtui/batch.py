@@ -92,6 +92,9 @@ class Report:
     wall_time: float = 0.0
     judge: dict[str, Any] = field(default_factory=dict)
     node_order: list[str] = field(default_factory=list)
+    #: `--shard I/N`: {"index", "count", "positions" of its cases in the dataset} for
+    #: `dagtui merge`; None for a whole run
+    shard: dict[str, Any] | None = None
 
     @property
     def passed(self) -> list[RunResult]:
@@ -221,6 +224,7 @@ class Report:
                 for r in self.results
             ],
             "exit_code": self.exit_code(),
+            **({"shard": self.shard} if self.shard else {}),
         }
 
     def to_json(self, *, steps: bool = False) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 from . import __version__
 
 #: subcommand modules, in the order `--help` lists them
-COMMANDS = ("edit", "step", "validate", "run", "test", "calibrate", "export", "import_",
-            "fmt", "cache", "schema")
+COMMANDS = ("edit", "step", "validate", "run", "merge", "test", "calibrate", "export",
+            "import_", "fmt", "cache", "schema")
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 

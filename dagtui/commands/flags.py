@@ -43,3 +43,13 @@ def workers(text: str) -> int | str:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"must be a whole number >= 1 or 'auto', got {text!r}") from None
+
+
+def shard(text: str) -> object:
+    """`--shard I/N`: shard I of N, 1 <= I <= N (`dagtui.shard.parse_shard`)."""
+    from ..shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "per-call CPU uses several cores; 'auto' = min(cores, 4) for 160+ "
                         "cases at --concurrency 32+ (for a suite: each rule's admitted cases), "
                         "else 1: in process")
+    p.add_argument("--shard", type=flags.shard, metavar="I/N",
+                   help="run only shard I of N (a stable split by case name, for a CI "
+                        "matrix); `dagtui merge` joins the shards' --json reports")
     p.add_argument("--timeout", type=flags.positive_float, default=60.0,
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=flags.non_negative_int, default=3,
@@ -112,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
     if code:
         return code
+    cases, positions = take_shard(cases, getattr(args, "shard", None))
     from ..outputs import report_target_problems, safe_text, write_report
 
     bad_outputs = report_target_problems(json_out=args.json_out, junit=args.junit,
@@ -158,6 +162,10 @@ def run(args: argparse.Namespace) -> int:
         err(str(exc))
         return EXIT_USAGE
     progress.close()
+    if positions is not None:
+        from ..merge import shard_info
+
+        report.shard = shard_info(args.shard, positions)
     try:
         if args.trace_dir:
             from ..trace import Trace, trace_file_name
@@ -185,6 +193,16 @@ def run(args: argparse.Namespace) -> int:
     for line in agreement_lines(graph, cases, report.results):
         print(line, file=out)
     return report.exit_code()
+
+
+def take_shard(cases: list[Any], shard: Any) -> tuple[list[Any], list[int] | None]:
+    """(the cases of `--shard I/N`, their positions in the dataset); (cases, None) unsharded.
+    Says on stderr how many cases the shard holds (it may hold none: that run passes)."""
+    if shard is None:
+        return cases, None
+    positions = [i for i, case in enumerate(cases) if shard.holds(case.name)]
+    print(f"shard {shard}: {len(positions)} of {len(cases)} cases", file=sys.stderr)
+    return [cases[i] for i in positions], positions
 
 
 async def _go(engine: Any, cases: Any, concurrency: int, progress: Progress) -> Any:

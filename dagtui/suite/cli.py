@@ -221,6 +221,10 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     load, cases, code = load_suite_and_cases(target, _opt(args, "cases"), "dagtui run")
     if load is None or cases is None:
         return code
+    from ..commands.run import take_shard
+
+    shard = _opt(args, "shard")
+    cases, positions = take_shard(cases, shard)
     try:
         workers_option(args)
     except ValueError as exc:
@@ -270,7 +274,10 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
         print_summary(result, Console(width=max(120, _width())))
     try:
         if json_out:
-            write_json(result, json_out, file=str(target))
+            from ..merge import shard_info
+
+            write_json(result, json_out, file=str(target),
+                       shard=None if positions is None else shard_info(shard, positions))
         if junit_out:
             write_junit(result, junit_out)
     except OSError as exc:

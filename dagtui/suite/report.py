@@ -156,7 +156,10 @@ def _outcome_dict(rec: CaseRecord) -> dict[str, Any]:
     return out
 
 
-def to_json(result: SuiteResult, *, file: str | None = None) -> dict[str, Any]:
+def to_json(result: SuiteResult, *, file: str | None = None,
+            shard: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON report; `shard` (`--shard I/N`: index, count, the positions of its cases in
+    the dataset) lets `dagtui merge` put the shards back together."""
     return {
         "suite": result.suite,
         "file": file,
@@ -180,14 +183,16 @@ def to_json(result: SuiteResult, *, file: str | None = None) -> dict[str, Any]:
             {**st.as_dict(), "cases": [_outcome_dict(r) for r in st.records]}
             for st in result.rules.values()
         ],
+        **({"shard": shard} if shard else {}),
     }
 
 
-def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None) -> None:
+def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None,
+               shard: dict[str, Any] | None = None) -> None:
     """Write the JSON report atomically, text made writable (`dagtui.outputs`)."""
     from ..outputs import safe_json, write_report
 
-    write_report(path, safe_json(to_json(result, file=file)) + "\n")
+    write_report(path, safe_json(to_json(result, file=file, shard=shard)) + "\n")
 
 
 def to_junit(result: SuiteResult) -> ET.Element:

@@ -1,0 +1,79 @@
+"""`dagtui merge REPORT.json...`: one summary, JUnit and exit code from a sharded run.
+
+Each machine of a CI matrix runs `dagtui run ... --shard I/N --json shard-I.json`; a last
+job merges the reports (`dagtui.merge`) and prints, writes and exits exactly as the whole run
+would have: exit 0 all passed, 1 a case failed, 3 judge errors or a halted judge, 2 when the
+reports cannot be read or are not the shards of one run (a shard missing or given twice).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXIT_USAGE = 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "merge", help="merge the JSON reports of a sharded run (--shard I/N) into one",
+        description="Merge the JSON reports of `dagtui run --shard I/N` (graph or suite) "
+                    "into one summary, JUnit XML and exit code, as the whole run gives.",
+    )
+    p.add_argument("reports", nargs="+", metavar="REPORT.json",
+                   help="the JSON report of every shard (dagtui run --json)")
+    p.add_argument("--junit", metavar="FILE", help="write the merged JUnit XML")
+    p.add_argument("--json", metavar="FILE", dest="json_out",
+                   help="write the merged JSON report")
+    p.set_defaults(func=run)
+
+
+def err(msg: str) -> None:
+    from ..outputs import safe_text
+
+    print(safe_text(f"dagtui merge: {msg}"), file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..merge import MergeError, describe, merge_files, suite_exit_code
+    from ..outputs import report_target_problems, write_report
+
+    problems = report_target_problems(json_out=args.json_out, junit=args.junit)
+    for problem in problems:
+        err(problem)
+    if problems:
+        return EXIT_USAGE
+    try:
+        kind, merged, reports = merge_files(args.reports)
+    except MergeError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    print(describe(reports), file=sys.stderr)
+    try:
+        if kind == "graph":
+            from .run import print_summary
+
+            if merged.halt:
+                err(merged.halt)
+            print_summary(merged, sys.stdout)
+            if args.junit:
+                write_report(args.junit, merged.to_junit())
+            if args.json_out:
+                write_report(args.json_out, merged.to_json(steps=True))
+            return merged.exit_code()
+        from rich.console import Console
+
+        from ..suite.report import print_summary as print_suite
+        from ..suite.report import write_json, write_junit
+
+        for line in merged.halts():
+            err(line)
+        print_suite(merged, Console(width=120))
+        if args.json_out:
+            write_json(merged, args.json_out)
+        if args.junit:
+            write_junit(merged, args.junit)
+        return suite_exit_code(merged)
+    except OSError as exc:
+        err(f"cannot write a report: {exc}")
+        return EXIT_USAGE
