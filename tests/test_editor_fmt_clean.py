@@ -202,3 +202,21 @@ def test_fmt_keeps_a_comment_block_set_off_by_blank_lines() -> None:
     assert format_text(text) == text
     glued = '[metric]\nname = "M"\n# about name\n'
     assert format_text(glued) == glued
+
+
+def test_a_crlf_file_is_saved_crlf_and_stays_fmt_clean(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    path.write_bytes((GRAPHS / "meeting_summary.toml").read_bytes().replace(b"\n", b"\r\n"))
+    assert _is_clean(path.read_bytes().decode("utf-8"))
+    state = EditorState.open(path)
+    state.set_verdict("present", 0, score=None)
+    state.add_node("geval", "tone", parent="present", verdict_index=0)
+    _saved_clean(state)
+    raw = path.read_bytes()
+    assert raw.count(b"\r\n") == raw.count(b"\n") > 0
+    assert not state.dirty and not state.changed_on_disk() and "\r" not in (state.text or "")
+    state.set_field("present", "criteria", "Two\nlines")
+    _saved_clean(state)  # the second save merges into the (LF) text of the first
+    raw = path.read_bytes()
+    assert raw.count(b"\r\n") == raw.count(b"\n")
+    assert EditorState.open(path).graph.nodes["present"].criteria == "Two\nlines"

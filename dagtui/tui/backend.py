@@ -126,9 +126,13 @@ def atomic_write(path: str | Path, text: str, *, expected: Stamp | None = None,
     return safewrite.atomic_write(path, text, expected=expected, force=force)
 
 
-def read_text(path: str | Path) -> tuple[str, Stamp]:
-    """The file's text and the stamp a later save checks the disk against."""
-    return safewrite.read_text(path)
+def read_text(path: str | Path) -> tuple[str, Stamp, bool]:
+    """The file's text with `\n` line breaks (what the editor shows and merges into), the
+    stamp a later save checks the disk against, and whether the file was CRLF throughout
+    (its save is then written CRLF again, not silently converted)."""
+    raw, stamp = safewrite.read_text(path, universal_newlines=False)
+    crlf = "\r\n" in raw and raw.count("\r\n") == raw.count("\n")
+    return raw.replace("\r\n", "\n").replace("\r", "\n"), stamp, crlf
 
 
 def starter_names() -> list[str]:

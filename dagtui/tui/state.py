@@ -95,6 +95,8 @@ class EditorState:
     #: the bytes `text` was read from (or last written): a save refuses when the file on disk
     #: no longer holds them, so another program's edit is never silently overwritten
     disk: backend.Stamp | None = None
+    #: the file had CRLF line breaks throughout: `text` holds `\n`, saving writes CRLF
+    crlf: bool = False
     _load_diags: list[Diagnostic] = field(default_factory=list)
     _undo: list[Snapshot] = field(default_factory=list)
     _redo: list[Snapshot] = field(default_factory=list)
@@ -140,7 +142,7 @@ class EditorState:
     def reload(self, *, defer_check: bool = False) -> None:
         """(Re)read the file from disk, discarding history (see `open` for `defer_check`)."""
         try:
-            text, self.disk = backend.read_text(self.path)
+            text, self.disk, self.crlf = backend.read_text(self.path)
         except (OSError, ValueError) as exc:  # ValueError: InputError (a FIFO, ...), not UTF-8
             text = None
             self.read_only = True
@@ -640,7 +642,8 @@ class EditorState:
 
     # -- files ----------------------------------------------------------------------------
     def render(self) -> str:
-        return backend.render(self.graph, self.text, self.renames)
+        text = backend.render(self.graph, self.text, self.renames)
+        return re.sub(r"(?<!\r)\n", "\r\n", text) if self.crlf else text
 
     def save(self, *, force: bool = False) -> str:
         """Write atomically, keeping comments; returns the text written.
@@ -658,7 +661,7 @@ class EditorState:
         self.new_file = False
         selected = self.selected
         self._rebase_history_renames()
-        self._apply_text(text)
+        self._apply_text(text.replace("\r\n", "\n") if self.crlf else text)
         if selected in self.graph.nodes:
             self.selected = selected
         self.renames = {}
