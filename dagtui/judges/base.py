@@ -199,7 +199,7 @@ class HumanJudge(Judge):
         start = time.perf_counter()
         got = await self.ask_person(ask)
         value = check_value(ask, got.value)
-        reply = Reply(value, got.reason, raw=None, method="human" if ask.kind == "geval" else None)
+        reply = Reply(value, got.reason, raw=None, method="human" if ask.kind in ("geval", "metric") else None)
         reply.calls = []
         _ = time.perf_counter() - start
         return reply
@@ -229,4 +229,4 @@ class CallbackJudge(Judge):
         if isinstance(out, tuple) and len(out) == 2:
             out, reason = out
         value = check_value(ask, out)
-        return Reply(value, str(reason), method="callback" if ask.kind == "geval" else None)
+        return Reply(value, str(reason), method="callback" if ask.kind in ("geval", "metric") else None)

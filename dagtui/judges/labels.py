@@ -46,4 +46,4 @@ class LabelsJudge(Judge):
         if ask.kind == "binary" and isinstance(value, str) and value.lower() in ("true", "false"):
             value = value.lower() == "true"
         value = check_value(ask, value)
-        return Reply(value, "from the case's labels", method="label" if ask.kind == "geval" else None)
+        return Reply(value, "from the case's labels", method="label" if ask.kind in ("geval", "metric") else None)

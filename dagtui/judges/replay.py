@@ -41,4 +41,4 @@ class ReplayJudge(Judge):
         reason = step.reason if same else f"[replayed against a different prompt] {step.reason}"
         value = check_value(ask, step.answer, step.raw)
         return Reply(value, reason, raw=step.raw,
-                     method="replay" if ask.kind == "geval" else None)
+                     method="replay" if ask.kind in ("geval", "metric") else None)
