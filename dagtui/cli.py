@@ -2,8 +2,9 @@
 
 Each subcommand lives in its own module exposing `register(subparsers)` (adds its parser and
 sets `func`) so commands can grow without touching each other. Nothing heavy is imported
-until a command runs. Exit codes (SPEC §8): 0 ok, 1 failures found, 2 usage or input error,
-3 judge errors prevented a verdict.
+until a command runs. Exit codes (the README's table): 0 ok, 1 failures found, 2 usage or
+input error, 3 judge errors prevented a verdict. Usage errors leave through argparse's
+SystemExit(2), as in any argparse program; everything else is `main`'s return value.
 """
 
 from __future__ import annotations

@@ -171,7 +171,9 @@ def test_worker_count_resolution():
 
 
 def test_bad_workers_flag_is_a_usage_error(capsys):
-    assert main(["run", MEETING, "--cases", CASES, "--workers", "two"]) == 2
+    with pytest.raises(SystemExit) as exited:  # the parser refuses it, naming flag and value
+        main(["run", MEETING, "--cases", CASES, "--workers", "two"])
+    assert exited.value.code == 2
     assert "--workers" in capsys.readouterr().err
 
 
