@@ -393,3 +393,20 @@ def test_task_label_table_form_feeds_dagtui_test_and_counts_recall(tmp_path, cap
     extract = cal.nodes["extract"]
     assert (extract.items_found, extract.items_labelled) == (1, 1)
     assert extract.texts[0]["label"] == "alpha\nbeta"
+
+
+def test_cli_second_run_is_served_by_the_cache(graph_file, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script = PerSample(JUDGE)
+    with StubServer(script) as stub:
+        args = ["calibrate", str(graph_file), "--model", "openai/gpt-4.1-mini", "--api-base",
+                stub.base_url, "--retries", "0", "--samples", "2", "--json", "c.json"]
+        assert main(args) == 0
+        first = json.loads((tmp_path / "c.json").read_text())
+        calls = stub.calls
+        assert main(args) == 0
+        assert stub.calls == calls  # samples included: the index is in the cache key
+    second = json.loads((tmp_path / "c.json").read_text())
+    assert first["calls"] == calls and (second["calls"], second["cache_hits"]) == (0, calls)
+    assert second["nodes"]["gate"]["flip_rate"] == first["nodes"]["gate"]["flip_rate"] == 0.2
+    assert (tmp_path / ".dagtui" / "cache.sqlite").exists()

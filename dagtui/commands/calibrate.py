@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         cal = asyncio.run(a_calibrate(
             graph, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
-            api_base=args.api_base, cache=cache or False, timeout=args.timeout,
+            api_base=args.api_base, cache=False if cache is None else cache,
+            timeout=args.timeout,
             retries=args.retries, temperature=args.temperature, python=python_consent(args)))
     except CaseError as exc:
         err(str(exc))

@@ -131,3 +131,16 @@ def matrix_text(nid: str, node: dict[str, Any]) -> Text:
                 text.append("\n" + lab.ljust(width) + "".join(
                     str(row.get(c, 0)).rjust(16) for c in classes))
     return text
+
+
+def forced_overrides(graph: Any, case: Any, node_id: str) -> dict[str, Any]:
+    """Teacher forcing in the debugger: every labelled judgement and check node but
+    `node_id` answers with its label, so the run follows the labels' path to `node_id` and
+    the judge is asked there (task nodes still ask the judge: their evidence is real)."""
+    from ..calibration.core import normalize_label
+    from ..model import BinaryNode, CheckNode, NonBinaryNode
+
+    expected = getattr(case, "expected", None) or {}
+    return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()
+            if nid != node_id and nid in expected
+            and isinstance(node, BinaryNode | NonBinaryNode | CheckNode)}

@@ -128,3 +128,56 @@ def test_snapshot_tree_badges(workdir: Path, snap_compare) -> None:  # type: ign
 def test_snapshot_calibration_view(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(editor(), terminal_size=SIZE, run_before=_checked,
                         press=["K", "down", "enter"])
+
+
+async def test_jump_asks_the_calibrated_model_with_the_labels_forcing_the_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After `dagtui calibrate` with a model, the jump steps that model (its cached answers:
+    no new call) with the other labelled nodes answering their labels."""
+    from stub_server import StubServer
+    from test_calibrate import GRAPH, JUDGE, PerSample, case_rows
+
+    from dagtui.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "calib.toml").write_text(GRAPH)
+    (tmp_path / "calib.cases.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in case_rows()))
+    with StubServer(PerSample(JUDGE)) as stub:
+        import asyncio
+
+        assert await asyncio.to_thread(main, [
+            "calibrate", "calib.toml", "--model", "openai/gpt-4.1-mini", "--api-base",
+            stub.base_url, "--retries", "0"]) == 0
+        calls = stub.calls
+        from dagtui.tui.app import EditorApp
+
+        app = EditorApp("calib.toml", poll_interval=0, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("K")
+            await pilot.pause()
+            view = app.screen
+            assert isinstance(view, CalibrationScreen)
+            await pilot.press("down", "down")  # extract, gate, kind
+            await pilot.pause()
+            assert view.selected == "kind"
+            await pilot.press("enter", "enter")  # c04: label B, the judge said A
+            for _ in range(100):
+                await pilot.pause(0.05)
+                dbg = app.screen
+                if isinstance(dbg, DebuggerScreen) and not dbg.busy \
+                        and dbg.live.next_node() == "kind":
+                    break
+            dbg = app.screen
+            assert isinstance(dbg, DebuggerScreen)
+            assert dbg.live.case.name == "c04" and dbg.live.judge.name == "litellm"
+            assert dbg.live.overrides == {"gate": True}
+            await pilot.press("n")
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if dbg.live.record("kind") is not None and not dbg.busy:
+                    break
+            title = str(dbg.query_one("#dbg-right").border_title)
+            assert "verdict: A" in title and "label B ✖ mismatch" in title
+        assert stub.calls == calls  # every answer came from calibrate's cache

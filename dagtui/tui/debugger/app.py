@@ -79,6 +79,9 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
 
     From the calibration view: `case` is the case to step and `pause_at` the node to run on
     to and stop before (its cases file is the one the calibration used, when it still exists).
+    When the calibration ran a model, the debugger asks that model (same endpoint, so the
+    answers calibration cached are replayed free) with the other labelled nodes answering
+    their labels: the node is asked exactly what calibration asked it.
 
     The judge is offline by default (the case labels, or a person when there are none);
     `j` switches to the graph's model. "Edit & re-run" edits go back into the editor as
@@ -119,8 +122,13 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
             editor.call_later(sync, rebuild_form=True)
 
     judge = factory(default_judge_name(cases))
+    model = ((calibration or {}).get("judge") or {}).get("model") if case is not None else None
+    if model:
+        judge = make_debug_judge("litellm", graph, model=model, app=editor,
+                                 api_base=(calibration or {}).get("judge", {}).get("api_base"))
     editor.push_screen(DebuggerScreen(graph, path, cases=cases, judge=judge,
                                       cases_source=source, judge_factory=factory,
                                       on_edit=edited, python=python, case=case,
-                                      pause_at=pause_at, calibration=calibration), closed)
+                                      pause_at=pause_at, calibration=calibration,
+                                      force_labels=bool(model)), closed)
 
