@@ -325,3 +325,16 @@ def test_a_fifo_put_in_place_of_the_file_is_a_change_not_a_hang(tmp_path: Path) 
     with pytest.raises(safewrite.WriteRefused, match="not a regular file"):
         atomic_write(target, "mine\n", expected=stamp)
     assert stat.S_ISFIFO(target.stat().st_mode)
+
+
+def test_import_force_writes_over_a_read_only_output_keeping_its_mode(tmp_path: Path) -> None:
+    dag = tmp_path / "dag.json"
+    assert main(["export", str(GRAPHS / "meeting_summary.toml"), "--to", "deepeval-json",
+                 "-o", str(dag)]) == 0
+    out = tmp_path / "g.toml"
+    out.write_text("# mine\n")
+    out.chmod(0o444)
+    assert main(["import", str(dag), "-o", str(out)]) == 2  # exists: refused
+    assert out.read_text() == "# mine\n"
+    assert main(["import", str(dag), "-o", str(out), "--force"]) == 0
+    assert "[metric]" in out.read_text() and _mode(out) == 0o444
