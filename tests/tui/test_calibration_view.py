@@ -71,17 +71,23 @@ async def test_tree_shows_a_kappa_badge_per_calibrated_node(workdir: Path) -> No
     assert badge(data, "present").style == "bold red"  # a judge that always says true
 
 
+async def open_view(pilot, node: str, downs: int) -> CalibrationScreen:  # type: ignore[no-untyped-def]
+    """`K`, then down the node list to `node`."""
+    await pilot.pause()
+    await pilot.press("K")
+    await pilot.pause()
+    view = pilot.app.screen
+    assert isinstance(view, CalibrationScreen)
+    await pilot.press(*["down"] * downs)
+    await pilot.pause()
+    assert view.selected == node
+    return view
+
+
 async def test_calibration_view_jumps_to_the_debugger_paused_at_the_node(workdir: Path) -> None:
     app = editor()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("K")
-        await pilot.pause()
-        view = app.screen
-        assert isinstance(view, CalibrationScreen)
-        await pilot.press("down")  # extract -> present
-        await pilot.pause()
-        assert view.selected == "present"
+        view = await open_view(pilot, "present", 1)
         matrix = str(view.query_one("#cal-matrix").render())
         assert "label ↓" in matrix and "false" in matrix
         cases = view.query_one("#cal-cases")
@@ -154,14 +160,7 @@ async def test_jump_asks_the_calibrated_model_with_the_labels_forcing_the_path(
 
         app = EditorApp("calib.toml", poll_interval=0, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            await pilot.press("K")
-            await pilot.pause()
-            view = app.screen
-            assert isinstance(view, CalibrationScreen)
-            await pilot.press("down", "down")  # extract, gate, kind
-            await pilot.pause()
-            assert view.selected == "kind"
+            await open_view(pilot, "kind", 2)  # extract, gate, kind
             await pilot.press("enter", "enter")  # c04: label B, the judge said A
             for _ in range(100):
                 await pilot.pause(0.05)
