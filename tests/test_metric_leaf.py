@@ -233,3 +233,21 @@ def test_editor_form_fields() -> None:
     assert from_text("args", "") == {}
     with pytest.raises(FieldError, match="key = value"):
         from_text("args", "threshold =")
+
+
+def test_a_multi_turn_graph_fails_the_metric_step_before_importing_deepeval() -> None:
+    import asyncio
+
+    from dagtui.cases import case_from_dict
+    from dagtui.judges.base import Ask, JudgeError
+    from dagtui.judges.deepeval_metric import run_metric
+    from dagtui.prompts import build_prompt
+
+    graph = _graph()
+    graph.metric = graph.metric.replace(multi_turn=True)
+    node = graph.nodes["relevancy"]
+    case = case_from_dict(CASE)
+    ask = Ask(graph, node, build_prompt(graph, node, case.fields, {}), case)
+    with pytest.raises(JudgeError, match="single-turn graphs") as info:
+        asyncio.run(run_metric(ask, "openai/gpt-4.1-mini"))
+    assert info.value.kind == "graph"

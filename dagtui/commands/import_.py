@@ -134,7 +134,7 @@ def _defaults_note(args: argparse.Namespace) -> list[str]:
     silently."""
     missing = []
     if not args.name:
-        missing.append("name (from the file name; --name)")
+        missing.append("name from the file name (--name)")
     if getattr(args, "threshold", None) is None:
         missing.append("threshold 0.5 (--threshold)")
     if not getattr(args, "model", None):
@@ -143,5 +143,5 @@ def _defaults_note(args: argparse.Namespace) -> list[str]:
         missing.append("include_reason true (--no-include-reason)")
     if not missing:
         return []
-    return ["DeepEval's JSON does not carry the metric's settings; using defaults for "
+    return ["DeepEval's JSON does not carry the metric's settings, so these are defaults: "
             + ", ".join(missing)]

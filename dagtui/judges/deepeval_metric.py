@@ -13,6 +13,7 @@ by one, so the step records one call carrying the metric's tokens and cost.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -30,10 +31,17 @@ def missing_deepeval(node_id: str, metric: str) -> JudgeError:
 
 
 async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
-                     api_key: str | None = None, temperature: float = 0.0) -> Reply:
-    """Measure `ask.node` (a MetricNode) on `ask.case` with DeepEval; raises JudgeError."""
+                     api_key: str | None = None, temperature: float = 0.0,
+                     timeout: float | None = None) -> Reply:
+    """Measure `ask.node` (a MetricNode) on `ask.case` with DeepEval; raises JudgeError.
+
+    `timeout` bounds the whole measurement (all of the metric's own calls): DeepEval's
+    retries are its own, and a metric that never answers must still fail the step."""
     node: Any = ask.node
     name = node.metric
+    if ask.graph.metric.multi_turn:
+        raise JudgeError("graph", f"metric leaf {node.id!r}: metric leaves run on single-turn "
+                         "graphs; DeepEval's conversational metrics are not supported")
     try:
         import deepeval.metrics as metrics
         from deepeval.models import LiteLLMModel
@@ -58,9 +66,12 @@ async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
         metric = cls(**_args(node.args, multi=ask.graph.metric.multi_turn),
                      model=LiteLLMModel(**judge_kwargs))
         test_case = LLMTestCase(**{"input": "", "actual_output": "", **case_kwargs})
-        await metric.a_measure(test_case, _show_indicator=False)
+        await asyncio.wait_for(metric.a_measure(test_case, _show_indicator=False), timeout)
     except JudgeError:
         raise
+    except TimeoutError:
+        raise JudgeError("timeout", f"metric leaf {node.id!r}: DeepEval's {name} did not "
+                         f"finish within {timeout:g} s") from None
     except Exception as exc:  # noqa: BLE001 - DeepEval raises many kinds; the step shows it
         raise JudgeError("other", f"metric leaf {node.id!r}: DeepEval's {name} failed: "
                          f"{type(exc).__name__}: {exc}") from None

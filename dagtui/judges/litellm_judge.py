@@ -530,9 +530,11 @@ class LiteLLMJudge(Judge):
         if prompt.kind == "metric":  # a DeepEval metric leaf: DeepEval asks, with this model
             from .deepeval_metric import run_metric
 
+            # the metric makes several calls of its own (and retries them): five of this
+            # judge's timeouts bound the whole measurement
             return await run_metric(ask, model, api_base=self.api_base,
                                     api_key=self._api_key or os.environ.get("DAGTUI_API_KEY"),
-                                    temperature=self.temperature)
+                                    temperature=self.temperature, timeout=self.timeout * 5)
         want_lp = prompt.kind == "geval"
         request = self.build_request(model, prompt, list(prompt.messages), want_lp)
         replay = self._replay(model, prompt, request, ask.sample)
