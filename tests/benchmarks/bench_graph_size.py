@@ -44,6 +44,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
 from dagtui.batch import evaluate_cases  # noqa: E402
@@ -172,25 +173,9 @@ def engine_overhead(gs: dict[str, Graph], runs: int) -> None:
 # ---------------------------------------------------------------------------- 2. stub
 
 
-class StubProcess:
-    """The stub in its own process, so its CPU does not share the client's GIL."""
-
-    def __init__(self, *args: str) -> None:
-        import subprocess
-
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "stub_server.py"), *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        self.base_url = self.proc.stdout.readline().strip()
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(10)
-
-
 def against_stub(gs: dict[str, Graph]) -> None:
+    from bench_engine import StubProcess
+
     from dagtui.judges import LiteLLMJudge
 
     stub = StubProcess("--latency", str(LATENCY))
