@@ -128,7 +128,7 @@ def _saved_clean(state: EditorState) -> None:
 
 
 @pytest.mark.parametrize("source", [*EXAMPLES, "aot"], ids=lambda p: getattr(p, "name", p))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_editor_saves_stay_fmt_clean(source: Path | str, data: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
