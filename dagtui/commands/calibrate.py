@@ -68,9 +68,12 @@ def run(args: argparse.Namespace) -> int:
     if args.temperature < 0:
         err("--temperature must be >= 0")
         return EXIT_USAGE
+    from ..diagnostics import unreadable
+    from ..loader import load_file
     from ..suite.loader import is_suite_file
 
-    if is_suite_file(args.graph):
+    # a suite that parses is refused in one line; one that does not gets its syntax error
+    if is_suite_file(args.graph) and not unreadable(load_file(args.graph).diagnostics):
         err(f"{args.graph} is a suite: calibrate one of its rule graphs (each has its own "
             "nodes and labels)")
         return EXIT_USAGE
