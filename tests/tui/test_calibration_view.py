@@ -180,3 +180,37 @@ async def test_jump_asks_the_calibrated_model_with_the_labels_forcing_the_path(
             title = str(dbg.query_one("#dbg-right").border_title)
             assert "verdict: A" in title and "label B ✖ mismatch" in title
         assert stub.calls == calls  # every answer came from calibrate's cache
+
+
+async def test_step_marks_close_calls_from_the_saved_calibration(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    """`dagtui step` reads the saved result too: a node whose samples split on this case is
+    marked beside its verdict."""
+    from dagtui.tui.debugger import DebuggerApp
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ROOT / "graphs" / "meeting_summary.toml", tmp_path / "meeting_summary.toml")
+    saved = tmp_path / ".dagtui" / "calibration" / "meeting_summary.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text(json.dumps({"nodes": {"present": {"kappa": 0.5, "close_calls": [
+        {"case": "c", "majority": "true", "margin": 0.2, "votes": {"true": 3, "false": 2}}]}}}))
+    graph = dagtui.load("meeting_summary.toml").graph
+    case = {"name": "c", "actual_output": "Intro\nBody\nConclusion",
+            "expected": {"extract": "Intro\nBody\nConclusion", "present": True,
+                         "order": "Correct order"}}
+    from dagtui.cases import case_from_dict
+    from dagtui.judges.labels import LabelsJudge
+
+    app = DebuggerApp(graph, "meeting_summary.toml", cases=[case_from_dict(case)],
+                      judge=LabelsJudge(), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n", "n")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dbg = app.debugger
+        dbg.query_one("#dbg-tree").select_node("present")
+        await pilot.pause()
+        title = str(dbg.query_one("#dbg-right").border_title)
+        assert "label true ✔  ≈ close call" in title

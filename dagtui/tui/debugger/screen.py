@@ -32,7 +32,7 @@ from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
-from ..calibration import forced_overrides, label_note
+from ..calibration import forced_overrides, label_note, load_calibration
 from .actions import RunActions
 from .dialogs import settle_blink
 from .keys import DEBUGGER_KEYS, help_sections
@@ -169,8 +169,10 @@ class DebuggerScreen(RunActions, Screen[None]):
         #: `force_labels`, the other labelled nodes answer with their labels on the way
         self.pause_at = pause_at
         self.force_labels = force_labels
-        #: a saved calibration result: close calls are marked beside the verdicts
-        self.calibration = calibration
+        #: a calibration result (else the one `dagtui calibrate` saved for this graph):
+        #: close calls are marked beside the verdicts
+        self.calibration = calibration if calibration is not None else \
+            load_calibration(graph_path or graph.path)
         self.graph = graph
         self.graph_path = str(graph_path or graph.path or "graph.toml")
         self.cases = list(cases or [])
