@@ -16,6 +16,7 @@ TOML text, so the CLI prints `file:line:col` and the editor can jump there.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -310,9 +311,10 @@ def checkable_hint(criteria: str) -> tuple[str, str] | None:
 
 
 
+@functools.cache
 def deepeval_installed() -> bool:
     """Whether DeepEval can be imported here, found without importing it (that takes
-    seconds, and validate runs on every keystroke in the editor)."""
+    seconds, and validate runs on every keystroke in the editor); looked up once."""
     import importlib.util
 
     try:
