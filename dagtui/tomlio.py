@@ -425,8 +425,8 @@ def _item_for(key: str, value: Any, old: Any = None) -> Any:
             return tomlkit.parse(f"x = '{value}'\n")["x"]
         if style == tk.StringType.MLL and _literal_ok(value, multiline=True):
             return tomlkit.parse(f"x = '''\n{value}'''\n")["x"]
-    text = key_value_text("x", value)
-    return tomlkit.parse(text + "\n")["x"]
+    name = "verdicts" if key == "verdicts" else "x"  # a verdict list: one verdict per line
+    return tomlkit.parse(key_value_text(name, value) + "\n")[name]
 
 
 def _literal_ok(value: str, multiline: bool = False) -> bool:

@@ -220,3 +220,22 @@ def test_a_crlf_file_is_saved_crlf_and_stays_fmt_clean(tmp_path: Path) -> None:
     raw = path.read_bytes()
     assert raw.count(b"\r\n") == raw.count(b"\n")
     assert EditorState.open(path).graph.nodes["present"].criteria == "Two\nlines"
+
+
+def test_a_node_added_under_the_id_of_a_renamed_then_deleted_one_is_new(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    shutil.copy(GRAPHS / "meeting_summary.toml", path)
+    state = EditorState.open(path)
+    state.rename("extract", "a")
+    state.delete_node("a", detach=True)
+    state.add_node("binary", "a", parent="present", verdict_index=0)
+    _saved_clean(state)
+    saved = path.read_text(encoding="utf-8")
+    # a fresh table at the end, verdicts one per line; not extract's table and comments
+    assert saved.rstrip().endswith('verdicts = [\n  { verdict = true, score = 10 },\n'
+                                   '  { verdict = false, score = 0 },\n]')
+    assert saved.index("[nodes.a]") > saved.index("[nodes.order]")
+    state.undo()  # back to the deleted-but-renamed state: still consistent
+    state.undo()
+    assert "a" in state.graph.nodes and "extract" not in state.graph.nodes
+    _saved_clean(state)

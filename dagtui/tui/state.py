@@ -582,6 +582,10 @@ class EditorState:
                 if isinstance(owner, CheckNode) and owner.evidence == node_id:
                     self._replace(pid, evidence=None)
             del self.graph.nodes[node_id]
+            # a renamed node that is deleted: forget the rename, or a node later added
+            # under that id would take over the deleted node's table and comments
+            for origin in [k for k, v in self.renames.items() if v == node_id]:
+                del self.renames[origin]
             if self.graph.metric.roots and node_id in self.graph.metric.roots:
                 self.graph.metric = self.graph.metric.replace(
                     roots=[r for r in self.graph.metric.roots if r != node_id])
