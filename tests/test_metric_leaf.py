@@ -251,3 +251,18 @@ def test_a_multi_turn_graph_fails_the_metric_step_before_importing_deepeval() ->
     with pytest.raises(JudgeError, match="single-turn graphs") as info:
         asyncio.run(run_metric(ask, "openai/gpt-4.1-mini"))
     assert info.value.kind == "graph"
+
+
+def test_calibrate_measures_a_metric_leaf_like_a_geval_leaf() -> None:
+    import dagtui
+
+    cases = [
+        {**CASE, "name": "near", "expected": {"on_topic": True, "relevancy": 8}},
+        {**CASE, "name": "far", "expected": {"on_topic": True, "relevancy": 5}},
+    ]
+    judge = CallbackJudge(lambda ask: True if ask.kind == "binary" else 7.5)
+    cal = dagtui.calibrate(_graph(), cases, judge=judge)
+    leaf = cal.nodes["relevancy"]
+    assert (leaf.reached, leaf.cases) == (2, 2)
+    assert leaf.mae == pytest.approx((0.5 + 2.5) / 2)
+    assert [d["case"] for d in leaf.disagreements] == ["far"]

@@ -43,7 +43,7 @@ from ..cases import Case
 from ..engine import Engine
 from ..judges.base import Judge
 from ..judges.labels import LabelsJudge
-from ..model import BinaryNode, CheckNode, GEvalNode, Graph, NonBinaryNode, TaskNode
+from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
 from ..trace import RunResult
 from . import stats
 from .forcing import ForcingJudge, Observation, SharedAnswers
@@ -362,7 +362,7 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
             _judgement(nc, node, cases, observed, seed)
         elif isinstance(node, TaskNode):
             _task(nc, cases, observed)
-        elif isinstance(node, GEvalNode):
+        elif node.is_scored_leaf:  # a G-Eval or DeepEval metric leaf: a 0..10 score
             _geval(nc, cases, observed)
         if samples > 1 and not isinstance(node, CheckNode):
             _stability(nc, cases, observed, samples)
@@ -515,7 +515,7 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
                 if missing:
                     return nid, "dropped " + ", ".join(repr(m) for m in missing)
             continue
-        if isinstance(node, GEvalNode):
+        if node.is_scored_leaf:
             want = expected.get(nid)
             if isinstance(want, int | float) and not isinstance(want, bool) \
                     and abs(float(mine.answer) - float(want)) > TOLERANCE:

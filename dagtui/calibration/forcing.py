@@ -109,7 +109,7 @@ class ForcingJudge(Judge):
             self._record(ask, Observation(reply.value, reply.reason))
             return Reply(label.value, f"the label (teacher forcing); the judge said "
                          f"{reply.value!r}: {reply.reason}", raw=reply.raw, calls=reply.calls)
-        if kind not in ("task", "geval"):  # geval_steps: no label, just the judge
+        if kind not in ("task", "geval", "metric"):  # geval_steps: no label, just the judge
             return await self.inner.answer(ask)
         try:
             reply = await self.inner.answer(ask)
