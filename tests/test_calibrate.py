@@ -358,8 +358,8 @@ def test_check_labels_steer_the_forced_path_and_geval_leaves_get_an_mae():
     code's disagreement is blamed end to end; a G-Eval leaf is compared with its 0..10 label."""
     graph = dagtui.load_text(CHECK_GRAPH).graph
     cases = [
-        # code says too short (false -> 0); the human says it passes the check
-        {"name": "short", "actual_output": "Thanks!", "expected": {"long_enough": True,
+        # code says too short (false -> 0); the human says it passes ("true" as in a TOML string)
+        {"name": "short", "actual_output": "Thanks!", "expected": {"long_enough": "true",
                                                                     "tone": 8},
          "expected_score": 0.8},
         {"name": "long", "actual_output": "Thank you for writing in.",

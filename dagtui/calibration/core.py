@@ -55,10 +55,13 @@ CLOSE_MARGIN = 0.5
 
 
 def normalize_label(node: Any, value: Any) -> Any:
-    """A label as the engine compares it: "true"/"false" strings on a binary node are bools
-    (the labels judge reads them the same way)."""
-    if isinstance(node, BinaryNode) and isinstance(value, str) \
-            and value.lower() in ("true", "false"):
+    """A label as the engine compares it: "true"/"false" strings are bools on a binary node
+    and on a check node whose verdicts are bools (the labels judge reads them the same way)."""
+    verdicts = getattr(node, "verdicts", None) or []
+    boolean = isinstance(node, BinaryNode) or (
+        isinstance(node, CheckNode) and bool(verdicts)
+        and all(isinstance(v.verdict, bool) for v in verdicts))
+    if boolean and isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     return value
 
@@ -223,7 +226,7 @@ def _graph_of(graph: Any) -> Graph:
 def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
     """Overrides that make labelled check nodes follow their label (the labels' path)."""
     expected = case.expected or {}
-    return {nid: expected[nid] for nid, node in graph.nodes.items()
+    return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()
             if isinstance(node, CheckNode) and nid in expected}
 
 
@@ -296,7 +299,8 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                                concurrency)
     wall = time.perf_counter() - start
     halt = getattr(inner, "halt", None)
-    await inner.aclose()
+    if not isinstance(judge, Judge):  # made here: closed here (a caller's judge stays open)
+        await inner.aclose()
     temperature = getattr(inner, "temperature", None)
     result = analyse(g, batch, human, forced0, free_results, forcing.observed,
                      samples=samples, seed=seed)
