@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...paths import show_fraction, show_number
 from ...trace import RunResult, StepRecord
 from .run_model import show_value
 
@@ -106,7 +107,7 @@ def verdict_text(record: StepRecord | None, node_type: str) -> str:
     if record.then:
         lines.append(f"then      → {record.then}")
     if record.leaf_score is not None:
-        lines.append(f"leaf      score {record.leaf_score:g} / 10 (ends the path)")
+        lines.append(f"leaf      score {show_number(record.leaf_score)} / 10 (ends the path)")
     lines.append("")
     lines.append("reason")
     lines.append(record.reason or "(none given)")
@@ -169,7 +170,7 @@ def result_lines(result: RunResult | None, overridden: bool) -> tuple[str, str]:
         return "✘ error", f"{result.error}\n{path}\n{totals}"
     mark = "✔ passes" if result.success else "✘ fails"
     cmp = ">=" if result.success else "<"
-    head = f"Result {result.score:.2f}  {mark} ({cmp} {result.threshold:g})"
+    head = f"Result {show_fraction(result.score)}  {mark} ({cmp} {result.threshold:g})"
     if overridden:
         head += "  · overridden (what-if)"
     return head, f"{path}\n{totals}"
@@ -185,5 +186,5 @@ def path_text(result: RunResult) -> str:
             shown = ""  # a geval leaf: its answer is the score shown next
         parts.append(f"{step.node}: {shown}" if shown else step.node)
         if step.score is not None:
-            parts.append(f"score {step.score:g}")
+            parts.append(f"score {show_number(step.score)}")
     return " ▸ ".join(parts) or "(no steps)"

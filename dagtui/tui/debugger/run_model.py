@@ -19,6 +19,7 @@ from ...checks import PythonConsent
 from ...engine import Engine, Session
 from ...judges.base import Judge
 from ...model import BinaryNode, CheckNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
+from ...paths import show_number
 from ...schedule import Reach, Topology
 from ...trace import RunResult, StepRecord, Trace
 
@@ -85,7 +86,7 @@ def show_value(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, float):
-        return f"{value:g}"
+        return show_number(value)  # 6.66 and 3.3333333333333335 as written, 7.0 as 7
     return "" if value is None else str(value)
 
 
