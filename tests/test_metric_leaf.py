@@ -266,3 +266,12 @@ def test_calibrate_measures_a_metric_leaf_like_a_geval_leaf() -> None:
     assert (leaf.reached, leaf.cases) == (2, 2)
     assert leaf.mae == pytest.approx((0.5 + 2.5) / 2)
     assert [d["case"] for d in leaf.disagreements] == ["far"]
+
+
+def test_export_notes_metric_params_are_not_exported() -> None:
+    from dagtui.export.refusals import deepeval_notes
+
+    graph = _graph(GRAPH.replace('metric = "AnswerRelevancyMetric"',
+                                 'metric = "AnswerRelevancyMetric"\nparams = ["input"]'))
+    notes = deepeval_notes(graph, "deepeval-python")
+    assert any("params of metric leaves" in n and "relevancy" in n for n in notes)

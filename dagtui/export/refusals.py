@@ -77,6 +77,14 @@ def deepeval_notes(graph: Graph, fmt: str) -> list[str]:
             "process to process; dagtui keeps the declared order (same scores, different "
             "prompts)"
         )
+    with_params = [nid for nid, n in graph.nodes.items()
+                   if isinstance(n, MetricNode) and n.params]
+    if with_params:
+        notes.append(
+            "a DeepEval metric reads the test-case fields it needs itself, so the params of "
+            f"metric leaves (checked by dagtui before a run) are not exported: "
+            f"{', '.join(with_params)}"
+        )
     labelled = [nid for nid, n in graph.nodes.items() if n.is_scored_leaf and n.label]
     if labelled:
         notes.append(
