@@ -128,8 +128,11 @@ def scripted():
 
 def test_teacher_forcing_agreement_kappa_confusion_blame_and_flips(graph_file, scripted):
     judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=scripted.base_url, retries=0)
+    ticks: list[tuple[int, int]] = []
     cal = dagtui.calibrate(str(graph_file), str(graph_file.with_suffix(".cases.jsonl")),
-                           judge=judge, samples=3, concurrency=8)
+                           judge=judge, samples=3, concurrency=8,
+                           progress=lambda done, total: ticks.append((done, total)))
+    assert ticks == [(i, 40) for i in range(1, 41)]  # 10 cases x (3 forced samples + free)
     gate, kind, extract = cal.nodes["gate"], cal.nodes["kind"], cal.nodes["extract"]
     # gate: 8 of 10 agree; labels T6/F4, verdicts T6/F4 -> kappa (0.8 - 0.52) / 0.48
     assert (gate.cases, gate.agreement) == (10, 0.8)

@@ -230,15 +230,18 @@ def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
             if isinstance(node, CheckNode) and nid in expected}
 
 
-async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]],
-                   limit: int) -> list[RunResult]:
+async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]], limit: int,
+                   done: Callable[[], None] | None = None) -> list[RunResult]:
     """Run the jobs at most `limit` at a time, results in order (cases of several samples in
-    one pool: `batch.run_cases` takes one engine and sample 0 only)."""
+    one pool: `batch.run_cases` takes one engine and sample 0 only); `done()` after each."""
     sem = asyncio.Semaphore(max(1, limit))
 
     async def one(job: Callable[[], Awaitable[RunResult]]) -> RunResult:
         async with sem:
-            return await job()
+            result = await job()
+        if done is not None:
+            done()
+        return result
 
     return list(await asyncio.gather(*(one(j) for j in jobs)))
 
@@ -247,6 +250,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                       samples: int = 1, concurrency: int = 16, seed: int = stats.SEED,
                       python: Any = None, allow_python: bool = False,
                       python_path: Iterable[str | os.PathLike[str]] = (),
+                      progress: Callable[[int, int], None] | None = None,
                       **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
@@ -254,7 +258,8 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     (api_base, cache, temperature, timeout, retries). `cases`: a list, a file, or None for
     the graph's `[metric].cases`. Python check nodes run only with `allow_python=True` (or
     `python`, a `dagtui.checks.PythonConsent`; a graph from `dagtui.load` keeps its own), as in
-    `dagtui.evaluate`."""
+    `dagtui.evaluate`. `progress(done, total)` is called as each case run (per pass and
+    sample) ends."""
     from ..api import _cases, make_judge
     from ..batch import preflight_all
 
@@ -289,14 +294,22 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     def free(case: Case) -> Callable[[], Awaitable[RunResult]]:
         return lambda: free_engine.run(case, check=False)
 
+    total, finished = len(batch) * (samples + 1), 0
+
+    def tick() -> None:
+        nonlocal finished
+        finished += 1
+        if progress is not None:
+            progress(finished, total)
+
     # guarded like a batch run: the first uncached call probes alone, a judge that cannot
     # work (or goes down) halts and the calls still to come end at once
     with inner.guarded():
         first = await _bounded([forced(c, 0) for c in batch] + [free(c) for c in batch],
-                               concurrency)
+                               concurrency, tick)
         forced0, free_results = first[:len(batch)], first[len(batch):]
         later = await _bounded([forced(c, s) for s in range(1, samples) for c in batch],
-                               concurrency)
+                               concurrency, tick)
     wall = time.perf_counter() - start
     halt = getattr(inner, "halt", None)
     if not isinstance(judge, Judge):  # made here: closed here (a caller's judge stays open)

@@ -102,15 +102,20 @@ def run(args: argparse.Namespace) -> int:
     if bad_outputs:
         return EXIT_USAGE
     cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
+    bar = _progress_bar()
     try:
         cal = asyncio.run(a_calibrate(
             graph, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
             api_base=args.api_base, cache=False if cache is None else cache,
             timeout=args.timeout,
-            retries=args.retries, temperature=args.temperature, python=python_consent(args)))
+            retries=args.retries, temperature=args.temperature, python=python_consent(args),
+            progress=bar.update if bar is not None else None))
     except CaseError as exc:
         err(str(exc))
         return EXIT_USAGE
+    finally:
+        if bar is not None:
+            bar.close()
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
         err(cal.halt or "the judge could not be used")
         return EXIT_JUDGE
@@ -132,6 +137,31 @@ def run(args: argparse.Namespace) -> int:
     measured = any(n.cases for n in cal.nodes.values())
     errors = any(n.errors for n in cal.nodes.values())
     return EXIT_JUDGE if errors and not measured else EXIT_OK
+
+
+class _Bar:
+    """A transient rich progress bar over every case run (teacher forcing per sample, and
+    the free run), on a terminal only: CI logs get the report, not a thousand lines."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.bar = Progress("calibrating", BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), transient=True)
+        self.task = self.bar.add_task("runs", total=None)
+        self.bar.start()
+
+    def update(self, done: int, total: int) -> None:
+        self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+def _progress_bar() -> _Bar | None:
+    import os
+
+    return _Bar() if sys.stdout.isatty() and not os.environ.get("CI") else None
 
 
 def _write(path: Path, text: str) -> None:
