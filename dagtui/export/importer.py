@@ -123,11 +123,13 @@ class _Importer:
                                        usage=True)
                 child_is_verdict = self.specs[child]["type"] == "VerdictNode"
                 if spec["type"] == "TaskNode" and child_is_verdict:
-                    self.problems.append(f"task node {nid!r} has verdict {child!r} as a child; "
-                                         "DeepEval refuses this too")
+                    self.problems.append(f"task node {self.ids.get(nid, nid)!r} has "
+                                         f"{self._vname(child)} as a child; DeepEval refuses "
+                                         "this too")
                 elif spec["type"] != "TaskNode" and not child_is_verdict:
-                    self.problems.append(f"judgement node {nid!r} has {child!r} as a child; "
-                                         "a judgement's children must be verdicts")
+                    self.problems.append(f"judgement {self.ids.get(nid, nid)!r} has node "
+                                         f"{self.ids.get(child, child)!r} as a child; a "
+                                         "judgement's children must be verdicts")
                 elif child_is_verdict and nid not in owners[child]:
                     owners[child].append(nid)
                     self.owner.setdefault(child, nid)
