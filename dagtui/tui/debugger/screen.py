@@ -236,9 +236,9 @@ class DebuggerScreen(RunActions, Screen[None]):
         self._attach_python()
         run = self.run
         if run is not None:
-            tree.build(run.graph, run.order)
             if self.live is not None and self.live.case is not None:
                 self.live.restart()
+            tree.build(run.graph, run.order, run)  # labelled as built: no relabel pass
         tree.focus()
         settle_blink(self)
         self.refresh_view()

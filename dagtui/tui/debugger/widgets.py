@@ -115,7 +115,10 @@ class PathTree(Tree[RowRef]):
         self._drawn_records = 0
         self._drawn_marks: set[tuple[str, str]] = set()
 
-    def build(self, graph: Graph, order: list[str]) -> None:
+    def build(self, graph: Graph, order: list[str], run: DebugRun | None = None) -> None:
+        """One row per node and per verdict; labelled from `run` when given (so the first
+        paint sets each label once: a relabel afterwards costs a redraw message per row,
+        which on a 5,000-node graph is most of the time to open)."""
         shape = tuple((n, len(getattr(graph.nodes[n], "verdicts", []) or [])) for n in order)
         if shape == self._shape:
             return
@@ -125,13 +128,21 @@ class PathTree(Tree[RowRef]):
         self._verdict_rows = {n: k for n, k in shape}
         self.clear()
         self._rows = {}
+        result = run.result() if run is not None else None
         for nid in order:
             node = graph.nodes[nid]
             verdicts = getattr(node, "verdicts", None) or []
-            row = self.root.add(nid, data=(nid, None), expand=True, allow_expand=bool(verdicts))
+            labels = self._labels(run, nid, result) if run is not None else None
+            row = self.root.add(labels[0] if labels else nid, data=(nid, None), expand=True,
+                                allow_expand=bool(verdicts))
             self._rows[(nid, None)] = row
             for i, _v in enumerate(verdicts):
-                self._rows[(nid, i)] = row.add_leaf("", data=(nid, i))
+                self._rows[(nid, i)] = row.add_leaf(labels[i + 1] if labels else "",
+                                                    data=(nid, i))
+        if run is not None:
+            self._drawn = run.view_key()
+            self._drawn_records = run.record_count()
+            self._drawn_marks = run.marks()
 
     def refresh_from(self, run: DebugRun) -> None:
         """Relabel the rows whose status can have changed since the last call (every row
@@ -151,26 +162,35 @@ class PathTree(Tree[RowRef]):
         self._drawn_marks = marks
 
     def _relabel(self, run: DebugRun, nid: str, result: Any) -> None:
-        node = run.graph.nodes.get(nid)
         row = self._rows.get((nid, None))
-        if node is None or row is None:
+        labels = self._labels(run, nid, result)
+        if row is None or labels is None:
             return
+        row.set_label(labels[0])
+        for idx, label in enumerate(labels[1:]):
+            vrow = self._rows.get((nid, idx))
+            if vrow is not None:
+                vrow.set_label(label)
+
+    def _labels(self, run: DebugRun, nid: str, result: Any) -> list[Text] | None:
+        """The node row's label, then one per verdict row (None: not a node of the run)."""
+        node = run.graph.nodes.get(nid)
+        if node is None:
+            return None
         st = run.status(nid)
         # a geval leaf has no verdict rows: the node row itself says it ended the path
         leaf = result is not None and result.leaf == nid and node.type in ("geval", "metric")
-        row.set_label(node_label(nid, node.type, st, self._width, leaf))
+        out = [node_label(nid, node.type, st, self._width, leaf)]
         rec = st.record
         decided = rec is not None and rec.error is None
         for idx in range(self._verdict_rows.get(nid, 0)):
-            vrow = self._rows.get((nid, idx))
-            if vrow is None:
-                continue
             v = node.verdicts[idx]  # type: ignore[attr-defined]
             chosen = decided and rec.answer == v.verdict \
                 and type(rec.answer) is type(v.verdict)  # type: ignore[union-attr]
             reached = bool(chosen and v.score is not None and result is not None
                            and result.leaf == nid)
-            vrow.set_label(verdict_label(v.verdict, v.then, v.score, chosen, reached, decided))
+            out.append(verdict_label(v.verdict, v.then, v.score, chosen, reached, decided))
+        return out
 
     def select_node(self, nid: str) -> None:
         row = self._rows.get((nid, None))
