@@ -149,3 +149,15 @@ def test_pydantic_only_when_the_command_runs() -> None:
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_fractional_scores_and_a_metric_leaf_are_valid(validators: dict[str, Any]) -> None:
+    data = tomllib.loads(
+        '[metric]\nname = "m"\n'
+        '[nodes.gate]\ntype = "binary"\ncriteria = "ok?"\nparams = ["actual_output"]\n'
+        'verdicts = [{ verdict = false, score = 3.33 }, { verdict = true, then = "rel" }]\n'
+        '[nodes.rel]\ntype = "metric"\nmetric = "AnswerRelevancyMetric"\n'
+        'args = { threshold = 0.7 }\n')
+    assert errors(validators["graph"], data) == []
+    data["nodes"]["rel"]["arg"] = {}
+    assert any("arg" in e for e in errors(validators["graph"], data))

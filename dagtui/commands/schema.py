@@ -55,6 +55,8 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("*", "evidence"): "A task node whose evidence the check reads instead of a case field.",
     ("*", "function"): "python check: \"module:function\", the module a file beside the graph.",
     ("*", "evaluation_steps"): "G-Eval: fixed evaluation steps (recommended).",
+    ("MetricNode", "metric"): "A DeepEval metric class name (AnswerRelevancyMetric, ...).",
+    ("MetricNode", "args"): "The metric's constructor arguments, e.g. { threshold = 0.7 }.",
 }
 
 #: numeric ranges the validator enforces, so an editor can flag them too
