@@ -1,6 +1,6 @@
 """dagtui: a workbench for LLM-judge decision graphs (DeepEval-style DAG rubrics).
 
-The package root is the Python API (SPEC §11). It imports nothing heavy: Textual and litellm
+The package root is the Python API (README "Python"). It imports nothing heavy: Textual and litellm
 are loaded only by the TUI and by a real judge call.
 """
 
@@ -27,7 +27,7 @@ __all__ = [
     "load_text",
 ]
 
-#: the SPEC §11 API, imported on first use so `import dagtui` stays light
+#: the Python API (`dagtui.api`), imported on first use so `import dagtui` stays light
 _LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api",
          "calibrate": "calibration.core", "a_calibrate": "calibration.core"}
 

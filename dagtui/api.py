@@ -1,4 +1,4 @@
-"""The Python API (SPEC §11): load a graph, measure a case, evaluate a dataset.
+"""The Python API (README "Python"): load a graph, measure a case, evaluate a dataset.
 
     import dagtui
     graph = dagtui.load("graphs/meeting_summary.toml")        # raises GraphError

@@ -1,4 +1,4 @@
-"""Test cases: what a graph is run against, loaded from JSONL, JSON or TOML (SPEC §6).
+"""Test cases: what a graph is run against, loaded from JSONL, JSON or TOML (docs/format.md).
 
 A case is kept as plain data (its fields as given) plus the human labels (`expected`,
 `expected_score`) and where it came from (file and line), because every error about a case

@@ -4,7 +4,7 @@ Both the engine (which calls judges) and path analysis (which enumerates every v
 combination without calling anything) drive this same state machine, so what `validate`
 promises about paths is exactly what `run` does.
 
-The rules (SPEC §4):
+The rules (README "A graph file", Semantics; tests/test_schedule.py):
 - A node runs when every one of its distinct parents has *arrived*, and at most once.
 - A task parent arrives when it has run (data edge: the child also receives its output).
 - A judgement/check parent arrives only if the verdict it chose points at the node

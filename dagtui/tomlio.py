@@ -1,7 +1,8 @@
 """Writing graphs back to TOML without wrecking the file a human wrote.
 
-The TOML file is the source of truth (SPEC §2): people edit it by hand and in the TUI, so a
-save must look like a careful person made the edit. `render` therefore works in two modes:
+The TOML file is the source of truth (README "The editor"): people edit it by hand and in the
+TUI, so a save must look like a careful person made the edit. `render` therefore works in two
+modes:
 
 * no original text: a canonical layout (metric first, nodes in model order, keys in each node
   type's `FIELDS` order, verdicts one per line) emitted by the small writer in this module;

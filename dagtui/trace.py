@@ -2,7 +2,7 @@
 
 A `StepRecord` is one node of one run: the exact request (messages, response schema, model,
 parameters), the raw text received, the parsed answer, the reason, usage, cost, latency,
-cache hit, retries and any error — nothing summarised away (SPEC §7). A `RunResult` is one
+cache hit, retries and any error — nothing summarised away. A `RunResult` is one
 case: score, success, the deciding reason, the path, the steps and totals. A `Trace` binds a
 result to the graph's content hash, the case and the judge, so it can be reloaded, replayed
 or diffed later.

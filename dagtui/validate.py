@@ -1,11 +1,12 @@
 """The validator: everything that makes a loaded graph unable to run, or likely to run wrong.
 
 The loader (`dagtui.loader`) reports what does not fit the file format (syntax, unknown keys,
-wrong types). This module reports what does not make sense as a rubric, SPEC §5: missing
-fields, dangling references, cycles, malformed verdicts, bad check settings, and, from path
-analysis (`dagtui.paths`), every verdict combination that ends at no leaf or at two. Its
-warnings are DeepEval's silent failures (`reference/deepeval-dag.md`) made loud: a judgement
-that sees no evidence, a node that never runs, a threshold no path can fail, and so on.
+wrong types). This module reports what does not make sense as a rubric (docs/format.md lists
+the codes): missing fields, dangling references, cycles, malformed verdicts, bad check
+settings, and, from path analysis (`dagtui.paths`), every verdict combination that ends at no
+leaf or at two. Its warnings are DeepEval's silent failures (tests/test_silent_failures.py)
+made loud: a judgement that sees no evidence, a node that never runs, a threshold no path can
+fail, and so on.
 
 Every diagnostic names the node and field and points at the offending key or value in the
 TOML text, so the CLI prints `file:line:col` and the editor can jump there.
@@ -135,7 +136,7 @@ def validate(
     base_dir: str | None = None,
     raw: dict[str, Any] | None = None,
 ) -> list[Diagnostic]:
-    """Semantic errors and warnings of `graph` (SPEC §5), sorted.
+    """Semantic errors and warnings of `graph` (docs/format.md lists the codes), sorted.
 
     `positions` (from the loader) place each diagnostic at its key or value; `raw` (the
     parsed TOML, `LoadResult.raw`) lets the validator skip what the loader already reported

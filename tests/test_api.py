@@ -1,4 +1,4 @@
-"""The Python API of SPEC §11."""
+"""The Python API (`dagtui.api`, README "Python")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The core must never pull in Textual, litellm or pydantic (SPEC §12, issue #4).
+"""The core must never pull in Textual, litellm or pydantic (issue #4).
 
 Textual belongs to `dagtui/tui/` only, litellm (seconds and ~200 MB to import) must wait
 for a real judge call, and pydantic (about a tenth of a second) is not used at all: the

@@ -1,4 +1,4 @@
-"""Executor semantics with an in-process judge (no HTTP, no litellm): SPEC §4."""
+"""Executor semantics with an in-process judge (no HTTP, no litellm): the rules of `dagtui.schedule`."""
 
 from __future__ import annotations
 

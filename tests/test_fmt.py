@@ -1,6 +1,6 @@
 """`dagtui fmt` and `format_text`: canonical layout, every comment kept, safe on bad input.
 
-The layout rules (SPEC §3, issue 2): `[metric]` first, node keys in each node type's
+The layout rules (README `dagtui fmt`, issue 2): `[metric]` first, node keys in each node type's
 canonical order, `key = value`, one blank line between tables, inline verdict arrays one
 verdict per line, a trailing newline. Formatting is idempotent, never changes the data, and
 never drops a comment. The command rewrites atomically, `--check` and `--diff` write nothing

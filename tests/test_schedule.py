@@ -1,4 +1,4 @@
-"""The shared execution semantics (SPEC §4) on small graphs."""
+"""The shared execution semantics (`dagtui.schedule`, README "A graph file") on small graphs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Each DeepEval silent failure (shared/reference/deepeval-dag.md) is refused or made visible.
+"""Each of DeepEval's DAGMetric silent failures (numbered 1-7 below) is refused or made visible.
 
 Where the validator refuses a graph, the engine refuses it too (the same check); the runtime
 guards are also tested with validation off, so a graph that slips past still fails loudly.

@@ -1,6 +1,6 @@
 """Saving graphs: canonical output, comment-keeping merges, atomic writes, starters.
 
-The central promise (SPEC §2): the TUI never loses a comment, never reorders what it did not
+The central promise (README "The editor"): the TUI never loses a comment, never reorders what it did not
 touch, never overwrites a file it could not parse, and writes atomically. The property tests
 generate arbitrary graphs (any node type, any unicode text including quotes, backslashes,
 newlines and control characters, verdicts in both TOML forms) and check that what is written

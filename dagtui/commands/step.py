@@ -1,4 +1,4 @@
-"""`dagtui step GRAPH`: the step-through debugger for one test case (SPEC §8, §9).
+"""`dagtui step GRAPH`: the step-through debugger for one test case (README "The debugger").
 
 Everything that can be checked before the terminal UI opens is checked here, so a typo in a
 flag or a case name is a one-line error with exit code 2, not a broken screen: the graph

@@ -1,4 +1,4 @@
-"""The step debugger (SPEC §9): one case through one graph, node by node.
+"""The step debugger (README "The debugger"): one case through one graph, node by node.
 
 `DebuggerScreen` is pushed over the editor by F5 (`open_debugger(editor_app)`);
 `DebuggerApp` runs it alone for `dagtui step`.

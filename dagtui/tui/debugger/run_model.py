@@ -380,7 +380,7 @@ class DebugRun:
         return self._records_index().overridden
 
     def to_trace(self) -> Trace:
-        """The current run as a trace (SPEC §7)."""
+        """The current run as a trace (`dagtui.trace.Trace`: every step kept, nothing summarised)."""
         if self.trace is not None:
             return self.trace
         assert self.session is not None and self.case is not None

@@ -124,7 +124,8 @@ def _cell_signature(cell: Any) -> tuple[str, str]:
 
 
 class PathsTable(DataTable):
-    """SPEC §5: one row per verdict combination: verdicts taken, leaf, score, pass, calls."""
+    """`dagtui.paths` as a table: one row per verdict combination: verdicts taken, leaf, score,
+    pass, calls."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", **kwargs)
