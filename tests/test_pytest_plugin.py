@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import textwrap
 import tomllib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -65,10 +66,12 @@ def test_expectations_other_than_passing() -> None:
                      judge="labels", passes=None, score=1.0)
 
 
-#: the inner sessions load the plugin by name (an installed dagtui loads it by entry point)
-#: and leave out the snapshot plugin, whose session-end hook assumes it is alone
-INNER = ("-p", "dagtui.integrations.pytest_plugin", "-p", "no:cacheprovider",
-         "-p", "no:textual-snapshot", "-p", "no:asyncio")
+#: an installed dagtui brings the plugin by its entry point; a checkout that was not
+#: reinstalled since the entry point was added needs it named (naming it twice is an error)
+INSTALLED = any(ep.name == "dagtui" for ep in entry_points(group="pytest11"))
+#: the inner sessions leave out the snapshot plugin, whose session-end hook assumes it is alone
+INNER = (*(() if INSTALLED else ("-p", "dagtui.integrations.pytest_plugin")),
+         "-p", "no:cacheprovider", "-p", "no:textual-snapshot", "-p", "no:asyncio")
 
 TEST_FILE = """
     GRAPH = {graph!r}
