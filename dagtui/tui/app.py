@@ -108,7 +108,8 @@ ACTION_HELP: dict[str, str] = {
     "goto": "go to a node by (fuzzy) name",
     "show_tab('problems')": "show the problems panel",
     "show_tab('paths')": "show the path analysis table",
-    "show_graph": "show the graph drawing (again: enlarge it)",
+    "show_graph": "show the graph drawing (again: enlarge and focus it; arrows/hjkl, "
+                  "pgup/pgdn, home scroll it; esc back)",
     "graph_scope": "graph: whole graph / selected node's upstream+downstream",
     "focus_tree": "back to the tree (leave the form)",
     "reload": "re-read the file from disk",
@@ -827,6 +828,13 @@ class EditorApp(App[None]):
         bottom.active = "graph"
         self.screen.set_class(self.graph_big, "graph-big")
         self._tab_shown("graph")
+        # enlarged, the tree is hidden: the drawing takes the focus (arrows, hjkl, pgup/pgdn,
+        # home scroll it) and opens at the root; shrunk again, the tree has it back
+        if self.graph_big:
+            bottom.graph.focus()
+            self.call_after_refresh(bottom.graph.reveal_root)
+        elif self.focused is None or self.focused is bottom.graph:
+            self.query_one(GraphTree).focus()
 
     def action_graph_scope(self) -> None:
         bottom = self.bottom
@@ -933,7 +941,8 @@ class EditorApp(App[None]):
             ("editor", [self._described(b) for b in self._bindings_of(self)]),
             ("tree", list(self._bindings_of(self.query_one(GraphTree)))),
             ("problems list", list(self._bindings_of(self.bottom.problems))),
-            ("graph view", list(self._bindings_of(self.bottom.graph))),
+            ("graph (g g)",
+             list(self._bindings_of(self.bottom.graph))),
         ]
         groups[0][1].append(Binding(self.COMMAND_PALETTE_BINDING, "command_palette",
                                     "command palette: every action by name",

@@ -39,11 +39,18 @@ def styled_text(drawing: Any) -> Text:
 class GraphView(ScrollableContainer):
     """Whole graph, or (focus mode) the selected node with its upstream and downstream."""
 
+    # every scroll key carries an id, so F1 lists how to move around the drawing (the
+    # container's own arrow bindings have none) and each can be remapped
     BINDINGS = [
-        Binding("h", "scroll_left", "Left", show=False, id="graph.left"),
-        Binding("l", "scroll_right", "Right", show=False, id="graph.right"),
-        Binding("j", "scroll_down", "Down", show=False, id="graph.down"),
-        Binding("k", "scroll_up", "Up", show=False, id="graph.up"),
+        Binding("left,h", "scroll_left", "scroll left", show=False, id="graph.left"),
+        Binding("right,l", "scroll_right", "scroll right", show=False, id="graph.right"),
+        Binding("down,j", "scroll_down", "scroll down", show=False, id="graph.down"),
+        Binding("up,k", "scroll_up", "scroll up", show=False, id="graph.up"),
+        Binding("pageup", "page_up", "page up", show=False, id="graph.page_up"),
+        Binding("pagedown", "page_down", "page down", show=False, id="graph.page_down"),
+        Binding("home", "scroll_home", "back to the top left (the root)", show=False,
+                id="graph.home"),
+        Binding("end", "scroll_end", "scroll to the bottom", show=False, id="graph.end"),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -51,6 +58,10 @@ class GraphView(ScrollableContainer):
         self.focus_mode = False
         self._key: object = None
         self.drawing_text = ""
+        #: where each node's box is in the drawing: (x, y, width, height)
+        self.boxes: dict[str, tuple[int, int, int, int]] = {}
+        #: the node the drawing starts from (the first root drawn), for `reveal_root`
+        self.root: str | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(id="graph-legend")
@@ -71,12 +82,28 @@ class GraphView(ScrollableContainer):
         drawing = draw(graph, focus, badges=badges, selected=selected)
         text = styled_text(drawing)
         self.drawing_text = drawing.text()
+        self.boxes = dict(drawing.boxes)
+        self.root = next((r for r in graph.roots() if r in self.boxes), None)
         title = "Graph · " + (f"{selected}: upstream + downstream" if focus else "whole graph")
         self.border_title = title
         self.query_one("#graph-canvas", Static).update(text)
         if selected and selected in drawing.boxes:
             x, y, w, h = drawing.boxes[selected]
             self.call_after_refresh(self._reveal, x, y, w, h)
+
+    def reveal_root(self) -> None:
+        """Scroll so the root's box is in view (the top, and the root's column).
+
+        The enlarged drawing opens here: the small view follows the selection, which can
+        leave the top of the graph, where a reader starts, off screen."""
+        self.scroll_to(y=0, animate=False)
+        if self.root is not None and self.root in self.boxes:
+            x, _y, w, _h = self.boxes[self.root]
+            region_w = self.scrollable_content_region.width
+            if not (self.scroll_x <= x and x + w <= self.scroll_x + region_w):
+                self.scroll_to(x=max(0, x - 4), animate=False)
+        else:
+            self.scroll_to(x=0, animate=False)
 
     def _reveal(self, x: int, y: int, w: int, h: int) -> None:
         region_w, region_h = self.scrollable_content_region.size

@@ -1,0 +1,61 @@
+"""The rough edges a keyboard user hits, each tried with keys as a new user would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dagtui.tui.app import EditorApp
+from dagtui.tui.screens.help import HelpScreen
+from dagtui.tui.widgets.graph_tree import GraphTree
+from dagtui.tui.widgets.graph_view import GraphView
+
+from .conftest import make_app
+
+pytestmark = pytest.mark.timeout(60)
+
+SMALL = (80, 24)
+
+
+async def test_enlarged_graph_takes_focus_opens_at_the_root_and_scrolls(
+        graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=SMALL) as pilot:
+        app.query_one(GraphTree).select_node_id("order")  # a node near the bottom
+        await pilot.pause()
+        await pilot.press("g")
+        await pilot.pause()
+        view = app.query_one(GraphView)
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.graph_big and app.focused is view
+        assert view.scroll_y == 0 and view.max_scroll_y > 0
+        await pilot.press("j", "down")
+        await pilot.pause()
+        assert view.scroll_y == 2
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.scroll_y == 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.graph_big and isinstance(app.focused, GraphTree)
+
+
+async def test_help_names_the_way_into_the_graph_view(graph_file: Path) -> None:
+    app: EditorApp = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        titles = [title for title, _ in app.screen.groups]
+        assert any("g g" in t for t in titles)
+        listed = {b.id: b.key for _, bindings in app.screen.groups for b in bindings}
+        for bid in ("graph.down", "graph.up", "graph.page_down", "graph.page_up",
+                    "graph.home"):
+            assert bid in listed, bid
+        assert "down" in listed["graph.down"] and "j" in listed["graph.down"]
