@@ -326,8 +326,16 @@ class EditorApp(App[None]):
             self.exit()
             return
         self.state.start_from(name)
-        self.query_one(GraphTree).force_rebuild()
+        tree = self.query_one(GraphTree)
+        tree.force_rebuild()
+        # the cursor starts on the first node (without one, the first `k` jumps to the
+        # last row and the form stays empty)
+        first = self.state.selected or next(iter(self.state.graph.roots()), None)
+        self.state.selected = first
         await self.sync(rebuild_form=True)
+        if first is not None:
+            tree.select_node_id(first)
+        tree.focus()
         self.notify(f"started from '{name}'; ctrl+s writes {self.state.path}")
 
     # -- redraw ---------------------------------------------------------------------------

@@ -59,3 +59,22 @@ async def test_help_names_the_way_into_the_graph_view(graph_file: Path) -> None:
                     "graph.home"):
             assert bid in listed, bid
         assert "down" in listed["graph.down"] and "j" in listed["graph.down"]
+
+
+async def test_after_choosing_a_starter_the_cursor_is_on_the_first_node(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tmp_path / "new.toml")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("down", "enter")  # the second starter, not the blank one
+        await pilot.pause()
+        await pilot.pause()
+        tree = app.query_one(GraphTree)
+        first = app.state.graph.roots()[0]
+        assert app.focused is tree
+        assert tree.current is not None and tree.current.node == first
+        assert app.state.selected == first
+        line = tree.cursor_line
+        await pilot.press("j")
+        await pilot.pause()
+        assert tree.cursor_line == line + 1  # moves down from the top, not to the last row
