@@ -9,6 +9,7 @@ pass, the path as explanation and the per-node verdicts in metadata. Needs inspe
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from pathlib import Path
 
@@ -31,11 +32,11 @@ def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Inspect estimates the prompt's tokens with tiktoken's o200k_base, which tiktoken
     downloads unless it finds it in TIKTOKEN_CACHE_DIR: litellm ships that file, so point
     there and nothing leaves the machine. Files (logs, .dagtui/) land in tmp_path."""
-    from importlib import resources
-
-    import litellm
-
-    tokenizers = resources.files(litellm).joinpath("litellm_core_utils/tokenizers")
+    # found without importing litellm, whose import would first try to fetch a price list
+    spec = importlib.util.find_spec("litellm")
+    assert spec is not None and spec.submodule_search_locations
+    tokenizers = Path(list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers")
+    assert tokenizers.is_dir()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tokenizers))
     monkeypatch.chdir(tmp_path)
 
