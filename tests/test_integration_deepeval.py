@@ -162,3 +162,40 @@ def test_deepeval_test_run(workdir: Path) -> None:
     assert proc.returncode != 0, out
     assert "Pass Rate: 50.0% | Passed: 1 | Failed: 1" in out, out[-3000:]
     assert "Format Correctness" in out
+
+
+MULTI = """
+[metric]
+name = "Politeness"
+multi_turn = true
+[nodes.polite]
+type = "binary"
+criteria = "Did the assistant stay polite in the last exchange?"
+params = ["role", "content", "scenario"]
+turn_window = [2, 3]
+verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]
+"""
+
+
+def test_conversational_graph_metric_in_evaluate(workdir: Path) -> None:
+    """A multi-turn graph judges DeepEval conversations; the judge sees the turns."""
+    seen: list[list[str]] = []
+
+    def answer(ask: Any) -> Any:
+        turns = [t["content"] for t in ask.case.turns]
+        seen.append(turns)
+        return ("rude" not in turns[-1], "checked the last reply")
+
+    graph = workdir / "polite.toml"
+    graph.write_text(MULTI)
+    talks = [ConversationalTestCase(name=name, scenario="refund", turns=[
+        Turn(role="user", content="hi"), Turn(role="assistant", content="hello"),
+        Turn(role="user", content="refund?"), Turn(role="assistant", content=reply)])
+        for name, reply in (("kind", "of course"), ("curt", "rude: no"))]
+    result = evaluate(talks, [ConversationalGraphMetric(graph, judge=CallbackJudge(answer))],
+                      display_config=QUIET)
+    by_name = {r.name: r.metrics_data[0] for r in result.test_results}
+    assert (by_name["kind"].score, by_name["kind"].success) == (1.0, True)
+    assert (by_name["curt"].score, by_name["curt"].success) == (0.0, False)
+    assert by_name["curt"].reason == "checked the last reply"
+    assert sorted(t[-1] for t in seen) == ["of course", "rude: no"]
