@@ -104,6 +104,12 @@ class EditorState:
     _version: int = 0
     _counter: int = 0
     _saved_version: int = 0
+    #: the content the file on disk holds (metric, nodes, renames), None for a starter not
+    #: saved yet: an edit that comes back to it (a field's own ctrl+z undoing every
+    #: keystroke) leaves the file unmodified
+    _saved_content: tuple[Any, ...] | None = field(default=None, repr=False)
+    #: versions whose content is the saved one (the saved version and any edit back to it)
+    _clean_versions: set[int] = field(default_factory=set, repr=False)
     _coalesce_open: bool = False
     #: the parsed file whose validation `finish_check` still has to run
     _pending_check: Any = None
@@ -138,6 +144,8 @@ class EditorState:
         self._counter += 1
         self._version = self._counter  # dirty: nothing on disk yet
         self._saved_version = -1
+        self._saved_content = None
+        self._clean_versions = set()
 
     def reload(self, *, defer_check: bool = False) -> None:
         """(Re)read the file from disk, discarding history (see `open` for `defer_check`)."""
@@ -159,6 +167,7 @@ class EditorState:
         self._redo.clear()
         self._version = self._saved_version = 0
         self.renames = {}
+        self._mark_saved()
 
     def _apply_text(self, text: str, *, defer_check: bool = False) -> None:
         if defer_check:
@@ -209,7 +218,25 @@ class EditorState:
 
     @property
     def dirty(self) -> bool:
-        return self._version != self._saved_version
+        """The content differs from the file's: not merely 'edited since the save'."""
+        return self._version != self._saved_version and self._version not in self._clean_versions
+
+    def _content(self) -> tuple[Any, ...]:
+        return (self.graph.metric, dict(self.graph.nodes), dict(self.renames))
+
+    def _mark_saved(self) -> None:
+        self._saved_content = self._content()
+        self._clean_versions = {self._version}
+
+    def _back_to_saved(self) -> bool:
+        """The content equals the saved one (nodes are replaced on edit, so unchanged ones
+        compare by identity: cheap even for a large graph)."""
+        saved = self._saved_content
+        if saved is None:
+            return False
+        metric, nodes, renames = saved
+        return (self.graph.metric == metric and self.graph.nodes == nodes
+                and self.renames == renames)
 
     @property
     def errors(self) -> int:
@@ -306,6 +333,8 @@ class EditorState:
         self._coalesce_open = key is not None
         self._counter += 1
         self._version = self._counter
+        if self._back_to_saved():
+            self._clean_versions.add(self._version)
         self.revalidate()
 
     def break_coalescing(self) -> None:
@@ -670,6 +699,7 @@ class EditorState:
             self.selected = selected
         self.renames = {}
         self._saved_version = self._version
+        self._mark_saved()
         return text
 
     def _rebase_history_renames(self) -> None:

@@ -10,12 +10,18 @@ from dagtui.tui.app import EditorApp
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
+from dagtui.tui.widgets.node_form import NodeForm
 
 from .conftest import make_app
 
 pytestmark = pytest.mark.timeout(60)
 
 SMALL = (80, 24)
+
+
+def header_text(app: EditorApp) -> str:
+    """The header and status line as shown (where 'modified' appears)."""
+    return " ".join(str(w.render()) for w in app.query("#header-file, #status"))
 
 
 async def test_enlarged_graph_takes_focus_opens_at_the_root_and_scrolls(
@@ -78,3 +84,23 @@ async def test_after_choosing_a_starter_the_cursor_is_on_the_first_node(
         await pilot.press("j")
         await pilot.pause()
         assert tree.cursor_line == line + 1  # moves down from the top, not to the last row
+
+
+async def test_undoing_every_keystroke_in_a_field_leaves_the_file_unmodified(
+        graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("present")
+        await pilot.pause()
+        area = app.query_one(NodeForm).field("criteria")
+        area.focus()
+        await pilot.pause()
+        before = app.state.graph.nodes["present"].criteria
+        await pilot.press("end", "x", "y")
+        await pilot.pause()
+        assert app.state.dirty and "modified" in header_text(app)
+        await pilot.press("ctrl+z", "ctrl+z")  # the text area's own undo, key by key
+        await pilot.pause()
+        assert app.state.graph.nodes["present"].criteria == before
+        assert not app.state.dirty
+        assert "modified" not in header_text(app)
