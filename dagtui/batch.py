@@ -25,9 +25,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from .cases import Case, CaseError
 from .engine import Engine
+from .exitcodes import ExitCode
 from .trace import RunResult
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -196,12 +195,12 @@ class Report:
 
     def exit_code(self) -> int:
         if self.not_run:
-            return EXIT_JUDGE
+            return ExitCode.JUDGE
         if self.failed:
-            return EXIT_FAIL
+            return ExitCode.FAILURES
         if self.errored:
-            return EXIT_JUDGE
-        return EXIT_OK
+            return ExitCode.JUDGE
+        return ExitCode.OK
 
     # ---------------------------------------------------------------- outputs
 

@@ -17,12 +17,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
+from .exitcodes import ExitCode
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "step", "validate", "run", "merge", "test", "calibrate", "export",
             "import_", "fmt", "cache", "schema")
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
 
 _INVALID_CHOICE = re.compile(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$")
 
@@ -43,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
             options = re.findall(r"'([^']*)'", choice.group(2))
             message += closest(choice.group(1), options)
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"dagtui: error: {message}\n")
+        self.exit(ExitCode.USAGE, f"dagtui: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,11 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.error(unrecognized(extras, command))
     if not getattr(args, "func", None):
         parser.print_help()
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("dagtui: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return EXIT_OK
+        return ExitCode.OK

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .exitcodes import ExitCode
 from .inputs import TRACE_LIMIT, InputError, read_text
 
 
@@ -206,10 +207,10 @@ def merge_files(paths: list[str]) -> tuple[str, Any, list[Loaded]]:
 def suite_exit_code(result: Any) -> int:
     """A suite run's exit code, decided as `dagtui run SUITE` decides it."""
     if result.not_run:
-        return 3
+        return ExitCode.JUDGE
     if result.failures:
-        return 1
-    return 3 if result.errors else 0
+        return ExitCode.FAILURES
+    return ExitCode.JUDGE if result.errors else ExitCode.OK
 
 
 def shard_info(shard: Any, positions: list[int]) -> dict[str, Any]:

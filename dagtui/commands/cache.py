@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from ..cache import DEFAULT_DIR, FILENAME, Cache
+from ..exitcodes import ExitCode
 from . import flags
 
-EXIT_OK, EXIT_USAGE = 0, 2
 DAY = 86400.0
 
 
@@ -50,25 +50,25 @@ def run(args: argparse.Namespace) -> int:
     action = getattr(args, "cache_action", None)
     if action is None:
         args.cache_parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     directory = Path(args.cache_dir) if args.cache_dir else Path.cwd() / DEFAULT_DIR
     path = directory / FILENAME
     if not path.is_file():
         print(f"no cache at {path}" + ("; nothing removed" if action == "clear" else ""))
-        return EXIT_OK
+        return ExitCode.OK
     cache = Cache(directory)
     try:
         if action == "stats":
             print_stats(cache)
-            return EXIT_OK
+            return ExitCode.OK
         older = args.older_than * DAY if args.older_than is not None else None
         removed = cache.prune(model=args.model, older_than=older)
         if removed is None:
             print(f"dagtui cache: cannot change {path}: nothing removed", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
         left = len(cache)
         print(f"removed {removed} {_entries(removed)} from {path} ({left} left)")
-        return EXIT_OK
+        return ExitCode.OK
     finally:
         cache.close()
 

@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..exitcodes import ExitCode
 from .flags import non_negative_int, positive_float, positive_int
 from .python_opts import add_python_options, python_consent
-from .run import EXIT_FAIL, EXIT_JUDGE, EXIT_OK, EXIT_USAGE, err, load_graph_and_cases
+from .run import err, load_graph_and_cases
 
 #: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
 ANSWER_TOKENS = 80
@@ -67,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.temperature < 0:
         err("--temperature must be >= 0")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..diagnostics import unreadable
     from ..loader import load_file
     from ..suite.loader import is_suite_file
@@ -76,19 +77,19 @@ def run(args: argparse.Namespace) -> int:
     if is_suite_file(args.graph) and not unreadable(load_file(args.graph).diagnostics):
         err(f"{args.graph} is a suite: calibrate one of its rule graphs (each has its own "
             "nodes and labels)")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
     if code:
         return code
     if not any(c.expected for c in cases):
         err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..api import model_for
 
     model = model_for(graph, args.model)
     if args.dry_run:
         sys.stdout.write(dry_run(graph, cases, model, args.samples, python_consent(args)))
-        return EXIT_OK
+        return ExitCode.OK
     from ..cache import open_cache
     from ..calibration.core import a_calibrate
     from ..calibration.report import render_markdown, render_text
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in bad_outputs:  # found now, not after every judge call
         err(problem)
     if bad_outputs:
-        return EXIT_USAGE
+        return ExitCode.USAGE
     cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
     bar = _progress_bar()
     try:
@@ -112,13 +113,13 @@ def run(args: argparse.Namespace) -> int:
             progress=bar.update if bar is not None else None))
     except CaseError as exc:
         err(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     finally:
         if bar is not None:
             bar.close()
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
         err(cal.halt or "the judge could not be used")
-        return EXIT_JUDGE
+        return ExitCode.JUDGE
     sys.stdout.write(safe_text(render_text(cal)))  # case names: no surrogate, no escape byte
     data = safe_json(cal.to_dict()) + "\n"
     saved = save_latest(graph.path or args.graph, data)
@@ -133,10 +134,10 @@ def run(args: argparse.Namespace) -> int:
         if below:
             print(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(
                 f"{n} ({cal.nodes[n].kappa:.2f})" for n in below))
-            return EXIT_FAIL
+            return ExitCode.FAILURES
     measured = any(n.cases for n in cal.nodes.values())
     errors = any(n.errors for n in cal.nodes.values())
-    return EXIT_JUDGE if errors and not measured else EXIT_OK
+    return ExitCode.JUDGE if errors and not measured else ExitCode.OK
 
 
 class _Bar:

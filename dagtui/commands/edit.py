@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..exitcodes import ExitCode
 from .python_opts import add_python_options, python_consent
 
 
@@ -47,22 +48,22 @@ def run(args: argparse.Namespace) -> int:
     if args.list_starters:
         for name in STARTERS:
             print(name)
-        return 0
+        return ExitCode.OK
     if args.starter is not None and args.starter not in STARTERS:
         print(f"dagtui edit: unknown starter {args.starter!r}; known: {', '.join(STARTERS)}",
               file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.graph is None:
         print("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
               file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     refusal = _not_a_graph(args.graph)
     if refusal:
         print(refusal, file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         print("dagtui edit: needs an interactive terminal", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     from ..suite.loader import is_suite_file
 
     if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
@@ -75,17 +76,17 @@ def run(args: argparse.Namespace) -> int:
         keymap = load_keymap()
     except KeymapError as exc:
         print(f"dagtui edit: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     from ..tui.app import EditorApp, binding_ids
 
     unknown = unknown_ids(keymap, binding_ids()) if keymap else []
     if unknown:
         print(f"dagtui edit: unknown binding id(s) in the key remaps: {', '.join(unknown)} "
               "(F1 in the editor lists the ids)", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     app = EditorApp(args.graph, starter=args.starter, python=python_consent(args),
                     calibration=getattr(args, "calibration", None))
     if keymap:
         app.set_keymap(keymap)
     app.run()
-    return 0
+    return ExitCode.OK

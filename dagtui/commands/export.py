@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, unreadable
+from ..exitcodes import ExitCode
 from ..model import Graph
 
 FORMATS = ("deepeval-json", "deepeval-python", "mermaid", "dot")
@@ -40,15 +41,15 @@ def run(args: argparse.Namespace) -> int:
     if not unreadable(errors) and is_suite_file(args.graph):  # not "unknown key 'suite'"
         print(f"dagtui export: {args.graph} is a suite file; export takes one graph file "
               "(export each rule's graph; `dagtui edit` draws the rule DAG)", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     for d in errors:
         print(d.format(), file=sys.stderr)
     if unreadable(errors):
-        return 2  # unreadable or unparsable input, as every command reports it
+        return ExitCode.USAGE  # unreadable or unparsable input, as every command reports it
     if graph is None or errors:
         print(f"dagtui export: {args.graph} has {len(errors)} error(s); fix them first "
               "(dagtui validate shows them all)", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURES
     try:
         text = export_graph(graph, args.fmt, source=_display_path(args.graph))
     except ExportRefused as exc:
@@ -56,13 +57,13 @@ def run(args: argparse.Namespace) -> int:
               "express:", file=sys.stderr)
         for refusal in exc.refusals:
             print(f"  {refusal.format()}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURES
     if args.fmt in DEEPEVAL_FORMATS:
         for note in deepeval_notes(graph, args.fmt):
             print(f"dagtui export: note: {note}", file=sys.stderr)
     if not args.output or args.output == "-":
         sys.stdout.write(text)
-        return 0
+        return ExitCode.OK
     from ..safewrite import atomic_write
 
     try:
@@ -70,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # a read-only output (WriteRefused) too: exit 2, nothing written
         print(f"dagtui export: cannot write {args.output}: {exc.strerror or exc}",
               file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     print(f"dagtui export: wrote {args.output} ({args.fmt})", file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def check_graph(path: str) -> tuple[Graph | None, list[Diagnostic]]:

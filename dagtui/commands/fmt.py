@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..exitcodes import ExitCode
+
 if TYPE_CHECKING:
     from ..safewrite import Stamp
-
-EXIT_OK, EXIT_CHANGED, EXIT_INPUT = 0, 1, 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,23 +85,23 @@ def _read(path: Path) -> tuple[str, Stamp] | None:
 def run(args: argparse.Namespace) -> int:
     from ..tomlio import FormatError, SaveError, atomic_write, format_text
 
-    status = EXIT_OK
+    status = ExitCode.OK
     changed: list[Path] = []
     for path in _files(args.paths):
         read = _read(path)
         if read is None:
-            status = EXIT_INPUT
+            status = ExitCode.USAGE
             continue
         text, stamp = read
         try:
             formatted = format_text(text)
         except (FormatError, SaveError) as exc:
             _error(path, f"not formatted: {exc}", code="DAG001")
-            status = EXIT_INPUT
+            status = ExitCode.USAGE
             continue
         except (Exception, RecursionError) as exc:  # never a traceback, whatever the input
             _error(path, f"not formatted: {type(exc).__name__}: {exc}", code="DAG001")
-            status = EXIT_INPUT
+            status = ExitCode.USAGE
             continue
         if formatted == text:
             continue
@@ -117,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
                 atomic_write(path, formatted, expected=stamp)
             except OSError as exc:  # read-only, or changed on disk meanwhile (WriteRefused)
                 _error(path, f"cannot write: {exc.strerror or exc}")
-                status = EXIT_INPUT
+                status = ExitCode.USAGE
                 continue
             print(f"reformatted {path}")
-    if status == EXIT_OK and changed and (args.check or args.diff):
-        status = EXIT_CHANGED
+    if status == ExitCode.OK and changed and (args.check or args.diff):
+        status = ExitCode.FAILURES
     return status

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..exitcodes import ExitCode
 from ..model import Metric
 
 
@@ -53,14 +54,14 @@ def run(args: argparse.Namespace) -> int:
     if out is not None and out.exists() and not args.force:
         print(f"dagtui import: {args.output} exists; use --force to overwrite it",
               file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     from ..inputs import JSON_LIMIT, InputError, read_text
 
     try:  # a FIFO, /dev/zero or an oversized file is refused before it is read
         text = read_text(source, limit=JSON_LIMIT, what="DeepEval DAG document")
     except InputError as exc:
         print(f"dagtui import: cannot read {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     name = args.name or _name_from(source)
     try:
         graph = import_deepeval_json(text, name=name, multi_turn=args.multi_turn)
@@ -68,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
         lines = str(exc).splitlines() or ["cannot import"]
         if exc.usage:
             print(f"dagtui import: {args.source}: {lines[0]}", file=sys.stderr)
-            return 2
+            return ExitCode.USAGE
         print(f"dagtui import: {args.source} holds what a dagtui graph cannot express:",
               file=sys.stderr)
         for line in lines:
             print(f"  {line}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURES
     graph.metric = _settings(graph.metric, args)
     for note in _defaults_note(args):
         print(f"dagtui import: note: {note}", file=sys.stderr)
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
                   file=sys.stderr)
-            return 2
+            return ExitCode.USAGE
         print(f"dagtui import: wrote {args.output} ({len(graph.nodes)} nodes)",
               file=sys.stderr)
     # DeepEval lets some broken graphs through (a task as the last node, ...): the file is
@@ -97,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if report.errors:
         print(f"dagtui import: the imported graph has {len(report.errors)} error(s)",
               file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.FAILURES
+    return ExitCode.OK
 
 
 def _name_from(path: Path) -> str:

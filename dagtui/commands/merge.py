@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-EXIT_USAGE = 2
+from ..exitcodes import ExitCode
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,12 +42,12 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         err(problem)
     if problems:
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         kind, merged, reports = merge_files(args.reports)
     except MergeError as exc:
         err(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     print(describe(reports), file=sys.stderr)
     try:
         if kind == "graph":
@@ -76,4 +76,4 @@ def run(args: argparse.Namespace) -> int:
         return suite_exit_code(merged)
     except OSError as exc:
         err(f"cannot write a report: {exc}")
-        return EXIT_USAGE
+        return ExitCode.USAGE

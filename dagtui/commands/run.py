@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import flags
+from ..exitcodes import ExitCode
 from .python_opts import add_python_options, python_consent
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
+#: `ExitCode` under the short names this module's code uses
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = (
+    ExitCode.OK, ExitCode.FAILURES, ExitCode.USAGE, ExitCode.JUDGE)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -23,6 +23,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from ..exitcodes import ExitCode
+
 KINDS = ("graph", "cases", "suite")
 
 #: what a key means, shown by editors on hover; keyed by (table, key) or ("*", key)
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(build_schema(args.kind), indent=2, ensure_ascii=False) + "\n"
     if not args.output or args.output == "-":
         sys.stdout.write(text)
-        return 0
+        return ExitCode.OK
     from ..safewrite import atomic_write
 
     try:
@@ -93,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # read-only, a directory, no such parent: exit 2, nothing written
         print(f"dagtui schema: cannot write {args.output}: {exc.strerror or exc}",
               file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     print(f"dagtui schema: wrote {args.output} ({args.kind})", file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def build_schema(kind: str) -> dict[str, Any]:

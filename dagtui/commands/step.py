@@ -11,9 +11,9 @@ import argparse
 import sys
 from typing import Any
 
+from ..exitcodes import ExitCode
 from .python_opts import add_python_options, python_consent
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 JUDGES = ("labels", "human", "replay", "litellm")
 
 
@@ -68,35 +68,35 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
         from ..diagnostics import unreadable
 
         bad_input = unreadable(exc.diagnostics)  # did not read or parse: exit 2
-        return None, EXIT_USAGE if bad_input else EXIT_FAIL
+        return None, ExitCode.USAGE if bad_input else ExitCode.FAILURES
     cases, source, problem = graph_cases(graph, args.graph, args.cases)
     if problem:
         err(problem)
-        return None, EXIT_USAGE
+        return None, ExitCode.USAGE
     case = None
     if args.case is not None:
         if not cases:
             err("--case given but there is no cases file (--cases or [metric].cases)")
-            return None, EXIT_USAGE
+            return None, ExitCode.USAGE
         try:
             case = select_case(cases, args.case)
         except CaseError as exc:
             err(str(exc))
-            return None, EXIT_USAGE
+            return None, ExitCode.USAGE
     trace = None
     if args.trace:
         try:
             trace = Trace.load(args.trace)
         except (OSError, ValueError) as exc:
             err(f"cannot read trace {args.trace}: {exc}")
-            return None, EXIT_USAGE
+            return None, ExitCode.USAGE
     name = args.judge or ("litellm" if args.model else default_judge_name(cases))
     try:
         judge = make_debug_judge(name, graph, model=args.model, api_base=args.api_base,
                                  trace=trace, cache=_cache_for(name, args))
     except ValueError as exc:
         err(str(exc))
-        return None, EXIT_USAGE
+        return None, ExitCode.USAGE
 
     def factory(which: str) -> Any:
         return make_debug_judge(which, graph, model=args.model, api_base=args.api_base,
@@ -106,7 +106,7 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
         "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,
         "cases_source": source, "judge": judge, "judge_factory": factory,
         "trace": trace if name != "replay" else None, "python": python_consent(args),
-    }, EXIT_OK
+    }, ExitCode.OK
 
 
 def _cache_for(judge: str, args: argparse.Namespace) -> Any:
@@ -131,14 +131,14 @@ def run(args: argparse.Namespace) -> int:
         keymap = load_debugger_keymap()
     except KeymapError as exc:
         err(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         err("needs an interactive terminal")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..tui.debugger.app import DebuggerApp
 
     graph = ready.pop("graph")
     path = ready.pop("graph_path")
     app = DebuggerApp(graph, path, keymap=keymap, **ready)
     app.run()
-    return EXIT_OK
+    return ExitCode.OK

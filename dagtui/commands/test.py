@@ -20,8 +20,9 @@ from typing import Any, TextIO
 
 from ..checks import PythonConsent
 from ..diagnostics import escape_controls
+from ..exitcodes import ExitCode
 from .python_opts import add_python_options, python_consent
-from .run import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_graph_and_cases
+from .run import load_graph_and_cases
 
 TOLERANCE = 1e-6
 
@@ -80,7 +81,7 @@ def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
                       "it with --cases FILE)")
                 continue
         out.append(path)
-    return out, EXIT_USAGE if problems else EXIT_OK
+    return out, ExitCode.USAGE if problems else ExitCode.OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose,
                               python=python)
-        if code == EXIT_USAGE or (code == EXIT_FAIL and worst != EXIT_USAGE):
+        if code == ExitCode.USAGE or (code == ExitCode.FAILURES and worst != ExitCode.USAGE):
             worst = code
     return worst
 
@@ -118,7 +119,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
         results = asyncio.run(_run_all(engine, cases))
     except CaseError as exc:
         print(f"dagtui: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     failures = 0
     agree: dict[str, Counter] = {nid: Counter() for nid in graph.nodes}
     lines: list[str] = []
@@ -138,7 +139,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     for line in lines:  # case names, labels, reasons: shown, never run by the terminal
         out.write(escape_controls(line) + "\n")
     out.write(escape_controls(agreement_table(graph, agree), keep="\n"))
-    return EXIT_FAIL if failures else EXIT_OK
+    return ExitCode.FAILURES if failures else ExitCode.OK
 
 
 async def _run_all(engine: Any, cases: list[Any]) -> list[Any]:

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import escape_controls
-
-EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+from ..exitcodes import ExitCode
 
 #: directories never searched (virtualenvs, caches, VCS data)
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
@@ -125,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # the last line of defence: never a traceback
         print(f"dagtui validate: internal error: {type(exc).__name__}: {exc} "
               "(please report this with the input file)", file=sys.stderr)
-        return EXIT_INPUT
+        return ExitCode.USAGE
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -179,10 +178,10 @@ def _run(args: argparse.Namespace) -> int:
         )
         print(summary, file=sys.stderr if fmt == "github" else sys.stdout)
     if unreadable:
-        return EXIT_INPUT
+        return ExitCode.USAGE
     if errors or (args.strict and warnings):
-        return EXIT_FAIL
-    return EXIT_OK
+        return ExitCode.FAILURES
+    return ExitCode.OK
 
 
 def _check_one(path: Path, check_file: Any) -> Any:

@@ -27,9 +27,12 @@ from typing import Any
 
 from ..diagnostics import sort_key
 from .loader import SuiteLoad, load_suite_file
+from ..exitcodes import ExitCode
 from .model import Rule
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = 0, 1, 2, 3
+#: `ExitCode` under the short names this module's code uses
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = (
+    ExitCode.OK, ExitCode.FAILURES, ExitCode.USAGE, ExitCode.JUDGE)
 
 #: attribute names the run parser may use for its positional file argument
 TARGET_ATTRS = ("graph", "target", "file", "path", "suite")

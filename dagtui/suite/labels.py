@@ -44,11 +44,11 @@ from typing import Any, TextIO
 
 from ..checks import PythonConsent
 from ..commands.test import show_label, warn_unlabelled
+from ..exitcodes import ExitCode
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
 from .loader import SuiteLoad
 from .model import Rule, Suite
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: a rule's label meaning "the suite must not run this rule on this case"
 SKIP_WORDS = ("skipped", "skip")
 #: the key, inside a rule's table, for the score the rule should give the case
@@ -325,5 +325,5 @@ def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbos
     warn_unlabelled(cases, path, "[suite].labels")
     report = asyncio.run(check_labels(load, cases, python=python))
     print_report(report, path, cases, out, verbose=verbose)
-    return EXIT_FAIL if report.failures else EXIT_OK
+    return ExitCode.FAILURES if report.failures else ExitCode.OK
 
