@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import flags
 from ..exitcodes import ExitCode
+from . import flags
 from .python_opts import add_python_options, python_consent
 
 #: `ExitCode` under the short names this module's code uses

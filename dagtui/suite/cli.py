@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import sort_key
-from .loader import SuiteLoad, load_suite_file
 from ..exitcodes import ExitCode
+from .loader import SuiteLoad, load_suite_file
 from .model import Rule
 
 #: `ExitCode` under the short names this module's code uses
