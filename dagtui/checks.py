@@ -170,7 +170,7 @@ def _json_schema(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]
     if not ok:
         return CheckResult(False, why)
     try:
-        import jsonschema  # a dependency of litellm; imported only when a check needs it
+        import jsonschema  # declared in pyproject; imported only when a check needs it
     except ImportError as exc:  # pragma: no cover
         raise CheckError("json_schema checks need the 'jsonschema' package") from exc
     try:

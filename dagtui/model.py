@@ -513,7 +513,7 @@ class Graph(Record):
         ]
 
     def to_raw(self) -> dict[str, Any]:
-        """Plain dict in the TOML layout (what `tomli_w.dumps` / the tomlkit merge write).
+        """Plain dict in the TOML layout (what `tomlio.render` / the tomlkit merge write).
 
         Fields left at their defaults are omitted so a saved file holds only what the user
         set; field order follows each node type's canonical order.

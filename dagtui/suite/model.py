@@ -303,7 +303,8 @@ class Suite:
 
     # -- saving -----------------------------------------------------------------------------
     def to_raw(self) -> dict[str, Any]:
-        """Plain dict in the file layout (defaults left out), for tomli_w or a tomlkit merge."""
+        """Plain dict in the file layout (defaults left out), for a TOML writer or a tomlkit
+        merge."""
         meta: dict[str, Any] = {"name": self.meta.name}
         for key in ("cases", "labels", "concurrency", "description"):
             value = getattr(self.meta, key)
