@@ -164,7 +164,8 @@ def _cases(cases: Any, graph: Graph) -> list[Case]:
 async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
                      judge: str | Judge | None = None, concurrency: int = 16,
                      workers: int | str = 1, allow_python: bool = False,
-                     python_path: Iterable[str | os.PathLike[str]] = (), **opts: Any) -> Report:
+                     python_path: Iterable[str | os.PathLike[str]] = (),
+                     scheduler: str | None = None, **opts: Any) -> Report:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
@@ -175,26 +176,28 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
         python = graph.python  # the consent it was loaded with
     engine = Engine(g, make_judge(judge, g, **opts), python=python)
     batch = _cases(cases, g)
-    from .workers import evaluate_in_workers, resolve_workers
+    from .cluster import evaluate_in_workers, resolve_workers
+    from .judges.litellm_judge import LiteLLMJudge
 
     count = resolve_workers(workers, len(batch), engine.judge)
-    if count > 1:
+    if count > 1 or scheduler and isinstance(engine.judge, LiteLLMJudge):
         return await asyncio.to_thread(evaluate_in_workers, engine, batch, workers=count,
-                                       concurrency=concurrency)
+                                       concurrency=concurrency, scheduler=scheduler)
     return await evaluate_cases(engine, batch, concurrency=concurrency)
 
 
 def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
              judge: str | Judge | None = None, concurrency: int = 16, workers: int | str = 1,
              allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
-             **opts: Any) -> Report:
+             scheduler: str | None = None, **opts: Any) -> Report:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
     `[metric].cases`). Returns a batch Report (pass rate, per-node stats, results).
 
-    `workers` > 1 (or "auto") spreads the cases over that many processes, each with its own
-    litellm judge on a share of `concurrency` (litellm judges only; others run in process).
-    Workers re-import the calling script, so call it under `if __name__ == "__main__":`.
+    `workers` > 1 (or "auto") spreads the cases over a Dask `LocalCluster` of that many
+    processes, each with its own litellm judge on a share of `concurrency` (litellm judges
+    only; others run in process; needs `dagtui[dask]`); `scheduler="tcp://host:8786"` uses
+    an existing Dask cluster instead. Call it under `if __name__ == "__main__":`.
     `allow_python=True` lets python check nodes run (see `load`)."""
     return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency,
                                   workers=workers, allow_python=allow_python,
-                                  python_path=python_path, **opts))
+                                  python_path=python_path, scheduler=scheduler, **opts))

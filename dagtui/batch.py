@@ -290,7 +290,7 @@ async def run_cases(
     """Run `cases` at most `concurrency` at a time; results in case order.
 
     `on_result(index, result)` fires as each case ends. This is the one loop both the
-    in-process batch and each worker process (`dagtui.workers`) run, so the two cannot
+    in-process batch and each Dask worker (`dagtui.dask_worker`) run, so the two cannot
     drift apart in how cases are scheduled. The judge is guarded meanwhile: its first
     uncached call goes out alone, and a judge that cannot work or goes down halts, leaving
     the cases still to come `not_run` (`dagtui.judges.health`).

@@ -18,8 +18,9 @@ when it cannot be read either; each is said once on stderr. `PRAGMA user_version
 the schema version: a cache from before the endpoint was part of the key (version 0 with
 the old table) is emptied, since its keys cannot be recomputed.
 
-Several processes share one file when `dagtui run --workers N` spreads cases over worker
-processes: the file is in WAL mode (readers never wait for the writer), every connection
+Several processes may share one file (runs side by side in one directory; `--workers` and
+`--scheduler` do not add any: Dask workers never open it, the client reads and writes for
+them, see `dagtui.cluster`): the file is in WAL mode (readers never wait for the writer), every connection
 waits up to 30 s for a lock, and a statement that still meets "database is locked" (the
 one case the busy wait does not cover, e.g. two connections switching to WAL at once) is
 retried a few times with a short backoff before the error is raised.

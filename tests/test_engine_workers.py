@@ -1,45 +1,68 @@
-"""Cases spread over worker processes (`dagtui run --workers N`, `dagtui.workers`).
+"""Cases spread over Dask workers (`dagtui run --workers N`, `--scheduler`, `dagtui.cluster`).
 
-The worker path must be invisible in the results: same scores, paths, JUnit, exit code and
-number of provider calls as the in-process run; a faulty endpoint or a dying worker ends
-every case with a score or a reported judge error, never a hang. The workers share one
-fork server (litellm preloaded once per test session), so these tests stay quick.
+The Dask path must be invisible in the results: same scores, paths, JUnit, exit code and
+number of provider calls as the in-process run; a faulty endpoint or a lost worker ends
+every case with a score or a reported `worker` error, never a hang or a silently lost case;
+the cache has one writer (the client), so a rerun makes no call and starts no worker. The
+API-level tests share one `LocalCluster` (its start is the slow part); the last tests run a
+scheduler and two workers started with Dask's own command-line tools.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from stub_server import Fault, Script, StubServer
 
-from dagtui.cases import Case, load_cases
-from dagtui.cli import main
-from dagtui.engine import Engine
-from dagtui.judges import LiteLLMJudge
-from dagtui.judges.labels import LabelsJudge
-from dagtui.loader import load_file
-from dagtui.workers import (
+pytest.importorskip("distributed", reason="the Dask tests need dagtui[dask]")
+
+from stub_server import Fault, Script, StubServer  # noqa: E402
+
+from dagtui.batch import evaluate_cases  # noqa: E402
+from dagtui.cache import Cache  # noqa: E402
+from dagtui.cases import Case, load_cases  # noqa: E402
+from dagtui.cli import main  # noqa: E402
+from dagtui.cluster import (  # noqa: E402
     AUTO_MIN_CASES,
     AUTO_MIN_CONCURRENCY,
     WORKER_ERROR,
-    WarmPool,
+    Cluster,
     evaluate_in_workers,
     resolve_workers,
     split,
 )
+from dagtui.engine import Engine  # noqa: E402
+from dagtui.judges import LiteLLMJudge  # noqa: E402
+from dagtui.judges.labels import LabelsJudge  # noqa: E402
+from dagtui.loader import load_file  # noqa: E402
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")
 CASES = str(ROOT / "graphs" / "meeting_summary.cases.jsonl")
 CORRECTNESS = str(ROOT / "graphs" / "suites" / "correctness.toml")
 SPANS = str(ROOT / "graphs" / "suites" / "spans.cases.jsonl")
+DASK = Path(sys.executable).with_name("dask")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One LocalCluster of two processes for the API-level tests of this module."""
+    with Cluster(2) as c:
+        c.connect()
+        yield c
 
 
 def run_args(stub, workers, out, *extra):
@@ -58,7 +81,22 @@ def outcome(report: dict) -> list[tuple]:
             for r in report["results"]]
 
 
-def test_two_workers_give_the_in_process_results_and_calls(tmp_path, monkeypatch, capsys):
+def _judge(stub: StubServer, concurrency: int = 4, **kw) -> LiteLLMJudge:
+    return LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
+                        concurrency=concurrency, retries=0, **kw)
+
+
+def _rows(results) -> list[tuple]:
+    return [(r.case, r.score, r.status, r.describe_path(), r.calls) for r in results]
+
+
+def _cases(n: int) -> list[Case]:
+    return [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
+            for i in range(n)]
+
+
+def test_two_workers_give_the_in_process_results_calls_and_a_free_rerun(tmp_path, monkeypatch,
+                                                                       capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CI", "1")
     # the first case's headings are judged missing: one failing case among passing ones
@@ -74,6 +112,14 @@ def test_two_workers_give_the_in_process_results_and_calls(tmp_path, monkeypatch
             junit = without_times((tmp_path / f"j{workers}.xml").read_text())
             results[workers] = (code, outcome(report), junit, stub.calls - before,
                                 report["calls"])
+        # with the cache: the client stores what the workers learnt; the rerun on the
+        # cluster is answered by the client's cache: no call, no worker even started
+        main(run_args(stub, 2, tmp_path, "--cache-dir", "c2"))
+        before = stub.calls
+        start = time.monotonic()
+        rerun = main(run_args(stub, 2, tmp_path, "--cache-dir", "c2"))
+        rerun_time = time.monotonic() - start
+        rerun_calls = stub.calls - before
     out = capsys.readouterr().out
     n = len(load_cases(CASES))
     assert f"[{n}/{n}]" in out
@@ -81,79 +127,111 @@ def test_two_workers_give_the_in_process_results_and_calls(tmp_path, monkeypatch
     code, rows, _, sent, counted = results[2]
     assert sent == counted > 0 and len(rows) == n
     assert code == 1 and [status for _, _, status, _, _ in rows].count("fail") == 1
+    again = json.loads((tmp_path / "r2.json").read_text())
+    assert rerun == 1 and rerun_calls == 0 and again["calls"] == 0
+    assert outcome(again) == rows and rerun_time < 10
+    assert len(Cache(tmp_path / "c2")) > 0  # written by the client, its one writer
 
 
-def test_workers_share_the_cache(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CI", "1")
+def test_cases_partly_cached_ship_their_answers_and_store_the_new_ones(tmp_path, cluster):
+    """Half the cases cached: those never leave the client; the others go out with the
+    answers the client found for them, and the workers' new answers are stored here."""
+    graph = load_file(MEETING).graph
+    cases = _cases(8)
     with StubServer() as stub:
-        assert main(run_args(stub, 2, tmp_path, "-q")) == 0
-        first = stub.calls
-        assert main(run_args(stub, 2, tmp_path, "-q")) == 0
-        assert stub.calls == first > 0  # the second run is served from the shared file
-    report = json.loads((tmp_path / "r2.json").read_text())
-    assert report["calls"] == 0 and report["cache_hits"] >= first
+        cache = Cache(tmp_path)
+        first = asyncio.run(evaluate_cases(Engine(graph, _judge(stub, cache=cache)),
+                                           cases[:4], concurrency=4))
+        before = stub.calls
+        mixed = evaluate_in_workers(Engine(graph, _judge(stub, cache=cache)), cases,
+                                    concurrency=4, cluster=cluster)
+        sent = stub.calls - before
+        before = stub.calls
+        rerun = evaluate_in_workers(Engine(graph, _judge(stub, cache=cache)), cases,
+                                    concurrency=4, cluster=cluster)
+        assert stub.calls == before  # zero calls: all answered from the client's cache
+    assert first.calls > 0 and [r.calls for r in mixed.results[:4]] == [0] * 4
+    assert sent == mixed.calls == sum(r.calls for r in mixed.results[4:]) > 0
+    assert rerun.calls == 0 and [r.status for r in rerun.results] == ["pass"] * 8
+    assert [(r.case, r.score) for r in rerun.results] == [(r.case, r.score)
+                                                          for r in mixed.results]
 
 
-def test_faults_through_workers_end_every_case(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CI", "1")
+def test_faults_through_workers_end_every_case(cluster):
+    graph = load_file(MEETING).graph
     with StubServer(Script([("true or false", Fault("500"))])) as stub:
         start = time.monotonic()
-        code = main(run_args(stub, 2, tmp_path, "--no-cache", "-q"))
+        report = evaluate_in_workers(Engine(graph, _judge(stub)), load_cases(CASES),
+                                     concurrency=4, cluster=cluster)
         elapsed = time.monotonic() - start
-    report = json.loads((tmp_path / "r2.json").read_text())
-    assert code == 3 and elapsed < 30
-    assert all(r["status"] == "error" and r["error_kind"] == "5xx" for r in report["results"])
-    assert "judge errors (cases without a verdict, not failures): 5xx:" in capsys.readouterr().out
+    assert report.exit_code() == 3 and elapsed < 30
+    assert all(r.status == "error" and r.error_kind == "5xx" for r in report.results)
 
 
-def test_a_killed_worker_becomes_judge_errors_not_a_hang():
-    graph = load_file(MEETING).graph
-    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
-             for i in range(6)]
-    with StubServer(latency=0.1) as stub:
-        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
-                             concurrency=2, retries=0)
-        with WarmPool(stall_timeout=10) as pool:
-            batch = pool.batch(Engine(graph, judge), cases, workers=2, concurrency=2)
-            victim = batch.processes[1]
+def test_two_graphs_in_a_row_on_the_same_warm_workers(cluster):
+    """Two batches, each with its own graph, judge and cases, on one cluster: the results
+    equal the in-process ones and the same worker processes serve both."""
+    batches = [(MEETING, load_cases(CASES)), (CORRECTNESS, load_cases(SPANS)[:8])]
+    with StubServer() as stub:
+        engines = [(Engine(load_file(g).graph, _judge(stub)), c) for g, c in batches]
+        alone = [asyncio.run(evaluate_cases(e, c, concurrency=4)) for e, c in engines]
+        pooled, pids = [], []
+        for engine, cases in engines:
+            pooled.append(evaluate_in_workers(engine, cases, concurrency=4, cluster=cluster))
+            pids.append(sorted(cluster.client.run(os.getpid).values()))
+    assert [_rows(r.results) for r in pooled] == [_rows(r.results) for r in alone]
+    assert [r.calls for r in pooled] == [r.calls for r in alone] and all(r.calls for r in alone)
+    assert pids[0] == pids[1] and len(pids[0]) == 2
 
-            def kill_once(result):
-                if victim.is_alive():
-                    os.kill(victim.pid, signal.SIGKILL)
 
-            start = time.monotonic()
-            results = batch.run(kill_once)
-            elapsed = time.monotonic() - start
-    assert elapsed < 15 and len(results) == len(cases)
+def _kill_one_worker_soon(client, delay: float) -> threading.Timer:
+    pid = sorted(client.run(os.getpid).values())[-1]
+    timer = threading.Timer(delay, os.kill, (pid, signal.SIGKILL))
+    timer.start()
+    return timer
+
+
+def _none_lost(results, cases) -> None:
     assert [r.case for r in results] == [c.name for c in cases]
-    lost = [r for r in results if r.status == "error"]
-    assert lost and all(r.error_kind == WORKER_ERROR and "worker process 1" in r.error
-                        for r in lost)
-    assert all(r.status == "pass" for r in results[0::2])  # worker 0's share is untouched
+    for r in results:  # re-run elsewhere by Dask, or said to be a worker error
+        assert r.status == "pass" or r.error_kind == WORKER_ERROR, (r.case, r.error)
 
 
-def test_a_hung_worker_is_stopped_after_the_stall_timeout():
+def test_a_worker_killed_mid_run_has_its_cases_run_elsewhere():
     graph = load_file(MEETING).graph
-    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
-             for i in range(4)]
-    with StubServer(latency=0.1) as stub:
-        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
-                             concurrency=2, retries=0)
-        with WarmPool(stall_timeout=1.0) as pool:
-            batch = pool.batch(Engine(graph, judge), cases, workers=2, concurrency=2)
-            os.kill(batch.processes[1].pid, signal.SIGSTOP)  # alive, silent: a hang
-            start = time.monotonic()
-            results = batch.run()
-            elapsed = time.monotonic() - start
-    assert elapsed < 8
-    assert [r.status for r in results[0::2]] == ["pass", "pass"]
-    assert all(r.error_kind == WORKER_ERROR and "hung" in r.error for r in results[1::2])
+    cases = _cases(12)
+    with StubServer(latency=0.3) as stub, Cluster(2) as local:
+        timer = _kill_one_worker_soon(local.connect(), 1.0)
+        start = time.monotonic()
+        report = evaluate_in_workers(Engine(graph, _judge(stub, 4)), cases, concurrency=4,
+                                     cluster=local)
+        elapsed = time.monotonic() - start
+        timer.join()
+    assert elapsed < 60
+    _none_lost(report.results, cases)
+    assert report.passed  # Dask re-ran the lost chunk on the worker left (or its restart)
+
+
+def test_closing_the_cluster_ends_a_running_batch_with_worker_errors():
+    """What a cancelled suite run does (Ctrl+C): close from another thread; the batch
+    returns promptly, its unfinished cases as worker errors."""
+    graph = load_file(MEETING).graph
+    cases = _cases(6)
+    with StubServer(latency=5) as stub:
+        local = Cluster(2)
+        local.connect()
+        threading.Timer(0.5, local.close).start()
+        start = time.monotonic()
+        report = evaluate_in_workers(Engine(graph, _judge(stub, 2)), cases, concurrency=2,
+                                     cluster=local)
+        elapsed = time.monotonic() - start
+        local.close()
+    assert elapsed < 15 and len(report.results) == len(cases)
+    assert all(r.error_kind == WORKER_ERROR and "interrupted" in r.error
+               for r in report.results)
 
 
 def test_worker_count_resolution():
-    graph = load_file(MEETING).graph
     judge = LiteLLMJudge("openai/gpt-4.1-mini", concurrency=AUTO_MIN_CONCURRENCY)
     # few calls in flight: one process (with its lanes) is as fast at any size
     assert resolve_workers("auto", 10_000, LiteLLMJudge("openai/gpt-4.1-mini",
@@ -167,7 +245,6 @@ def test_worker_count_resolution():
     with pytest.raises(ValueError):
         resolve_workers(0, 5, judge)
     assert split(20, 3) == [7, 7, 6] and sum(split(5, 2)) == 5
-    assert graph.metric.name
 
 
 def test_bad_workers_flag_is_a_usage_error(capsys):
@@ -175,6 +252,18 @@ def test_bad_workers_flag_is_a_usage_error(capsys):
         main(["run", MEETING, "--cases", CASES, "--workers", "two"])
     assert exited.value.code == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_without_dask_workers_say_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    code = main(["run", MEETING, "--cases", CASES, "--model", "openai/gpt-4.1-mini",
+                 "--api-base", "http://127.0.0.1:9", "--workers", "2"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "dagtui: --workers needs dask: pip install 'dagtui[dask]'")
+    # "auto" never fails for want of Dask: it stays in process
+    assert resolve_workers("auto", 10_000, LiteLLMJudge("m", concurrency=64)) == 1
 
 
 def test_api_evaluate_with_workers_matches_in_process():
@@ -190,75 +279,81 @@ def test_api_evaluate_with_workers_matches_in_process():
     assert two.calls == one.calls > 0 and two.exit_code() == one.exit_code() == 0
 
 
-def _judge(stub: StubServer, concurrency: int = 4) -> LiteLLMJudge:
-    return LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test",
-                        concurrency=concurrency, retries=0)
+# ------------------------------------------------------------------ Dask's own CLI
 
 
-def _rows(results) -> list[tuple]:
-    return [(r.case, r.score, r.status, r.describe_path(), r.calls) for r in results]
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
-def test_a_warm_pool_runs_two_graphs_in_a_row_with_the_same_processes():
-    """Two batches, each with its own graph, judge and cases, on one pool: the results equal
-    the in-process ones and no process is started for the second batch."""
-    import asyncio
+@pytest.fixture
+def dask_cli_cluster(tmp_path):
+    """`dask scheduler` and `dask worker --nworkers 2 --nthreads 1` on 127.0.0.1."""
+    if not DASK.exists():
+        pytest.skip("the dask command is not installed")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    with contextlib.ExitStack() as stack:
+        logs = [stack.enter_context(open(tmp_path / name, "w"))
+                for name in ("scheduler.log", "worker.log")]
+        commands = [["scheduler", "--host", "127.0.0.1", "--port", str(port)],
+                    ["worker", address, "--nworkers", "2", "--nthreads", "1",
+                     "--host", "127.0.0.1"]]
+        procs = [subprocess.Popen([str(DASK), *cmd, "--no-dashboard"], stdout=log,
+                                  stderr=subprocess.STDOUT, cwd=tmp_path)
+                 for cmd, log in zip(commands, logs, strict=True)]
+        try:
+            import distributed
 
-    from dagtui.batch import evaluate_cases
+            with distributed.Client(address, timeout="60s", set_as_default=False) as client:
+                client.wait_for_workers(2, timeout=120)
+            yield address
+        finally:
+            for proc in reversed(procs):
+                proc.send_signal(signal.SIGINT)
+            for proc in reversed(procs):
+                try:
+                    proc.wait(20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
-    batches = [(MEETING, load_cases(CASES)), (CORRECTNESS, load_cases(SPANS)[:8])]
+
+def test_a_cluster_started_with_dasks_own_tools(tmp_path, monkeypatch, capsys,
+                                                dask_cli_cluster):
+    """`--scheduler tcp://127.0.0.1:P` on `dask scheduler` + `dask worker --nworkers 2`: the
+    in-process scores and calls; a rerun makes zero calls; a worker killed mid-run loses
+    no case."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
     with StubServer() as stub:
-        engines = [(Engine(load_file(g).graph, _judge(stub)), c) for g, c in batches]
-        alone = [asyncio.run(evaluate_cases(e, c, concurrency=4)) for e, c in engines]
-        with WarmPool() as pool:
-            pooled, pids = [], []
-            for engine, cases in engines:
-                pooled.append(evaluate_in_workers(engine, cases, workers=2, concurrency=4,
-                                                  pool=pool))
-                pids.append([p.pid for p in pool.processes])
-            started = pool.started
-    assert [_rows(r.results) for r in pooled] == [_rows(r.results) for r in alone]
-    assert [r.calls for r in pooled] == [r.calls for r in alone] and all(r.calls for r in alone)
-    assert started == 2 and pids[0] == pids[1]
-    assert not pool.processes  # closed: nothing left running
+        base = ["run", MEETING, "--cases", CASES, "--model", "openai/gpt-4.1-mini",
+                "--api-base", stub.base_url, "--concurrency", "4", "-q"]
+        assert main([*base, "--json", "in.json", "--no-cache"]) == 0
+        in_calls = stub.calls
+        monkeypatch.setenv("DAGTUI_SCHEDULER", dask_cli_cluster)  # the flag's environment twin
+        assert main([*base, "--json", "d.json", "--no-cache"]) == 0
+        dask_calls = stub.calls - in_calls
+        monkeypatch.delenv("DAGTUI_SCHEDULER")
+        flag = ["--scheduler", dask_cli_cluster, "--cache-dir", "b"]
+        assert main([*base, *flag, "--json", "first.json"]) == 0
+        before = stub.calls
+        assert main([*base, *flag, "--json", "again.json"]) == 0
+        assert stub.calls == before  # the rerun: zero calls
+    one, two, again = (json.loads((tmp_path / f).read_text())
+                       for f in ("in.json", "d.json", "again.json"))
+    assert outcome(one) == outcome(two) == outcome(again)
+    assert dask_calls == in_calls == two["calls"] > 0 and again["calls"] == 0
+    assert json.loads((tmp_path / "first.json").read_text())["calls"] > 0
 
-
-def test_a_pool_replaces_a_lost_worker_for_the_next_batch():
     graph = load_file(MEETING).graph
-    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
-             for i in range(4)]
-    with StubServer() as stub, WarmPool() as pool:
-        engine = Engine(graph, _judge(stub, 2))
-        first = pool.batch(engine, cases, workers=2, concurrency=2)
-        os.kill(first.processes[1].pid, signal.SIGKILL)
-        lost = first.run()
-        second = pool.batch(engine, cases, workers=2, concurrency=2).run()
-        idle = pool.processes[0]
-        os.kill(idle.pid, signal.SIGKILL)  # dies between batches
-        idle.join(5)
-        third = pool.batch(engine, cases, workers=2, concurrency=2).run()
-        started = pool.started
-    assert all(r.error_kind == WORKER_ERROR for r in lost[1::2])
-    assert [r.status for r in second + third] == ["pass"] * 8 and started == 4
-
-
-def test_closing_a_pool_ends_a_running_batch_with_worker_errors():
-    """What a cancelled suite run does (Ctrl+C): close from another thread; the batch
-    returns promptly, its unfinished cases as worker errors, and every process is reaped."""
-    graph = load_file(MEETING).graph
-    cases = [Case(f"case {i}", {"actual_output": f"Intro\nBody {i}\nConclusion"})
-             for i in range(6)]
-    with StubServer(latency=5) as stub:
-        pool = WarmPool()
-        batch = pool.batch(Engine(graph, _judge(stub, 2)), cases, workers=2, concurrency=2)
-        procs = list(batch.processes)
-        threading.Timer(0.5, pool.close).start()
-        start = time.monotonic()
-        results = batch.run()
-        elapsed = time.monotonic() - start
-        pool.close()
-    assert elapsed < 4 and len(results) == len(cases)
-    assert all(r.error_kind == WORKER_ERROR and "interrupted" in r.error for r in results)
-    assert not any(p.is_alive() for p in procs)
-    with pytest.raises(RuntimeError):
-        pool.batch(Engine(graph, _judge(stub, 2)), cases, workers=2, concurrency=2)
+    cases = _cases(12)
+    with StubServer(latency=0.3) as stub, Cluster(scheduler=dask_cli_cluster) as remote:
+        timer = _kill_one_worker_soon(remote.connect(), 1.0)
+        report = evaluate_in_workers(Engine(graph, _judge(stub, 4)), cases, concurrency=4,
+                                     cluster=remote)
+        timer.join()
+    _none_lost(report.results, cases)
+    assert report.passed

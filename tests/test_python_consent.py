@@ -189,21 +189,22 @@ def test_dagtui_run_against_the_stub(tmp_path, capsys, monkeypatch) -> None:
 def test_worker_processes_get_the_consent_from_the_parent(tmp_path, monkeypatch) -> None:
     from dagtui.api import make_judge
     from dagtui.cases import load_cases
-    from dagtui.workers import WarmPool, evaluate_in_workers
+    pytest.importorskip("distributed", reason="--workers needs dagtui[dask]")
+    from dagtui.cluster import Cluster, evaluate_in_workers
 
     path = make_graph(tmp_path)
     monkeypatch.chdir(tmp_path)
     graph = load_file(path).graph
     cases = load_cases(tmp_path / "g.cases.jsonl") * 2
-    with StubServer() as stub, WarmPool() as pool:
+    with StubServer() as stub, Cluster(2) as pool:
         judge = make_judge("openai/gpt-4.1-mini", graph, api_base=stub.base_url,
                            api_key="test", cache=False, retries=0)
         refused = evaluate_in_workers(Engine(graph, judge, python=PythonConsent()), cases,
-                                      workers=2, pool=pool)
+                                      workers=2, cluster=pool)
         assert all(r.error and "--allow-python" in r.error for r in refused.results)
         assert not ran(tmp_path)
         allowed = evaluate_in_workers(Engine(graph, judge, python=PythonConsent(allow=True)),
-                                      cases, workers=2, pool=pool)
+                                      cases, workers=2, cluster=pool)
         assert [r.score for r in allowed.results] == [1.0, 1.0]
         assert (tmp_path / "marker.txt").exists()
 

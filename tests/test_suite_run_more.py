@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -197,8 +198,9 @@ def _in_process_then_two_workers(monkeypatch: Any, tmp_path: Path, suite: Path, 
 @pytest.mark.slow
 def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
                                                                monkeypatch) -> None:
-    """`--workers 2` spreads each LLM rule's admitted cases over worker processes; the
+    """`--workers 2` spreads each LLM rule's admitted cases over Dask workers; the
     budgeted rule (deep_analysis, max_calls) stays in process. Nothing else may differ."""
+    pytest.importorskip("distributed", reason="--workers needs dagtui[dask]")
     cases = tmp_path / "spans.jsonl"  # the first 20 spans: every gate still stops some
     cases.write_text("".join((EXAMPLE.parent / "spans.cases.jsonl").read_text()
                              .splitlines(keepends=True)[:20]))
@@ -278,27 +280,38 @@ def _two_llm_rule_suite(tmp_path: Path, n_cases: int) -> tuple[Path, Path]:
     return suite, cases
 
 
-def test_one_warm_pool_serves_every_llm_rule_and_the_baseline(tmp_path: Path,
-                                                               monkeypatch) -> None:
+@pytest.mark.slow
+def test_one_warm_cluster_serves_every_llm_rule_and_the_baseline(tmp_path: Path,
+                                                                  monkeypatch) -> None:
     """`--workers 2 --measure-ungated`: four batches (two rules, gated and ungated) on one
-    pool whose two processes start once; outcomes and calls as in process."""
-    from dagtui import workers as workers_mod
+    Dask cluster whose two workers start once; outcomes and calls as in process."""
+    pytest.importorskip("distributed", reason="--workers needs dagtui[dask]")
+    from dagtui import cluster as cluster_mod
 
     suite, cases = _two_llm_rule_suite(tmp_path, 12)
     made: list[Any] = []
+    opened: list[int] = []
     batches: list[tuple[str, list[int]]] = []
 
-    class RecordedPool(workers_mod.WarmPool):
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
+    class RecordedCluster(cluster_mod.Cluster):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
             made.append(self)
 
-        def batch(self, engine: Any, *args: Any, **kwargs: Any) -> Any:
-            batch = super().batch(engine, *args, **kwargs)
-            batches.append((engine.graph.metric.name, [p.pid for p in batch.processes]))
-            return batch
+        def _open(self) -> Any:
+            opened.append(1)
+            return super()._open()
 
-    monkeypatch.setattr(workers_mod, "WarmPool", RecordedPool)
+    real = cluster_mod.evaluate_in_workers
+
+    def recorded(engine: Any, batch: Any, **kwargs: Any) -> Any:
+        report = real(engine, batch, **kwargs)
+        pids = sorted(kwargs["cluster"].client.run(os.getpid).values())
+        batches.append((engine.graph.metric.name, pids))
+        return report
+
+    monkeypatch.setattr(cluster_mod, "Cluster", RecordedCluster)
+    monkeypatch.setattr(cluster_mod, "evaluate_in_workers", recorded)
     one, two = _in_process_then_two_workers(monkeypatch, tmp_path, suite, cases,
                                             "--measure-ungated")
     assert two["outcomes"] == one["outcomes"] and two["rc"] == one["rc"]
@@ -306,6 +319,6 @@ def test_one_warm_pool_serves_every_llm_rule_and_the_baseline(tmp_path: Path,
     evaluated = {r: [c for c, state, _ in rows if state == "evaluated"]
                  for r, rows in two["outcomes"]}
     assert evaluated["correctness"] and evaluated["deep_analysis"]  # both rules really ran
-    assert len(made) == 1 and made[0].started == 2 and not made[0].processes  # closed
+    assert len(made) == 1 and opened == [1] and made[0].client is None  # started once, closed
     assert [name for name, _ in batches] == ["Correctness", "Deep analysis"] * 2
-    assert all(pids == batches[0][1] for _, pids in batches)
+    assert all(pids == batches[0][1] and len(pids) == 2 for _, pids in batches)

@@ -35,8 +35,8 @@ positive_float = _number(float, 0.0, strict=True, words="a number above 0")
 
 
 def workers(text: str) -> int | str:
-    """`--workers`: a whole number >= 1 or `auto` (`dagtui.workers.parse_workers`)."""
-    from ..workers import parse_workers
+    """`--workers`: a whole number >= 1 or `auto` (`dagtui.cluster.parse_workers`)."""
+    from ..cluster import parse_workers
 
     try:
         return parse_workers(text)

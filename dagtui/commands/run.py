@@ -1,8 +1,9 @@
 """`dagtui run GRAPH --cases FILE`: a dataset through a real judge, for CI.
 
 Checks the graph (errors: exit 1) and every case (missing fields: exit 2) before the first
-call, runs cases concurrently (in this process, or spread over `--workers` processes so
-litellm's per-call CPU is not bound to one core; see `dagtui.workers`) with a progress bar
+call, runs cases concurrently (in this process, or spread over Dask workers — `--workers`
+processes or a `--scheduler` cluster — so litellm's per-call CPU is not bound to one core;
+see `dagtui.cluster`) with a progress bar
 on a terminal (one plain line per case when not a terminal or when `CI` is set), prints a
 summary, writes JUnit / JSON / traces on request. Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input
 (files, flags, cases); 3 no case failed but at least one ended in a judge error.
@@ -38,13 +39,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=flags.positive_int, default=8,
                    help="cases and calls in flight (8)")
     p.add_argument("--workers", type=flags.workers, default="1", metavar="N",
-                   help="worker processes sharing the cases and --concurrency, so litellm's "
+                   help="Dask worker processes (a LocalCluster; needs dagtui[dask]) sharing "
+                        "the cases, --concurrency and --rpm, so litellm's "
                         "per-call CPU uses several cores; 'auto' = min(cores, 4) for 160+ "
                         "cases at --concurrency 32+ (for a suite: each rule's admitted cases), "
                         "else 1: in process")
     p.add_argument("--shard", type=flags.shard, metavar="I/N",
                    help="run only shard I of N (a stable split by case name, for a CI "
                         "matrix); `dagtui merge` joins the shards' --json reports")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the cases on the Dask cluster at ADDRESS (tcp://host:8786; "
+                        "else DAGTUI_SCHEDULER), using all its workers; needs dagtui[dask]")
     p.add_argument("--timeout", type=flags.positive_float, default=60.0,
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=flags.non_negative_int, default=3,
@@ -130,7 +135,14 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
         return EXIT_USAGE
-    from ..workers import evaluate_in_workers, parse_workers, resolve_workers
+    from ..cluster import (
+        DaskMissing,
+        evaluate_in_workers,
+        parse_workers,
+        require_dask,
+        resolve_workers,
+        scheduler_address,
+    )
 
     try:
         workers_arg = parse_workers(args.workers)
@@ -149,14 +161,22 @@ def run(args: argparse.Namespace) -> int:
     workers = resolve_workers(workers_arg, len(cases), judge)
     from ..judges.litellm_judge import LiteLLMJudge, import_litellm
 
-    if isinstance(judge, LiteLLMJudge) and workers == 1:
+    scheduler = scheduler_address(getattr(args, "scheduler", None))
+    on_dask = isinstance(judge, LiteLLMJudge) and (workers > 1 or scheduler is not None)
+    if on_dask:
+        try:
+            require_dask()
+        except DaskMissing as exc:
+            err(str(exc))
+            return EXIT_USAGE
+    if isinstance(judge, LiteLLMJudge):
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
     progress = Progress(len(cases), out, quiet=args.quiet,
                         note=getattr(judge, "rate_note", None))
     try:
-        if workers > 1:  # litellm is imported (once, preloaded) by the workers, not here
-            report = evaluate_in_workers(engine, cases, workers=workers,
+        if on_dask:  # a LocalCluster of `workers` processes, or the cluster at `scheduler`
+            report = evaluate_in_workers(engine, cases, workers=workers, scheduler=scheduler,
                                          concurrency=args.concurrency, on_result=progress.add)
         else:
             report = asyncio.run(_go(engine, cases, args.concurrency, progress))

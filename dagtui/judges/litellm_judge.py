@@ -250,7 +250,7 @@ class LiteLLMJudge(Judge):
         }
 
     def worker_config(self, concurrency: int | None = None) -> dict[str, Any]:
-        """What a worker process needs to build the same judge (see `dagtui.workers`).
+        """What a worker process needs to build the same judge (see `dagtui.cluster`).
 
         Plain data, so it pickles; the cache travels as its directory and mode (each process
         opens its own sqlite connection to the shared file: refreshing, or only reading when

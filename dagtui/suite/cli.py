@@ -6,9 +6,10 @@ are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--mode
 `--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--refresh`, `--cache-dir`) work here
 as they do for graphs; `add_suite_arguments` adds the one suite-only flag. `--trace-dir DIR`
 writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers N|auto`
-runs each LLM rule's admitted cases in worker processes (`dagtui.workers`; one pool for
-the whole run, started at the first such rule), except rules with `max_calls`, which admit
-case by case and so stay in process.
+(or `--scheduler ADDRESS`) runs each LLM rule's admitted cases on Dask workers
+(`dagtui.cluster`; one cluster for the whole run, started at the first such rule), except
+rules with `max_calls`, which admit case by case and so stay in process. `--shard I/N` runs
+one part of the cases (`dagtui.shard`); `dagtui merge` joins the parts' JSON reports.
 
 Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
 (score below its graph's threshold; a check that does not hold) or the suite is invalid;
@@ -120,22 +121,24 @@ async def execute(
 
     `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
     rule) pair of the gated run; the baseline run writes none."""
+    from ..cluster import Cluster, cluster_size, scheduler_address
     from ..commands.python_opts import python_consent
-    from ..workers import WarmPool
     from .gating import attach_baseline, estimate_baseline, run_suite
     from .runner import EngineRuleRunner
 
     assert load.suite is not None
     concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
     workers = workers_option(args)
-    # one pool for the whole run (gated and baseline); no process starts until a rule
+    scheduler = scheduler_address(_opt(args, "scheduler"))
+    # one cluster for the whole run (gated and baseline); no worker starts until a rule
     # sends it a batch, and it is closed however the run ends (errors, Ctrl+C)
-    pool = WarmPool() if workers != 1 else None
+    size = cluster_size(workers)
+    pool = Cluster(size, scheduler=scheduler) if size > 1 or scheduler else None
     python = python_consent(args)  # --allow-python / --python-path, for every rule
     try:
         runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
                                   workers=workers, concurrency=concurrency, pool=pool,
-                                  python=python)
+                                  python=python, scheduler=scheduler)
         done = None
         if on_rule_done is not None:
             def done(st: Any) -> None:  # with what held calls back meanwhile ("rpm 60")
@@ -150,7 +153,7 @@ async def execute(
             # cache off: a cached answer is a call the gated run already paid for
             base_runner = EngineRuleRunner(load, make_judge_factory(args, cache=False),
                                            workers=workers, concurrency=concurrency,
-                                           pool=pool, python=python)
+                                           pool=pool, python=python, scheduler=scheduler)
             try:
                 if on_rule_done is not None:
                     print("measuring the ungated baseline (every active rule on every "
@@ -171,7 +174,7 @@ async def execute(
 
 def workers_option(args: argparse.Namespace) -> int | str:
     """`--workers` (1 when the parser has no such flag); raises ValueError when invalid."""
-    from ..workers import parse_workers
+    from ..cluster import parse_workers
 
     return parse_workers(_opt(args, "workers", default=1))
 
@@ -229,10 +232,18 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     shard = _opt(args, "shard")
     cases, positions = take_shard(cases, shard)
     try:
-        workers_option(args)
+        workers = workers_option(args)
     except ValueError as exc:
         print(f"dagtui run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from ..cluster import DaskMissing, cluster_size, require_dask, scheduler_address
+
+    if cluster_size(workers) > 1 or scheduler_address(_opt(args, "scheduler")):
+        try:
+            require_dask()
+        except DaskMissing as exc:
+            print(f"dagtui run: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     measure = bool(_opt(args, "measure_ungated", default=False)) or (
         os.environ.get("DAGTUI_MEASURE_UNGATED", "") not in ("", "0")
     )

@@ -20,9 +20,9 @@ from .loader import SuiteLoad
 from .model import Rule
 
 if TYPE_CHECKING:
+    from ..cluster import Cluster
     from ..engine import Engine
     from ..judges.base import Judge
-    from ..workers import WarmPool
     from .traces import TraceWriter
 
 #: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
@@ -66,19 +66,21 @@ class EngineRuleRunner:
     case a rule is given (the suite labels test narrows `expected` to the rule's own labels).
 
     `workers` (an int or "auto", as `dagtui run --workers`) hands each graph rule's admitted
-    cases to worker processes as one batch (`dagtui.workers.resolve_workers` decides, so
-    "auto" and non-litellm judges stay in process). Every batch goes to one `WarmPool`, one
-    batch at a time (a batch already uses every core it is given): `pool` when the caller
-    owns one (`dagtui.suite.cli.execute` shares one between the gated and the baseline run
-    and closes it), else one made at the first batch and closed by `aclose`. Its processes
-    start once, so each further rule costs no start. `concurrency` is the pool's share.
+    cases to Dask workers as one batch (`dagtui.cluster.resolve_workers` decides, so
+    "auto" and non-litellm judges stay in process; with a `scheduler` every litellm rule goes
+    to that cluster). Every batch goes to one `dagtui.cluster.Cluster`, one batch at a time
+    (a batch already uses every core it is given): `pool` when the caller owns one
+    (`dagtui.suite.cli.execute` shares one between the gated and the baseline run and closes
+    it), else one made at the first batch and closed by `aclose`. Its workers start once
+    and stay warm, so each further rule costs no start. `concurrency` is the cluster's share.
     `python` is the user's consent for python checks, given to every engine and inline check.
     """
 
     def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
                  traces: TraceWriter | None = None, case_view: CaseView | None = None,
                  workers: int | str = 1, concurrency: int = 8,
-                 pool: WarmPool | None = None, python: PythonConsent | None = None) -> None:
+                 pool: Cluster | None = None, python: PythonConsent | None = None,
+                 scheduler: str | None = None) -> None:
         self.load = load
         self.python = python if python is not None else PythonConsent.from_env()
         self.judge_for = judge_for
@@ -87,9 +89,10 @@ class EngineRuleRunner:
         self.workers = workers
         self.concurrency = concurrency
         self.pool = pool
+        self.scheduler = scheduler
         self._owns_pool = pool is None
         self._pool_turn: asyncio.Lock | None = None
-        #: rule id -> worker processes its last batch used (for reports and tests)
+        #: rule id -> worker processes asked for its last batch (for reports and tests)
         self.pools: dict[str, int] = {}
         self._engines: dict[str, Engine] = {}
         self.judges: list[Judge] = []
@@ -139,21 +142,27 @@ class EngineRuleRunner:
 
     # -- worker processes (see `gating.BatchRuleRunner`) -----------------------------------
     def _workers_for(self, rule: Rule, n_cases: int) -> int:
-        if self.workers in (None, 1) or rule.graph is None or rule.id not in self.load.graphs:
+        if rule.graph is None or rule.id not in self.load.graphs:
             return 1
-        from ..workers import resolve_workers
+        if self.workers in (None, 1) and self.scheduler is None:
+            return 1
+        from ..cluster import resolve_workers
+        from ..judges.litellm_judge import LiteLLMJudge
 
-        return resolve_workers(self.workers, n_cases, self.engine(rule).judge)
+        judge = self.engine(rule).judge
+        if self.scheduler is not None and isinstance(judge, LiteLLMJudge):
+            return max(2, resolve_workers(self.workers, n_cases, judge))
+        return resolve_workers(self.workers, n_cases, judge)
 
     def batches(self, rule: Rule, n_cases: int) -> bool:
         return self._workers_for(rule, n_cases) > 1
 
     async def run_batch(self, rule: Rule, cases: list[Any]) -> list[RuleOutcome]:
-        """Run `cases` of a graph rule in worker processes. Cases the graph cannot run
+        """Run `cases` of a graph rule on Dask workers. Cases the graph cannot run
         (a missing field) get the same error outcome an in-process run gives them; the
-        others go to one pool. Traces are written here, from the results sent back."""
+        others go to one cluster. Traces are written here, from the results sent back."""
         from ..cases import CaseError
-        from ..workers import WarmPool, evaluate_in_workers
+        from ..cluster import Cluster, evaluate_in_workers
 
         engine = self.engine(rule)
         graph = self.load.graphs[rule.id]
@@ -173,10 +182,10 @@ class EngineRuleRunner:
                 self._pool_turn = asyncio.Lock()
             async with self._pool_turn:  # rules of one level: one batch after another
                 if self.pool is None:
-                    self.pool = WarmPool()
+                    self.pool = Cluster(workers, scheduler=self.scheduler)
                 report = await asyncio.to_thread(
                     evaluate_in_workers, engine, [seen[i] for i in runnable],
-                    workers=workers, concurrency=self.concurrency, pool=self.pool)
+                    workers=workers, concurrency=self.concurrency, cluster=self.pool)
             self.pools[rule.id] = workers
             for i, result in zip(runnable, report.results, strict=True):
                 if self.traces is not None:
@@ -199,8 +208,8 @@ class EngineRuleRunner:
         )
 
     async def aclose(self) -> None:
-        """Close the judges, and the worker pool when this runner made it (in a thread:
-        closing waits for a batch still running there, as after a cancelled run)."""
+        """Close the judges, and the cluster when this runner made it (in a thread: a
+        batch still running there ends with its unfinished cases as `worker` errors)."""
         self._guards.close()
         if self._owns_pool and self.pool is not None:
             await asyncio.to_thread(self.pool.close)

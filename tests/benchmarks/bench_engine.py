@@ -15,9 +15,9 @@
    batch with `lanes=0` (every call on the engine's loop) for comparison. DeepEval's
    figure for the same setup (reference: 4 calls per passing case, ≈16.7 s for 100 cases at
    20 concurrent) is printed beside it; measured live if deepeval is importable.
-   Then the same batch with the cases spread over worker processes (`--workers 2`,
-   `dagtui.workers`): the ratio for workers=1 and workers=2, `--runs` runs each, clock
-   started once the workers are warm (as `dagtui run` does).
+   Then the same batch with the cases spread over Dask worker processes (`--workers 2`,
+   `dagtui.cluster`, needs dagtui[dask]): the ratio for workers=1 and workers=2, `--runs`
+   runs each, clock started once the workers are warm (as `dagtui run` does).
 2. Overhead: the engine's own cost per judge call, with an instant in-process judge (no
    litellm, no HTTP): scheduling, prompt building, parsing and step records. Target < 1 ms.
 3. Soak (--soak): 100 cases, 200 ms, 20% of requests failing (429, 500, malformed body,
@@ -45,7 +45,6 @@ from dagtui.cases import Case  # noqa: E402
 from dagtui.engine import Engine  # noqa: E402
 from dagtui.judges import CallbackJudge, LiteLLMJudge  # noqa: E402
 from dagtui.loader import load_file  # noqa: E402
-from dagtui.workers import WarmPool  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 LATENCY = 0.2
@@ -268,8 +267,8 @@ def lanes_ratios(graph, base_url: str, lanes: int, runs: int) -> list[float]:  #
 def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
     """Wall / bound for `runs` batches through `workers` processes (1: in process, warm).
 
-    For workers > 1 the pool is driven directly (what `evaluate_in_workers` does) to read
-    each worker's CPU time: a worker far from a full core means the CPU left the GIL's
+    For workers > 1 the Dask batch is driven directly (what `evaluate_in_workers` does) to
+    read the workers' CPU time: workers far from a full core each mean the CPU left the GIL's
     bottleneck and the rest is the machine (other load, the stub) or the latency itself."""
     ratios = []
     for run in range(runs):
@@ -281,15 +280,16 @@ def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
             calls, wall, errors = report.calls, report.wall_time, len(report.errored)
             cpu_note = f"CPU {(time.process_time() - cpu0) / calls * 1000:.1f} ms/call"
         else:
-            with WarmPool() as pool:  # the clock starts once the workers are warm
-                warm = pool.batch(engine, batch, workers=workers, concurrency=CONCURRENCY)
-                start = time.perf_counter()
-                results = warm.run()
-                wall = time.perf_counter() - start
+            from dagtui.cluster import Batch, Cluster
+
+            with Cluster(workers) as cluster:
+                cluster.connect()  # the clock starts once the workers are warm
+                warm = Batch(engine, batch, cluster, CONCURRENCY)
+                results = warm.run(None)
+                wall = time.perf_counter() - warm.started
             calls = sum(r.calls for r in results)
-            busiest = max(warm.cpu.values(), default=0.0)
-            cpu_note = (f"CPU {sum(warm.cpu.values()) / calls * 1000:.1f} ms/call, busiest "
-                        f"worker {busiest:.2f} s CPU in {wall:.2f} s")
+            cpu_note = (f"CPU {warm.cpu / calls * 1000:.1f} ms/call (workers' CPU summed: "
+                        f"{warm.cpu:.2f} s over {workers} workers in {wall:.2f} s)")
             errors = sum(1 for r in results if r.status == "error")
         bound = calls * LATENCY / CONCURRENCY
         ratios.append(wall / bound)

@@ -1,6 +1,6 @@
-"""Suite runs in process vs `--workers N`: wall time and calls, through `dagtui run`.
+"""Suite runs in process vs `--workers N` (Dask): wall time and calls, through `dagtui run`.
 
-The example span suite (without its `max_calls`, so both LLM rules go to worker pools;
+The example span suite (without its `max_calls`, so both LLM rules go to the workers;
 budgeted rules always run in process) over its 50 spans repeated `--copies` times, against
 the loopback stub in its own process at `--latency` seconds per call, concurrency 32, no
 cache. Prints, per worker count, the wall time the user waits (process start of litellm or
@@ -9,8 +9,8 @@ outcome equals the in-process run's.
 
     .venv/bin/python tests/benchmarks/bench_suite_workers.py [--copies 8] [--latency 0.2]
 
-`--auto` measures what `--workers auto` should mean instead: how long a pool takes to be
-warm (in a fresh process, where the fork server imports litellm, and again once it runs),
+`--auto` measures what `--workers auto` should mean instead: how long a Dask LocalCluster
+takes to be warm (in a fresh process, where the fork server imports litellm, and again),
 and `dagtui run GRAPH --workers 1` against `--workers 2` as whole commands (each a fresh
 process, so both pay litellm's import: in process here, in the fork server there) over
 growing batches of the meeting-summary graph, at concurrency 8 (the default) and 32.
@@ -74,23 +74,17 @@ def run(suite: Path, cases: Path, base_url: str, workers: str, out: Path) -> dic
 
 
 def pool_start() -> None:
-    """Seconds from `WarmPool` to every worker warm, twice in this (fresh) process: the
-    first pays the fork server's start (litellm's import), the second only forks."""
-    from dagtui.cases import Case
-    from dagtui.engine import Engine
-    from dagtui.judges import LiteLLMJudge
-    from dagtui.loader import load_file
-    from dagtui.workers import WarmPool
+    """Seconds from a Dask `Cluster` of 2 to every worker warm, twice in this (fresh)
+    process: the first pays the fork server's start (litellm's import), the second only
+    forks (and starts Dask's scheduler and nannies again)."""
+    from dagtui.cluster import Cluster
 
-    graph = load_file(ROOT / "graphs" / "meeting_summary.toml").graph
-    engine = Engine(graph, LiteLLMJudge("openai/gpt-4.1-mini", api_key="test"))
-    cases = [Case(f"c{i}", {"actual_output": "x"}) for i in range(2)]
     for label in ("cold (fork server imports litellm)", "warm fork server"):
         start = time.perf_counter()
-        with WarmPool() as pool:
-            pool.batch(engine, cases, workers=2, concurrency=2)
+        with Cluster(2) as cluster:
+            cluster.connect()
             ready = time.perf_counter() - start
-        print(f"  pool of 2 warm: {ready:5.2f} s  {label}")
+        print(f"  LocalCluster of 2 warm: {ready:5.2f} s  {label}")
     start = time.perf_counter()
     from dagtui.judges.litellm_judge import import_litellm
 
