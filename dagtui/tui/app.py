@@ -34,7 +34,7 @@ from ..model import CheckNode, TaskNode
 from . import backend
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from .outline import ItemRef
-from .state import EditorState, EditRefused, environment_editor
+from .state import EditorState, EditRefused, environment_editor, fallback_editor
 from .widgets.graph_tree import GraphTree
 from .widgets.node_form import (
     FieldChanged,
@@ -1016,9 +1016,14 @@ class EditorApp(App[None]):
             return
         command = environment_editor()
         if command is None:
-            self.notify("set $VISUAL or $EDITOR to edit long fields in your editor",
-                        severity="warning")
-            return
+            command = fallback_editor()
+            if command is None:
+                self.notify("no editor to open: set $VISUAL or $EDITOR (e.g. export "
+                            "EDITOR=nano) and press ctrl+o again", severity="warning",
+                            timeout=10)
+                return
+            self.notify(f"$VISUAL and $EDITOR are not set: using {Path(command).name} "
+                        "(set $EDITOR to choose another)", timeout=6)
         original = to_text(field, value_of(node, field))
         with tempfile.NamedTemporaryFile("w", suffix=f"-{nid}-{field}.txt", delete=False,
                                          encoding="utf-8") as fh:

@@ -741,3 +741,15 @@ class EditorState:
 def environment_editor() -> str | None:
     """The user's editor command from $VISUAL or $EDITOR (None when neither is set)."""
     return os.environ.get("VISUAL") or os.environ.get("EDITOR") or None
+
+
+#: tried in order when neither $VISUAL nor $EDITOR is set: nano first, as the one a newcomer
+#: can leave without knowing the keys (its bottom line names them)
+FALLBACK_EDITORS: tuple[str, ...] = ("nano", "vi")
+
+
+def fallback_editor() -> str | None:
+    """The path of an editor found on PATH for when the user named none, else None."""
+    import shutil
+
+    return next((found for name in FALLBACK_EDITORS if (found := shutil.which(name))), None)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import stat
+import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from dagtui.tui.app import EditorApp
 from dagtui.tui.screens.help import HelpScreen
@@ -104,3 +107,61 @@ async def test_undoing_every_keystroke_in_a_field_leaves_the_file_unmodified(
         assert app.state.graph.nodes["present"].criteria == before
         assert not app.state.dirty
         assert "modified" not in header_text(app)
+
+
+async def test_tab_into_a_field_selects_its_text_so_typing_replaces_it(
+        graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("order")
+        await pilot.pause()
+        # tab from the tree until a filled one-line field has the focus
+        for _ in range(12):
+            await pilot.press("tab")
+            await pilot.pause()
+            if isinstance(app.focused, Input) and app.focused.value:
+                break
+        first = app.focused
+        assert isinstance(first, Input) and first.value
+        await pilot.press("z")
+        await pilot.pause()
+        assert first.value == "z"
+
+
+async def test_ctrl_a_selects_all_of_a_long_field(graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("present")
+        await pilot.pause()
+        area = app.query_one(NodeForm).field("criteria")
+        area.focus()
+        await pilot.pause()
+        await pilot.press("ctrl+a", "q")
+        await pilot.pause()
+        assert area.text == "q"
+        assert app.state.graph.nodes["present"].criteria == "q"
+
+
+async def test_ctrl_o_without_an_editor_variable_falls_back_to_one_on_path(
+        graph_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    nano = bin_dir / "nano"  # a stand-in that writes the new text
+    nano.write_text(f"#!{sys.executable}\nimport sys\n"
+                    "open(sys.argv[1], 'w').write('Edited in nano?')\n")
+    nano.chmod(nano.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("present")
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.state.graph.nodes["present"].criteria == "Edited in nano?"
+        assert any("using nano" in n for n in app.notices)
+        monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "set $VISUAL or $EDITOR" in app.notices[-1]

@@ -162,12 +162,13 @@ class FormPage(Vertical):
 
             return SelectionList(*[(p, p) for p in params], compact=True, id=wid, name=wname)
         if name in F.LONG_TEXT:
-            from textual.widgets import TextArea
+            from .long_text import LongText
 
-            return TextArea("", soft_wrap=True, compact=True, id=wid, name=wname,
+            return LongText("", soft_wrap=True, compact=True, id=wid, name=wname,
                             classes="long-text", tab_behavior="focus")
+        # tabbing into a one-line field selects its text, so typing replaces the value
         return Input("", compact=True, id=wid, name=wname, placeholder=F.HELP.get(name, ""),
-                     select_on_focus=False)
+                     select_on_focus=True)
 
     def _verdict_section(self) -> Horizontal:
         self.verdict_box = Vertical(classes="verdict-box")
