@@ -172,18 +172,34 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(judge, LiteLLMJudge):
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
+    from ..stream import ResultsStream, results_path
+
+    try:  # --json out.json: out.results.jsonl gets each case as it finishes
+        stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
+    except OSError as exc:
+        err(safe_text(f"cannot write {results_path(args.json_out)}: {exc}"))
+        return EXIT_USAGE
     progress = Progress(len(cases), out, quiet=args.quiet,
                         note=getattr(judge, "rate_note", None))
+
+    def finished(result: Any) -> None:
+        if stream is not None:
+            stream.write(result)
+        progress.add(result)
+
     try:
         if on_dask:  # a LocalCluster of `workers` processes, or the cluster at `scheduler`
             report = evaluate_in_workers(engine, cases, workers=workers, scheduler=scheduler,
-                                         concurrency=args.concurrency, on_result=progress.add)
+                                         concurrency=args.concurrency, on_result=finished)
         else:
-            report = asyncio.run(_go(engine, cases, args.concurrency, progress))
+            report = asyncio.run(_go(engine, cases, args.concurrency, finished))
     except CaseError as exc:
         progress.close()
         err(str(exc))
         return EXIT_USAGE
+    finally:
+        if stream is not None:
+            stream.close()
     progress.close()
     if positions is not None:
         from ..merge import shard_info
@@ -228,22 +244,28 @@ def take_shard(cases: list[Any], shard: Any) -> tuple[list[Any], list[int] | Non
     return [cases[i] for i in positions], positions
 
 
-async def _go(engine: Any, cases: Any, concurrency: int, progress: Progress) -> Any:
+async def _go(engine: Any, cases: Any, concurrency: int, on_result: Any) -> Any:
     from ..batch import evaluate_cases
 
     warm_up = getattr(engine.judge, "warm_up", None)
     if warm_up is not None:  # litellm's first-call setup, before the report's clock starts
         await warm_up()
-    return await evaluate_cases(engine, cases, concurrency=concurrency, on_result=progress.add)
+    return await evaluate_cases(engine, cases, concurrency=concurrency, on_result=on_result)
 
 
 class Progress:
-    """A rich progress bar on a terminal; plain per-case lines otherwise (or under CI)."""
+    """A rich progress bar on a terminal; plain per-case lines otherwise (or under CI). Each
+    update shows the judge calls per second so far and the time left at that pace (ETA), so
+    a long run on a large dataset says when it will end."""
 
     def __init__(self, total: int, out: TextIO, *, quiet: bool = False,
                  note: Any = None) -> None:
+        import time
+
         self.total = total
         self.done = 0
+        self.calls = 0
+        self.started = time.perf_counter()
         self.out = out
         self.quiet = quiet
         #: () -> str shown with each update when not empty ("rpm 60" while that binds)
@@ -262,7 +284,9 @@ class Progress:
         from ..outputs import safe_text
 
         self.done += 1
-        note = self.note() if self.note is not None else ""
+        self.calls += result.calls
+        note = ", ".join(n for n in (self.note() if self.note is not None else "",
+                                     self.pace()) if n)
         if self.bar is not None:
             self.bar.update(self.task, advance=1,
                             description=f"{result.status:5} {safe_text(result.case[:30])}"
@@ -278,6 +302,20 @@ class Progress:
             text = result.error if len(result.error) <= 160 else result.error[:157] + "..."
             line += f"  ({result.error_kind}: {text})"
         print(safe_text(line), file=self.out, flush=True)  # a lone surrogate would crash print
+
+    def pace(self) -> str:
+        """"12.5 calls/s, ETA 3m20s" from the cases done so far ("" before any call)."""
+        import time
+
+        elapsed = time.perf_counter() - self.started
+        if not self.done or elapsed <= 0:
+            return ""
+        parts = [f"{self.calls / elapsed:.1f} calls/s"] if self.calls else []
+        left = self.total - self.done
+        if left > 0:
+            eta = round(elapsed / self.done * left)
+            parts.append("ETA " + (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s"))
+        return ", ".join(parts)
 
     def close(self) -> None:
         if self.bar is not None:
