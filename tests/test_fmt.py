@@ -206,3 +206,15 @@ def test_crlf_file_keeps_its_line_endings(tmp_path: Path) -> None:
     assert main(["fmt", str(path)]) == 0
     assert path.read_bytes() == FORMATTED.replace("\n", "\r\n").encode()
     assert main(["fmt", "--check", str(path)]) == 0
+
+
+def test_cases_files_are_left_alone(tmp_path: Path, capsys) -> None:
+    """A `[[cases]]` TOML file has no graph layout: a directory search skips it and a named
+    one is skipped with a note, both untouched (the pre-commit hook relies on this)."""
+    text = '[[cases]]\nname="a"\nactual_output="hi"\n'
+    (tmp_path / "x.cases.toml").write_text(text)
+    (tmp_path / "y.toml").write_text(text)
+    assert main(["fmt", str(tmp_path)]) == 0
+    assert main(["fmt", "--check", str(tmp_path / "y.toml")]) == 0
+    assert "skipped: a cases file" in capsys.readouterr().err
+    assert (tmp_path / "x.cases.toml").read_text() == text == (tmp_path / "y.toml").read_text()

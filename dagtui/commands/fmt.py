@@ -41,13 +41,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _files(paths: list[str]) -> list[Path]:
+    """Graph and suite files to format. Cases files (`[[cases]]` TOML) have no canonical
+    graph layout, so a directory search skips them and a named one is skipped with a note,
+    as `validate` does (`dagtui.commands.validate.file_kind` decides)."""
+    from .validate import file_kind
+
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():  # a FIFO named *.toml is reported, never opened (it would block)
             from ..inputs import regular_files
 
-            out += regular_files(p.rglob("*.toml"), lambda line: print(line, file=sys.stderr))
+            found = regular_files(p.rglob("*.toml"), lambda line: print(line, file=sys.stderr))
+            out += [f for f in found if file_kind(f) != "cases"]
+        elif p.is_file() and file_kind(p) == "cases":
+            print(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
+                  file=sys.stderr)
         else:
             out.append(p)
     return out
