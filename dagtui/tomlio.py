@@ -350,6 +350,7 @@ def _delete_table(doc: Any, nodes_doc: Any, nid: str) -> None:
         is not None else []
     ids = list(nodes_doc.keys())
     pos = ids.index(nid)
+    _drop_header_comments(doc, nodes_doc, ids, pos)
     del nodes_doc[nid]
     if not orphans:
         return
@@ -369,6 +370,24 @@ def _delete_table(doc: Any, nodes_doc: Any, nid: str) -> None:
             body[i:i] = orphans
             return
     body.extend(orphans)
+
+
+def _drop_header_comments(doc: Any, nodes_doc: Any, ids: list[str], pos: int) -> None:
+    """Remove the comment lines right above the header of the node being deleted (no blank
+    line between them and the header): they describe that node and would otherwise stay
+    behind, stale, above the next one. tomlkit files them at the end of whatever precedes
+    the header: the previous node's table, else the table before `[nodes]`."""
+    if pos > 0:
+        holder = _last_table(nodes_doc[ids[pos - 1]])
+    else:
+        keys = list(doc.keys())
+        at = keys.index("nodes") if "nodes" in keys else -1
+        holder = _last_table(doc[keys[at - 1]]) if at > 0 else None
+    if holder is None:
+        return
+    body = holder.value.body
+    while body and body[-1][0] is None and isinstance(body[-1][1], tk.Comment):
+        body.pop()
 
 
 def _replace_node(nodes_doc: Any, nid: str, raw: dict[str, Any]) -> None:

@@ -717,7 +717,11 @@ class EditorApp(App[None]):
         try:
             self.state.delete_node(nid)
         except EditRefused as exc:
-            self._refused(exc)
+            # name the key (as remapped) that does the delete and detach
+            key = next((k for k, active in self.active_bindings.items()
+                        if active.binding.action == "delete_detach"), "D")
+            from .screens.help import describe_key
+            self._refused(EditRefused(f"{exc} (press {describe_key(key)})"))
             return
         await self._after_delete(nid)
 
@@ -993,10 +997,17 @@ class EditorApp(App[None]):
             elif choice == "discard":
                 self.exit()
 
-        self.push_screen(ChoiceScreen("Unsaved changes", f"{self.state.path} has unsaved "
-                                      "changes.", [("save", "Save and quit", "primary"),
-                                                   ("discard", "Quit without saving", "error"),
-                                                   ("cancel", "Cancel", "default")]), done)
+        errors = self.state.errors
+        # saving a graph with errors is allowed (work in progress), but not unannounced
+        detail = f"{self.state.path} has unsaved changes." + (
+            f" The graph has {errors} error{'s' if errors != 1 else ''} (see the problems "
+            "panel): saved as is, it will not load or run until fixed." if errors else "")
+        save_label = (f"Save with {errors} error{'s' if errors != 1 else ''} and quit"
+                      if errors else "Save and quit")
+        self.push_screen(ChoiceScreen("Unsaved changes", detail,
+                                      [("save", save_label, "warning" if errors else "primary"),
+                                       ("discard", "Quit without saving", "error"),
+                                       ("cancel", "Cancel", "default")]), done)
 
     # -- external editor ------------------------------------------------------------------
     async def action_external_editor(self) -> None:

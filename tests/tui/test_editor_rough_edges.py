@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Button, Input
 
 from dagtui.tui.app import EditorApp
+from dagtui.tui.screens.dialogs import ChoiceScreen
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
@@ -165,3 +166,45 @@ async def test_ctrl_o_without_an_editor_variable_falls_back_to_one_on_path(
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert "set $VISUAL or $EDITOR" in app.notices[-1]
+
+
+async def test_delete_refusal_names_the_key_and_delete_takes_the_nodes_comments(
+        graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("present")
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert "present" in app.state.graph.nodes
+        assert "delete and detach" in app.notices[-1] and "(press D)" in app.notices[-1]
+        await pilot.press("D")
+        await pilot.pause()
+        await pilot.press("enter")  # delete and detach
+        await pilot.pause()
+        assert "present" not in app.state.graph.nodes
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        text = graph_file.read_text()
+        assert "The gate" not in text  # the comment above [nodes.present] went with it
+        assert "# Only summaries with all three headings" in text  # order's stays
+        assert "# Evidence first" in text
+
+
+async def test_save_and_quit_warns_about_errors(graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("present")
+        await pilot.pause()
+        area = app.query_one(NodeForm).field("criteria")
+        area.focus()
+        await pilot.pause()
+        await pilot.press("ctrl+a", "delete")  # an empty criteria is an error
+        await pilot.pause()
+        assert app.state.errors
+        await pilot.press("escape", "q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "1 error" in app.screen.message
+        save = app.screen.query_one("#save", Button)
+        assert "error" in str(save.label)
