@@ -59,6 +59,9 @@ DASK_MISSING = "--workers needs dask: pip install 'dagtui[dask]'"
 CHUNK_WAVES = 4
 #: seconds a worker may go without a heartbeat before the local scheduler drops it
 WORKER_TTL = "60s"
+#: seconds to reach a `--scheduler`, and for its first worker to be there
+CONNECT_TIMEOUT = "10s"
+WORKERS_TIMEOUT = 60.0
 #: seconds between looks at the chunks in flight
 POLL = 0.02
 #: variables shipped to workers (a remote machine has its own environment otherwise)
@@ -68,6 +71,10 @@ ENV_SUFFIXES = ("_API_KEY", "_API_BASE", "_API_VERSION")
 
 class DaskMissing(RuntimeError):
     """`--workers N` or `--scheduler` was asked for without Dask installed."""
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot be used (the scheduler is unreachable, no worker joined)."""
 
 
 def require_dask() -> Any:
@@ -183,9 +190,18 @@ class Cluster:
         from .dask_worker import DagtuiPlugin, wait_warm
 
         if self.scheduler:
-            client = distributed.Client(self.scheduler, timeout="30s",
-                                        set_as_default=False)
-            client.wait_for_workers(1, timeout=120)
+            try:
+                client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT,
+                                            set_as_default=False)
+            except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, a bad address
+                raise ClusterError(f"cannot reach the Dask scheduler at {self.scheduler}: "
+                                   f"{type(exc).__name__}: {exc}") from None
+            try:
+                client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+            except Exception:  # noqa: BLE001 - a TimeoutError of Dask's own
+                client.close()
+                raise ClusterError(f"the Dask scheduler at {self.scheduler} has no worker "
+                                   f"(none joined within {WORKERS_TIMEOUT:g} s)") from None
         else:
             method = _forkserver()
             with dask.config.set({"distributed.scheduler.worker-ttl": WORKER_TTL,

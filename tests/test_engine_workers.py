@@ -266,6 +266,23 @@ def test_without_dask_workers_say_how_to_install_it(tmp_path, monkeypatch, capsy
     assert resolve_workers("auto", 10_000, LiteLLMJudge("m", concurrency=64)) == 1
 
 
+def test_an_unreachable_scheduler_is_one_line_not_a_traceback(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    base = ["--model", "openai/gpt-4.1-mini", "--api-base", "http://127.0.0.1:9",
+            "--scheduler", address, "-q"]
+    assert main(["run", MEETING, "--cases", CASES, *base]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dagtui: cannot reach the Dask scheduler at {address}")
+    assert "Traceback" not in err
+    # a suite: every LLM pair says so as a `worker` error (exit 3), the code rules still run
+    suite = ROOT / "graphs" / "suites" / "spans.toml"
+    code = main(["run", str(suite), "--cases", SPANS, *base, "--json", "s.json"])
+    report = json.loads((tmp_path / "s.json").read_text())
+    assert code in (1, 3) and report["totals"]["judge_errors"].get(WORKER_ERROR)
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_api_evaluate_with_workers_matches_in_process():
     import dagtui
 

@@ -136,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
         return EXIT_USAGE
     from ..cluster import (
+        ClusterError,
         DaskMissing,
         evaluate_in_workers,
         parse_workers,
@@ -193,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
                                          concurrency=args.concurrency, on_result=finished)
         else:
             report = asyncio.run(_go(engine, cases, args.concurrency, finished))
-    except CaseError as exc:
+    except (CaseError, ClusterError) as exc:
         progress.close()
         err(str(exc))
         return EXIT_USAGE

@@ -162,7 +162,7 @@ class EngineRuleRunner:
         (a missing field) get the same error outcome an in-process run gives them; the
         others go to one cluster. Traces are written here, from the results sent back."""
         from ..cases import CaseError
-        from ..cluster import Cluster, evaluate_in_workers
+        from ..cluster import WORKER_ERROR, Cluster, ClusterError, evaluate_in_workers
 
         engine = self.engine(rule)
         graph = self.load.graphs[rule.id]
@@ -183,9 +183,14 @@ class EngineRuleRunner:
             async with self._pool_turn:  # rules of one level: one batch after another
                 if self.pool is None:
                     self.pool = Cluster(workers, scheduler=self.scheduler)
-                report = await asyncio.to_thread(
-                    evaluate_in_workers, engine, [seen[i] for i in runnable],
-                    workers=workers, concurrency=self.concurrency, cluster=self.pool)
+                try:
+                    report = await asyncio.to_thread(
+                        evaluate_in_workers, engine, [seen[i] for i in runnable],
+                        workers=workers, concurrency=self.concurrency, cluster=self.pool)
+                except ClusterError as exc:  # said for every pair, as a judge error
+                    for i in runnable:
+                        outcomes[i] = RuleOutcome(error=str(exc), error_kind=WORKER_ERROR)
+                    return [o or RuleOutcome(error="no result") for o in outcomes]
             self.pools[rule.id] = workers
             for i, result in zip(runnable, report.results, strict=True):
                 if self.traces is not None:
