@@ -23,6 +23,16 @@ pytestmark = pytest.mark.timeout(60)
 SMALL = (80, 24)
 
 
+async def focus_criteria(pilot, app: EditorApp):  # type: ignore[no-untyped-def]
+    """Select `present` and put the focus in its criteria text area."""
+    app.query_one(GraphTree).select_node_id("present")
+    await pilot.pause()
+    area = app.query_one(NodeForm).field("criteria")
+    area.focus()
+    await pilot.pause()
+    return area
+
+
 def header_text(app: EditorApp) -> str:
     """The header and status line as shown (where 'modified' appears)."""
     return " ".join(str(w.render()) for w in app.query("#header-file, #status"))
@@ -94,11 +104,7 @@ async def test_undoing_every_keystroke_in_a_field_leaves_the_file_unmodified(
         graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
-        app.query_one(GraphTree).select_node_id("present")
-        await pilot.pause()
-        area = app.query_one(NodeForm).field("criteria")
-        area.focus()
-        await pilot.pause()
+        await focus_criteria(pilot, app)
         before = app.state.graph.nodes["present"].criteria
         await pilot.press("end", "x", "y")
         await pilot.pause()
@@ -132,11 +138,7 @@ async def test_tab_into_a_field_selects_its_text_so_typing_replaces_it(
 async def test_ctrl_a_selects_all_of_a_long_field(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
-        app.query_one(GraphTree).select_node_id("present")
-        await pilot.pause()
-        area = app.query_one(NodeForm).field("criteria")
-        area.focus()
-        await pilot.pause()
+        area = await focus_criteria(pilot, app)
         await pilot.press("ctrl+a", "q")
         await pilot.pause()
         assert area.text == "q"
@@ -194,11 +196,7 @@ async def test_delete_refusal_names_the_key_and_delete_takes_the_nodes_comments(
 async def test_save_and_quit_warns_about_errors(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
-        app.query_one(GraphTree).select_node_id("present")
-        await pilot.pause()
-        area = app.query_one(NodeForm).field("criteria")
-        area.focus()
-        await pilot.pause()
+        await focus_criteria(pilot, app)
         await pilot.press("ctrl+a", "delete")  # an empty criteria is an error
         await pilot.pause()
         assert app.state.errors
