@@ -46,14 +46,6 @@ class OpenGraph:
 class PickRuleScreen(ModalScreen[str | None]):
     """Pick one rule from a list (escape: none)."""
 
-    DEFAULT_CSS = """
-    PickRuleScreen { align: center middle; }
-    PickRuleScreen > Vertical {
-        width: 64; height: auto; max-height: 80%; border: round $accent; padding: 0 1;
-        background: $surface;
-    }
-    PickRuleScreen OptionList { height: auto; max-height: 16; }
-    """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="suite.pick.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
@@ -82,14 +74,7 @@ class SuiteApp(App[OpenGraph | None]):
     """The suite dependencies editor."""
 
     TITLE = "dagtui suite"
-    CSS = """
-    #body { height: 1fr; }
-    #rules { width: 34; border: round $primary; }
-    #main { width: 1fr; }
-    #dag { height: 1fr; border: round $primary; }
-    #details { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
-    #status { height: 1; padding: 0 1; background: $boost; }
-    """
+    CSS_PATH = "suite.tcss"  # beside this module; PickRuleScreen's rules too
     BINDINGS = [
         Binding("f", "toggle_focus", "Focus view", id="suite.focus"),
         Binding("a", "add_dependency", "Add dep", id="suite.add_dep"),

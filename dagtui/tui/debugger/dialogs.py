@@ -9,6 +9,7 @@ tell ctrl+enter from enter, and ctrl+s is the debugger's trace save).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -26,72 +27,14 @@ from ...judges.base import Ask, HumanAnswer
 from .panes_text import format_messages
 from .run_model import show_value
 
-DIALOG_CSS = """
-DebuggerDialog {
-    align: center middle;
-    background: $background 60%;
-}
-DebuggerDialog > Vertical {
-    width: 90%;
-    max-width: 110;
-    height: auto;
-    max-height: 90%;
-    border: round $accent;
-    background: $surface;
-    padding: 0 1;
-}
-DebuggerDialog .dlg-title {
-    text-style: bold;
-    width: 1fr;
-    margin-bottom: 1;
-}
-DebuggerDialog .dlg-hint {
-    color: $text-muted;
-    height: auto;
-}
-DebuggerDialog .dlg-error {
-    color: $error;
-    height: auto;
-}
-DebuggerDialog .dlg-prompt {
-    height: 12;
-}
-DebuggerDialog .dlg-text {
-    height: 8;
-}
-DebuggerDialog OptionList {
-    height: auto;
-    max-height: 12;
-    border: round $primary-darken-1;
-}
-DebuggerDialog OptionList:focus {
-    border: round $accent;
-}
-DebuggerDialog .dlg-buttons {
-    height: auto;
-    align-horizontal: right;
-}
-DebuggerDialog .dlg-buttons Button {
-    margin-left: 1;
-}
-DebuggerDialog .case-fields {
-    height: auto;
-    max-height: 24;
-}
-DebuggerDialog .field-name {
-    margin-top: 1;
-    color: $text-muted;
-}
-DebuggerDialog .field-area {
-    height: 4;
-}
-"""
+#: the debugger's stylesheet: the step screen, these dialogs and the keys screen
+DEBUGGER_CSS_PATH = Path(__file__).with_name("debugger.tcss")
 
 
 class DebuggerDialog(ModalScreen[Any]):
     """Base: esc backs out with None; shared look."""
 
-    DEFAULT_CSS = DIALOG_CSS
+    CSS_PATH = DEBUGGER_CSS_PATH
     BINDINGS = [Binding("escape", "cancel", "cancel", id="debugger.dialog.cancel")]
 
     def on_mount(self) -> None:
@@ -420,12 +363,6 @@ class KeysScreen(DebuggerDialog):
     """Every debugger key, what it does and its binding id (F1 / ?), read from the live
     bindings and the user's remaps by `keys.help_sections`."""
 
-    DEFAULT_CSS = """
-    KeysScreen #keys-scroll {
-        height: auto;
-        max-height: 26;
-    }
-    """
     BINDINGS = [Binding("q,f1,question_mark", "cancel", "close", id="debugger.keys.close")]
 
     def __init__(self, sections: list[tuple[str, list[tuple[str, str, str]]]]) -> None:

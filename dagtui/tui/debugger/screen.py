@@ -34,7 +34,7 @@ from ...model import Graph, TaskNode
 from ...trace import Trace
 from ..calibration import forced_overrides, label_note, load_calibration
 from .actions import RunActions
-from .dialogs import settle_blink
+from .dialogs import DEBUGGER_CSS_PATH, settle_blink
 from .keys import DEBUGGER_KEYS, help_sections
 from .palette import DebuggerCommands
 from .panes_text import (
@@ -53,83 +53,6 @@ from .widgets import PANES, PathTree, StepPanes
 
 WORKER_GROUP = "debugger-judge"
 
-SCREEN_CSS = """
-DebuggerScreen {
-    layout: vertical;
-}
-DebuggerScreen #dbg-header {
-    height: 1;
-    background: $panel;
-    padding: 0 1;
-}
-DebuggerScreen #dbg-header-left {
-    width: 1fr;
-    text-wrap: nowrap;
-    text-overflow: ellipsis;
-}
-DebuggerScreen #dbg-header-right {
-    width: auto;
-}
-DebuggerScreen #dbg-banner {
-    height: auto;
-    padding: 0 1;
-    background: $warning 20%;
-    display: none;
-}
-DebuggerScreen #dbg-banner.shown {
-    display: block;
-}
-DebuggerScreen #dbg-main {
-    height: 1fr;
-}
-DebuggerScreen #dbg-left {
-    width: 44;
-}
-DebuggerScreen #dbg-tree {
-    height: 1fr;
-    border: round $primary-darken-1;
-    scrollbar-size-vertical: 1;
-}
-DebuggerScreen #dbg-tree:focus {
-    border: round $accent;
-}
-DebuggerScreen #dbg-result {
-    height: auto;
-    max-height: 10;
-    border: round $primary-darken-1;
-    padding: 0 1;
-}
-DebuggerScreen #dbg-result.pass {
-    border: round $success;
-}
-DebuggerScreen #dbg-result.fail, DebuggerScreen #dbg-result.error {
-    border: round $error;
-}
-DebuggerScreen #dbg-right {
-    width: 1fr;
-    border: round $primary-darken-1;
-}
-DebuggerScreen #dbg-right:focus-within {
-    border: round $accent;
-}
-DebuggerScreen StepPanes {
-    height: 1fr;
-}
-DebuggerScreen #dbg-tabs {
-    height: 1fr;
-}
-DebuggerScreen #dbg-tabs TabPane {
-    padding: 0;
-    height: 1fr;
-}
-DebuggerScreen .step-text {
-    height: 1fr;
-    border: none;
-    padding: 0 1;
-}
-"""
-
-
 class DebuggerScreen(RunActions, Screen[None]):
     """Step one case through `graph` with `judge`.
 
@@ -144,7 +67,8 @@ class DebuggerScreen(RunActions, Screen[None]):
     as the consent object lives (the editor keeps one for its whole session).
     """
 
-    DEFAULT_CSS = SCREEN_CSS
+    #: the screen and its dialogs share one stylesheet (loaded with the screen, in either app)
+    CSS_PATH = DEBUGGER_CSS_PATH
     #: ctrl+p lists every action below by name (see `palette.py`)
     COMMANDS = {DebuggerCommands}
     BINDINGS = [

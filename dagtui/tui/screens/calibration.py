@@ -21,16 +21,7 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
     case closes the view with (case, node): the editor opens the debugger on that case,
     paused at that node."""
 
-    DEFAULT_CSS = """
-    CalibrationScreen { align: center middle; }
-    CalibrationScreen #cal-box { width: 95%; height: 90%; border: round $accent;
-                                 background: $surface; }
-    CalibrationScreen #cal-head { height: auto; padding: 0 1; }
-    CalibrationScreen #cal-nodes { width: 34; height: 1fr; }
-    CalibrationScreen #cal-right { width: 1fr; height: 1fr; }
-    CalibrationScreen #cal-matrix { height: auto; padding: 0 1; }
-    CalibrationScreen #cal-cases { height: 1fr; }
-    """
+    CSS_PATH = "calibration.tcss"  # beside this module
     BINDINGS = [Binding("escape", "close", "back", id="calibration.close")]
 
     def __init__(self, data: dict[str, Any], selected: str | None = None) -> None:
