@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,11 +22,10 @@ from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Footer, Static, Tab, Tree
 
 from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
@@ -85,6 +84,10 @@ EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
 
 #: actions that need the bottom panels: they wait the instant until those are mounted
 BOTTOM_ACTIONS: frozenset[str] = frozenset({"show_tab", "show_graph", "graph_scope", "help"})
+
+#: actions with nothing to act on while the file does not parse (hidden from the footer)
+READ_ONLY_HIDDEN: frozenset[str] = frozenset({"goto", "show_graph", "graph_scope", "debug",
+                                              "calibration"})
 
 #: the action names of the editor's bindings (without parameters): they run only while the
 #: editor's main screen is on top (see `EditorApp.check_action`)
@@ -178,6 +181,14 @@ class EditorApp(App[None]):
             "editor.save", "editor.help", "editor.debug"))
         for bid, key, action, desc, show in EDITOR_KEYS
     ]
+
+    #: the user's remaps as given to `set_keymap` (F1 lists the keys in force from it)
+    user_keymap: dict[str, str] = {}
+
+    def set_keymap(self, keymap: Mapping[str, str]) -> None:
+        """Remap keys, and keep the remaps where F1 can read them (Textual's copy is private)."""
+        self.user_keymap = dict(keymap)
+        super().set_keymap(keymap)
 
     def __init__(self, path: str | Path, *, starter: str | None = None,
                  poll_interval: float = 1.0, state: EditorState | None = None,
@@ -370,16 +381,16 @@ class EditorApp(App[None]):
             self._show_graph()
 
     def _set_label(self, tabs: TabbedContent, tab: str, label: str) -> None:
-        """Relabel a tab only when the text changes. `Tab.label` relayouts the screen and
-        moves the underline; a label of the same width ("Problems 1" → "Problems 2", the
-        usual case while typing) only needs the tab itself repainted."""
+        """Relabel a tab only when the text changes. A new label tells the tab bar to move its
+        underline; a label of the same width ("Problems 1" → "Problems 2", the usual case
+        while typing) leaves it where it is, so that message is held back."""
         widget = tabs.get_tab(tab)
         old = str(widget.label)
         if old == label:
             return
         if len(old) == len(label):
-            widget._label = Content.from_text(label)  # what the `label` property returns
-            Static.update(widget, widget._label, layout=False)
+            with widget.prevent(Tab.Relabelled):  # same width: the underline stays put
+                widget.label = label
         else:
             widget.label = label
 
@@ -435,10 +446,13 @@ class EditorApp(App[None]):
         if state.read_only:
             name.append("  read-only", style="bold red")
         self._update("#header-file", name)
-        info = Text.assemble((metric.name, "bold"), " · threshold ",
-                             (f"{metric.effective_threshold:g}", "bold"),
-                             " · ", (metric.model or "no model pinned",
-                                     "bold" if metric.model else "yellow"))
+        if state.read_only:  # nothing was parsed: the metric's defaults would mislead
+            info = Text("metric unknown until the file parses", style="dim")
+        else:
+            info = Text.assemble((metric.name, "bold"), " · threshold ",
+                                 (f"{metric.effective_threshold:g}", "bold"),
+                                 " · ", (metric.model or "no model pinned",
+                                         "bold" if metric.model else "yellow"))
         self._update("#header-metric", info)
         status = Text()
         if state.read_only:
@@ -612,8 +626,9 @@ class EditorApp(App[None]):
         state = self.state
         editing = {"add_node", "add_verdict", "remove_verdict", "delete", "delete_detach",
                    "rename", "move", "undo", "redo", "external_editor"}
-        if action in editing and state.read_only:
-            return None
+        if state.read_only and (action in editing or action in READ_ONLY_HIDDEN
+                                or (action == "show_tab" and parameters == ("paths",))):
+            return False  # hidden: a file that does not parse has no graph to act on
         node = state.graph.nodes.get(state.selected or "")
         if action in ("add_verdict", "remove_verdict"):
             return True if node is not None and hasattr(node, "verdicts") else None
@@ -624,7 +639,7 @@ class EditorApp(App[None]):
         if action == "redo":
             return True if state.can_redo else None
         if action == "save":
-            return True if not state.read_only else None
+            return not state.read_only
         return True
 
     def _refused(self, exc: Exception) -> None:
@@ -966,14 +981,20 @@ class EditorApp(App[None]):
 
     def _bindings_of(self, node: Any) -> Iterable[Binding]:
         """`node`'s bindings with the user's remaps applied (what the keys really are)."""
-        keymap = getattr(self, "_keymap", {}) or {}
+        keymap = self.user_keymap
         return [Binding(keymap[b.id], b.action, b.description, id=b.id)
                 if b.id in keymap else b for b in self._declared_bindings(node)]
 
     @staticmethod
     def _declared_bindings(node: Any) -> Iterable[Binding]:
+        """The `BINDINGS` `node`'s classes declare, merged as Textual merges them (a subclass's
+        key wins), read from the public class attributes rather than Textual's private map."""
+        by_key: dict[str, list[Binding]] = {}
+        for cls in reversed(type(node).__mro__):
+            for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
+                by_key.setdefault(b.key, []).append(b)
         out: dict[str, Binding] = {}
-        for key, bindings in node._bindings.key_to_bindings.items():
+        for key, bindings in by_key.items():
             for b in bindings:
                 if b.id and (b.id.startswith(("editor.", "tree.", "problems.", "graph."))):
                     if b.id in out:

@@ -206,3 +206,23 @@ async def test_save_and_quit_warns_about_errors(graph_file: Path) -> None:
         assert "1 error" in app.screen.message
         save = app.screen.query_one("#save", Button)
         assert "error" in str(save.label)
+
+
+def footer_keys(app: EditorApp) -> set[str]:
+    """The keys the footer shows: bindings marked shown that check_action does not hide."""
+    return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+
+
+async def test_unparsable_file_footer_and_header_show_only_what_works(
+        graph_file: Path) -> None:
+    graph_file.write_text('[metric]\nname = "x"\n[nodes.a]\ntype = "binary\n')
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.state.read_only
+        keys = footer_keys(app)
+        assert {"ctrl+s", "a", "d", "r", "ctrl+z", "g", "f5"}.isdisjoint(keys), keys
+        assert {"f1", "ctrl+q"} & keys
+        header = str(app.query_one("#header-metric").render())
+        assert "Untitled metric" not in header and "does not parse" not in header
+        assert "metric unknown" in header
