@@ -3,6 +3,7 @@
 A starter is a small, valid, commented graph: it opens with no problems in the editor and
 shows by example how the pieces fit (a data edge, a gate, a leaf score). Each one validates
 clean (tests/test_tomlio.py checks it), so a new user starts from something that runs.
+`blank` is the least that validates: one judgement, no structure to delete first.
 """
 
 from __future__ import annotations
@@ -10,7 +11,26 @@ from __future__ import annotations
 __all__ = ["DEFAULT_STARTER", "STARTERS", "starter_text"]
 
 _BLANK = '''\
-# A new dagtui graph. A task node extracts evidence; a binary gate judges it.
+# The smallest graph that runs: one yes/no judgement scoring 10 or 0.
+# Write its criteria, then add nodes with `a` (a task extracts evidence for a judgement;
+# a verdict's `then` continues the path at another node).
+[metric]
+name = "My metric"
+threshold = 0.5           # success when score >= threshold (0..1)
+model = "gpt-4.1-mini"    # the judge: any litellm model string
+
+[nodes.judge]
+type = "binary"
+criteria = "Does `actual_output` do what the request in `input` asks?"
+params = ["input", "actual_output"]
+verdicts = [
+  { verdict = true, score = 10 },
+  { verdict = false, score = 0 },
+]
+'''
+
+_EXTRACT_JUDGE = '''\
+# Extract, then judge: a task node lists the claims, a binary node judges them.
 # Every path through the graph ends in a fixed score (0..10, divided by 10).
 [metric]
 name = "My metric"
@@ -127,7 +147,9 @@ verdicts = [
 ]
 '''
 
+#: in the order the editor offers them: the first is what `enter` picks in the chooser
 STARTERS: dict[str, str] = {
+    "extract-judge": _EXTRACT_JUDGE,
     "blank": _BLANK,
     "gate-geval": _GATE_GEVAL,
     "extract-classify": _EXTRACT_CLASSIFY,

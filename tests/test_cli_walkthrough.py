@@ -134,8 +134,8 @@ def test_test_named_graph_without_cases_is_still_an_error(tmp_path, capsys) -> N
 
 def test_edit_list_starters_needs_no_file(capsys) -> None:
     code, out, _ = cli(capsys, "edit", "--list-starters")
-    assert code == 0 and out.split() == ["blank", "gate-geval", "extract-classify",
-                                         "check-first"]
+    assert code == 0 and out.split() == ["extract-judge", "blank", "gate-geval",
+                                         "extract-classify", "check-first"]
     code, _, err = cli(capsys, "edit")
     assert code == 2 and "--list-starters" in err
 

@@ -226,3 +226,27 @@ async def test_unparsable_file_footer_and_header_show_only_what_works(
         header = str(app.query_one("#header-metric").render())
         assert "Untitled metric" not in header and "does not parse" not in header
         assert "metric unknown" in header
+
+
+async def test_starter_chooser_shows_whole_sentences_and_blank_is_one_judgement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import OptionList
+
+    from dagtui.tui.screens.dialogs import StarterScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tmp_path / "new.toml")
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert isinstance(app.screen, StarterScreen)
+        options = app.screen.query_one(OptionList)
+        texts = {options.get_option_at_index(i).id: str(options.get_option_at_index(i).prompt)
+                 for i in range(options.option_count)}
+        assert all(text.rstrip().endswith(".") for text in texts.values()), texts
+        assert "rejects the obvious failures" in texts["check-first"]
+        while options.highlighted is None or \
+                options.get_option_at_index(options.highlighted).id != "blank":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert list(app.state.graph.nodes) == ["judge"]
+        assert app.state.errors == 0
