@@ -357,12 +357,14 @@ def print_summary(report: Any, out: TextIO) -> None:
     w("\nnode               reached  verdicts                               calls   tokens"
       "     cost   p50     p95\n")
     for nid, st in report.node_stats().items():
+        # no priced call in the run: the total says `-`, so no node claims `0.0000`
+        node_cost = f"{st.cost:8.4f}" if cost is not None else f"{'-':>8}"
         verdicts = ", ".join(f"{show_value(k)}:{v}" for k, v in st.verdicts.most_common())
         if st.errors:
             verdicts += (", " if verdicts else "") + ", ".join(
                 f"error {k}:{v}" for k, v in st.errors.items())
         w(f"  {nid[:16]:16} {st.reached:7d}  {verdicts[:38]:38} {st.calls:5d} "
-          f"{st.prompt_tokens + st.completion_tokens:8d} {st.cost:8.4f} "
+          f"{st.prompt_tokens + st.completion_tokens:8d} {node_cost} "
           f"{_fmt_s(st.p50):>6} {_fmt_s(st.p95):>7}\n")
     kinds = report.error_kinds()
     retried = report.retried_kinds()

@@ -294,7 +294,7 @@ async def test_save_a_trace_and_open_it_read_only(tmp_path) -> None:  # type: ig
         await pilot.pause()
         assert screen.run.read_only
         assert "read-only" in str(screen.query_one("#dbg-header-left").render())
-        assert screen.check_action("step", ()) is None
+        assert screen.check_action("step", ()) is False  # hidden from the footer
         assert "0.40" in result_text(screen)
         await pilot.press("escape")  # back to the live run, not out of the app
         await pilot.pause()
