@@ -121,6 +121,11 @@ def _money(cost: float | None) -> str:
     return "n/a (unknown to litellm)" if cost is None else f"${cost:.6f}"
 
 
+def calls_text(n: int) -> str:
+    """`1 call`, `3 calls`."""
+    return f"{n} call" if n == 1 else f"{n} calls"
+
+
 def usage_text(record: StepRecord | None) -> str:
     if record is None:
         return "(this node has not run yet)"
@@ -128,7 +133,10 @@ def usage_text(record: StepRecord | None) -> str:
         f"calls sent        {record.calls_made}",
         f"prompt tokens     {record.prompt_tokens}",
         f"completion tokens {record.completion_tokens}",
-        f"cost              {_money(record.cost)}",
+        # no call made (a task answered from labels, a code check, a cache hit): nothing to
+        # price, which is not the same as a price litellm does not know
+        f"cost              "
+        f"{_money(record.cost) if record.calls_made else 'none (no call made)'}",
         f"latency           {record.latency * 1000:.0f} ms",
         f"cache hit         {'yes' if record.cache_hit else 'no'}",
         f"retries           {record.retries}",
@@ -164,7 +172,7 @@ def result_lines(result: RunResult | None, overridden: bool) -> tuple[str, str]:
         return "", ""
     cost = "" if result.cost is None else f" · ${result.cost:.4f}"
     cached = f" · {result.cache_hits} cached" if result.cache_hits else ""
-    totals = f"{result.calls} calls · {result.tokens} tokens{cost}{cached}"
+    totals = f"{calls_text(result.calls)} · {result.tokens} tokens{cost}{cached}"
     path = path_text(result)
     if result.error is not None:
         return "✘ error", f"{result.error}\n{path}\n{totals}"

@@ -38,6 +38,7 @@ from .dialogs import DEBUGGER_CSS_PATH, settle_blink
 from .keys import DEBUGGER_KEYS, help_sections
 from .palette import DebuggerCommands
 from .panes_text import (
+    calls_text,
     evidence_text,
     prompt_text,
     response_text,
@@ -221,7 +222,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         calls, _, _ = run.totals()
         # tokens and cost are in the Result box and the Usage tab: the header keeps room
         # for the graph, the case and the judge
-        right.update(f"  step {done}/{most} · {calls} calls")
+        right.update(f"  step {done}/{most} · {calls_text(calls)}")
         notes = []
         if self.fatal:
             notes.append(self.fatal)
@@ -326,19 +327,23 @@ class DebuggerScreen(RunActions, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         run = self.live
+        # a saved trace is read-only: its footer shows only what works on it (hidden, not
+        # dimmed, so the keys it offers are the ones that do something)
         viewing = self.viewing is not None
         if action == "stop":
             return self._busy
         if action in ("step", "continue_run"):
-            if viewing or run is None or self._busy:
+            if viewing or run is None:
+                return False
+            if self._busy:
                 return None
             return True if not run.finished and run.case is not None else None
         if action == "breakpoint":
-            return None if viewing or run is None else True  # fine while a step runs
+            return not (viewing or run is None)  # fine while a step runs
         if action in ("restart", "pick_case", "edit_case", "pick_judge", "override",
                       "edit_node"):
             if viewing or run is None:
-                return None
+                return False
             if self._busy:
                 return False  # hidden while a step runs: the footer keeps room for x stop
             if action == "pick_judge" and self.judge_factory is None:
@@ -501,4 +506,4 @@ def running_totals(run: DebugRun) -> str:
     """Calls, tokens and cost of the steps so far (the header has no room for them)."""
     calls, tokens, total_cost = run.totals()  # kept as steps come, not summed per redraw
     cost = f" · ${total_cost:.4f}" if total_cost is not None else ""
-    return f"so far: {calls} calls · {tokens} tokens{cost}"
+    return f"so far: {calls_text(calls)} · {tokens} tokens{cost}"
