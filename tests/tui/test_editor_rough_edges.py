@@ -250,3 +250,22 @@ async def test_starter_chooser_shows_whole_sentences_and_blank_is_one_judgement(
         await pilot.pause()
         assert list(app.state.graph.nodes) == ["judge"]
         assert app.state.errors == 0
+
+
+async def test_on_a_small_terminal_the_panels_give_way_and_the_footer_fits(
+        graph_file: Path) -> None:
+    from textual.widgets import Footer
+
+    app = make_app(graph_file)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        bottom = app.query_one("#bottom")
+        main = app.query_one("#main")
+        assert bottom.size.height <= 7 < main.size.height
+        footer = app.query_one(Footer)
+        assert footer.compact and not footer.show_command_palette
+        assert footer.region.bottom == 24 and footer.size.height == 1
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        assert app.query_one("#bottom").size.height == 11
+        assert not app.query_one(Footer).compact

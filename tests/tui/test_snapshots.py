@@ -77,3 +77,9 @@ def test_graph_view(workdir: Path, snap_compare) -> None:  # type: ignore[no-unt
 def test_help(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(app_for("meeting_summary.toml"), terminal_size=SIZE, run_before=checked,
                         press=["f1"])
+
+
+def test_editor_at_80x24(workdir: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """A small terminal: the panels give way to the tree and the form; the footer fits."""
+    assert snap_compare(app_for("meeting_summary.toml"), terminal_size=(80, 24),
+                        run_before=checked, press=["j", "j"])
