@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette, Hit, Hits, Provider
@@ -125,6 +125,11 @@ ACTION_HELP: dict[str, str] = {
 
 CSS_PATH = Path(__file__).with_name("editor.tcss")
 
+
+#: below this many rows the bottom panels shrink (the `short` class in editor.tcss), below
+#: this many columns the footer is compact
+SHORT_ROWS = 32
+NARROW_COLS = 110
 
 class TextLine(Widget):
     """One line of text in a fixed-size slot. Unlike `Static.update`, showing new text
@@ -308,6 +313,7 @@ class EditorApp(App[None]):
         # problems follow
         self.call_after_refresh(self._mount_bottom)
         self.call_after_refresh(self._first_form)
+        self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self._first_check)
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll_disk)
@@ -321,6 +327,20 @@ class EditorApp(App[None]):
 
     @asynccontextmanager
     async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """On a small terminal the panels give way to the tree and the form: the bottom
+        panels get fewer rows, and the footer packs its keys tighter and leaves the palette
+        key (ctrl+p still works) so the editor's own keys are not cut off."""
+        main = self.screen_stack[0]
+        main.set_class(height < SHORT_ROWS, "short")
+        footer = next(iter(main.query(Footer)), None)
+        if footer is not None:
+            footer.compact = width < NARROW_COLS
+            footer.show_command_palette = width >= NARROW_COLS
+
         """Textual's `run_test`, handing over the pilot only once the first validation
         has run, so every test starts from the same, fully checked, screen."""
         async with super().run_test(*args, **kwargs) as pilot:
