@@ -125,11 +125,11 @@ ACTION_HELP: dict[str, str] = {
 
 CSS_PATH = Path(__file__).with_name("editor.tcss")
 
-
 #: below this many rows the bottom panels shrink (the `short` class in editor.tcss), below
 #: this many columns the footer is compact
 SHORT_ROWS = 32
 NARROW_COLS = 110
+
 
 class TextLine(Widget):
     """One line of text in a fixed-size slot. Unlike `Static.update`, showing new text
@@ -304,6 +304,7 @@ class EditorApp(App[None]):
             load_calibration(self.state.path, self.calibration_file))
         await self.sync()
         self.settle_blink(self.screen)
+        self._fit(self.size.width, self.size.height)
         tree = self.query_one(GraphTree)
         tree.focus()
         if self.state.selected:
@@ -313,20 +314,10 @@ class EditorApp(App[None]):
         # problems follow
         self.call_after_refresh(self._mount_bottom)
         self.call_after_refresh(self._first_form)
-        self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self._first_check)
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll_disk)
 
-    async def _first_check(self) -> None:
-        try:
-            if self.state.finish_check():
-                await self.sync()
-        finally:
-            self.first_check_done.set()
-
-    @asynccontextmanager
-    async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
 
@@ -341,6 +332,15 @@ class EditorApp(App[None]):
             footer.compact = width < NARROW_COLS
             footer.show_command_palette = width >= NARROW_COLS
 
+    async def _first_check(self) -> None:
+        try:
+            if self.state.finish_check():
+                await self.sync()
+        finally:
+            self.first_check_done.set()
+
+    @asynccontextmanager
+    async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
         """Textual's `run_test`, handing over the pilot only once the first validation
         has run, so every test starts from the same, fully checked, screen."""
         async with super().run_test(*args, **kwargs) as pilot:
