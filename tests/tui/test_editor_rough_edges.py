@@ -269,3 +269,28 @@ async def test_on_a_small_terminal_the_panels_give_way_and_the_footer_fits(
         await pilot.pause()
         assert app.query_one("#bottom").size.height == 11
         assert not app.query_one(Footer).compact
+
+
+async def test_v_on_a_problem_shows_its_whole_message_and_can_jump_to_it(
+        graph_file: Path) -> None:
+    from dagtui.tui.widgets.panels import ProblemsTable
+
+    text = graph_file.read_text().replace('children = ["present", "order"]',
+                                          'children = ["present", "order", "no_such_node"]')
+    graph_file.write_text(text)
+    app = make_app(graph_file)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("p")
+        await pilot.pause()
+        table = app.query_one(ProblemsTable)
+        assert app.focused is table and table.diagnostics
+        message = table.diagnostics[0].message
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        shown = " ".join(str(app.screen.query_one(".dialog-message").render()).split())
+        assert shown == " ".join(message.split())  # whole, wrapped to the dialog
+        await pilot.press("enter")  # go to it
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen)
+        assert app.state.selected == table.diagnostics[0].node

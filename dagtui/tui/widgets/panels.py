@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.cells import cell_len
+from rich.markup import escape
 from rich.text import Text
 from textual.binding import Binding
 from textual.coordinate import Coordinate
@@ -30,11 +31,13 @@ class ProblemChosen(Message):
 
 
 class ProblemsTable(DataTable):
-    """Every diagnostic of the graph as it is now; enter jumps to the node and field."""
+    """Every diagnostic of the graph as it is now; enter jumps to the node and field, `v`
+    shows the whole message (a long one is cut at the panel's edge)."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="problems.down"),
         Binding("k", "cursor_up", "Up", show=False, id="problems.up"),
+        Binding("v", "view_message", "whole message", id="problems.view"),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -90,6 +93,25 @@ class ProblemsTable(DataTable):
             self.add_rows(rows[keep:])
         if self.cursor_row >= len(rows):
             self.move_cursor(row=len(rows) - 1, animate=False)
+
+    def action_view_message(self) -> None:
+        """The highlighted problem in full, in a dialog that can also jump to it."""
+        if not 0 <= self.cursor_row < len(self.diagnostics):
+            return
+        from ..screens.dialogs import ChoiceScreen
+
+        d = self.diagnostics[self.cursor_row]
+        where = problem_rows([d])[0][3].plain
+        line = f" (line {d.line})" if d.line else ""
+
+        def done(choice: str | None) -> None:
+            if choice == "goto":
+                self.post_message(ProblemChosen(d))
+
+        # escaped: the dialog reads markup, and a message may quote `[metric]`
+        self.app.push_screen(ChoiceScreen(f"{d.code} {where}{line}", escape(d.message),
+                                          [("goto", "Go to it", "primary"),
+                                           ("cancel", "Close", "default")]), done)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
