@@ -294,3 +294,20 @@ async def test_v_on_a_problem_shows_its_whole_message_and_can_jump_to_it(
         await pilot.pause()
         assert not isinstance(app.screen, ChoiceScreen)
         assert app.state.selected == table.diagnostics[0].node
+
+
+async def test_then_completes_node_ids(graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("present")
+        await pilot.pause()
+        then = app.query_one(NodeForm).page.verdict(0, "then")  # false → score 0
+        then.focus()
+        await pilot.pause()
+        await pilot.press("o", "r")
+        await pilot.pause(0.2)
+        await pilot.press("right")  # take the suggestion
+        await pilot.pause()
+        assert then.value == "order"
+        verdict = app.state.graph.nodes["present"].verdicts[0]
+        assert verdict.then == "order"
