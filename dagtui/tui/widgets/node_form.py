@@ -222,6 +222,12 @@ class FormPage(Vertical):
             set_quietly(widget, name, F.value_of(node, name), node)
         if self.verdict_box is not None:
             await self._fill_verdicts(getattr(node, "verdicts", []) or [])
+            from textual.suggester import SuggestFromList
+
+            # `then` completes the graph's node ids (right arrow or end takes the suggestion)
+            ids = SuggestFromList([n for n in graph.nodes if n != node_id])
+            for row in self.verdict_inputs:
+                row["then"].suggester = ids
 
     def show_title(self, graph: Graph, node_id: str | None) -> None:
         """The line above the fields: id · type · label. Redrawn on every edit so a label
