@@ -311,3 +311,16 @@ async def test_then_completes_node_ids(graph_file: Path) -> None:
         assert then.value == "order"
         verdict = app.state.graph.nodes["present"].verdicts[0]
         assert verdict.then == "order"
+
+
+async def test_verdict_labels_are_shown_whole_in_the_form(graph_file: Path) -> None:
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.query_one(GraphTree).select_node_id("order")
+        await pilot.pause()
+        await pilot.pause()
+        page = app.query_one(NodeForm).page
+        for i, verdict in enumerate(app.state.graph.nodes["order"].verdicts):
+            box = page.verdict(i, "verdict")
+            assert box.value == verdict.verdict
+            assert box.content_size.width > len(box.value)  # room for it and the caret
