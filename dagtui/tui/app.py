@@ -45,6 +45,7 @@ from .widgets.node_form import (
 )
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.pilot import Pilot
     from textual.widgets import TabbedContent, TextArea
 
@@ -189,6 +190,14 @@ class EditorApp(App[None]):
 
     #: the user's remaps as given to `set_keymap` (F1 lists the keys in force from it)
     user_keymap: dict[str, str] = {}
+
+    #: set by `exit`: the disk poll stops asking once the app is on its way out
+    exiting = False
+
+    def exit(self, result: Any = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        self.exiting = True
+        super().exit(result, return_code, message)
 
     def set_keymap(self, keymap: Mapping[str, str]) -> None:
         """Remap keys, and keep the remaps where F1 can read them (Textual's copy is private)."""
@@ -1119,7 +1128,7 @@ class EditorApp(App[None]):
 
     # -- the file on disk -----------------------------------------------------------------
     async def _poll_disk(self) -> None:
-        if self._asking_disk or self._exit or not self.state.changed_on_disk():
+        if self._asking_disk or self.exiting or not self.state.changed_on_disk():
             return
         if len(self.screen_stack) > 1 or not self.query("#header-file"):
             return  # a dialog is open (ask when it is closed), or the app is shutting down

@@ -60,7 +60,7 @@ HelpRow = tuple[str, str, str]
 
 def key_of(app: Any, binding_id: str, default: str) -> str:
     """The key(s) bound to `binding_id` now: the user's remap, else `default`."""
-    keymap: Mapping[str, str] = getattr(app, "_keymap", None) or {}
+    keymap: Mapping[str, str] = getattr(app, "user_keymap", None) or {}
     return keymap.get(binding_id, default)
 
 

@@ -13,6 +13,7 @@ one as the count changes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -134,29 +135,29 @@ class FormPage(Vertical):
 
     def _metric_widget(self, name: str) -> Widget:
         if name in F.BOOLS:
-            return Select([("true", True), ("false", False)], allow_blank=False, compact=True,
-                          id=self.wid(name), name=f"metric:{name}")
+            return FieldSelect([("true", True), ("false", False)], allow_blank=False,
+                               compact=True, id=self.wid(name), name=f"metric:{name}")
         return Input("", compact=True, id=self.wid(name), name=f"metric:{name}",
                      placeholder=F.HELP.get(name, ""))
 
     def _node_widget(self, node: NodeBase, name: str, params: tuple[str, ...]) -> Widget:
         wid, wname = self.wid(name), f"field:{name}"
         if name == "type":
-            return Select([(t, t) for t in NODE_TYPES], allow_blank=False, compact=True,
-                          id=wid, name=wname)
+            return FieldSelect([(t, t) for t in NODE_TYPES], allow_blank=False, compact=True,
+                               id=wid, name=wname)
         if name == "check":
-            return Select([(k, k) for k in CHECK_KINDS], compact=True, id=wid, name=wname,
-                          prompt="choose a kind")
+            return FieldSelect([(k, k) for k in CHECK_KINDS], compact=True, id=wid, name=wname,
+                               prompt="choose a kind")
         if name == "param":
-            return Select([(p, p) for p in params], compact=True, id=wid, name=wname,
-                          prompt="(none: use evidence)")
+            return FieldSelect([(p, p) for p in params], compact=True, id=wid, name=wname,
+                               prompt="(none: use evidence)")
         if name in F.CHOICES or name == "mode":
             choices = F.CHOICES.get(name) or F.MODES.get(getattr(node, "check", ""), ())
-            return Select([(c, c) for c in choices], compact=True, id=wid, name=wname,
-                          prompt="(default)")
+            return FieldSelect([(c, c) for c in choices], compact=True, id=wid, name=wname,
+                               prompt="(default)")
         if name in F.BOOLS:
-            return Select([("true", True), ("false", False)], compact=True, id=wid,
-                          name=wname, prompt="(default)")
+            return FieldSelect([("true", True), ("false", False)], compact=True, id=wid,
+                               name=wname, prompt="(default)")
         if name == "params":
             from textual.widgets import SelectionList
 
@@ -280,7 +281,7 @@ def set_quietly(widget: Widget, name: str, value: Any, node: Any) -> None:
             with widget.prevent(Input.Changed):
                 widget.value = text
                 widget.cursor_position = len(text)
-    elif isinstance(widget, Select):
+    elif isinstance(widget, FieldSelect):
         _fill_select(widget, value)
     else:  # only pages that hold these widgets get here, so they are imported already
         from textual.widgets import SelectionList, TextArea
@@ -294,14 +295,29 @@ def set_quietly(widget: Widget, name: str, value: Any, node: Any) -> None:
             _fill_selection(widget, list(value or []))
 
 
-def _fill_select(widget: Select, value: Any) -> None:
-    known = [v for _, v in widget._options if v is not Select.NULL]  # type: ignore[attr-defined]
+class FieldSelect(Select[Any]):
+    """A form's Select that remembers its options and whether it may be blank: refilling it
+    for another node needs both, and Textual keeps its own copies private."""
+
+    def __init__(self, options: Iterable[tuple[str, Any]], *, allow_blank: bool = True,
+                 **kwargs: Any) -> None:
+        self.choices = list(options)
+        self.blank_allowed = allow_blank
+        super().__init__(self.choices, allow_blank=allow_blank, **kwargs)
+
+    def set_options(self, options: Iterable[tuple[Any, Any]]) -> None:
+        self.choices = list(options)
+        super().set_options(self.choices)
+
+
+def _fill_select(widget: FieldSelect, value: Any) -> None:
+    known = [v for _, v in widget.choices if v is not Select.NULL]
     with widget.prevent(Select.Changed):
         if value is not None and value not in known:
             options = [(str(v), v) for v in known] + [(f"{value} (unknown)", value)]
             widget.set_options(options)
         if value is None:
-            if widget._allow_blank:  # type: ignore[attr-defined]
+            if widget.blank_allowed:
                 widget.clear()
         elif widget.value != value:
             widget.value = value
@@ -435,8 +451,7 @@ class NodeForm(VerticalScroll):
     @staticmethod
     def _say(widget: Static, text: Text) -> None:
         """Update a message only when it changes: each update costs a relayout."""
-        if getattr(widget, "_said", None) != text.plain:
-            widget._said = text.plain  # type: ignore[attr-defined]
+        if getattr(widget.content, "plain", None) != text.plain:
             widget.update(text)
 
     def focus_field(self, name: str | None) -> bool:
