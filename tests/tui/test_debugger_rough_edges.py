@@ -9,7 +9,7 @@ from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger.panes_text import calls_text
 from dagtui.tui.debugger.widgets import StepPanes
 
-from .debugger_helpers import SIZE, meeting_app, settle
+from .debugger_helpers import SIZE, meeting_app, select, settle
 
 
 def shown_keys(screen) -> set[str]:  # type: ignore[no-untyped-def]
@@ -64,3 +64,76 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
     print_summary(Report("m", 0.5, results), out)
     text = out.getvalue()
     assert "cost -" in text and "0.0000" not in text
+
+
+def copied_app(tmp_path):  # type: ignore[no-untyped-def]
+    """`dagtui step` on a copy of the meeting-summary graph and its cases (files written
+    here must not touch the repository's)."""
+    import shutil
+
+    from dagtui.api import load_checked
+    from dagtui.cases import load_cases
+    from dagtui.tui.debugger import DebuggerApp
+
+    from .debugger_helpers import CASES, GRAPH
+
+    graph_path = tmp_path / "meeting_summary.toml"
+    cases_path = tmp_path / "meeting_summary.cases.jsonl"
+    shutil.copy(GRAPH, graph_path)
+    shutil.copy(CASES, cases_path)
+    graph, _ = load_checked(graph_path)
+    app = DebuggerApp(graph, str(graph_path), cases=load_cases(cases_path), case=0,
+                      judge=LabelsJudge(), cursor_blink=False, cases_source=str(cases_path))
+    return app, cases_path
+
+
+async def test_a_case_written_with_i_is_offered_to_the_cases_file_on_esc(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from dagtui.tui.debugger.dialogs import CaseEditScreen, PickScreen
+
+    app, cases_path = copied_app(tmp_path)
+    before = cases_path.read_text().splitlines()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settle(app, pilot)
+        await pilot.press("i")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, CaseEditScreen)
+        editor.query_one("#case-name").load_text("written here")
+        await pilot.press("f2")
+        screen = await settle(app, pilot)
+        assert [c.name for c in screen.unsaved_cases] == ["written here"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen)
+        await pilot.press("enter")  # append and leave
+        await pilot.pause()
+    after = cases_path.read_text().splitlines()
+    assert after[:-1] == before
+    assert json.loads(after[-1])["name"] == "written here"
+
+
+async def test_edits_in_standalone_step_are_not_dropped_on_esc_without_a_question(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import TextArea
+
+    from dagtui.tui.debugger.dialogs import PickScreen
+
+    app, _ = copied_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settle(app, pilot)
+        await select(app, pilot, "present")
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one(TextArea).load_text("Are all three headings there?")
+        await pilot.press("f2")
+        screen = await settle(app, pilot)
+        assert screen.unsaved_edits == ["present.criteria"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen)
+        assert "present.criteria" in str(app.screen.hint)
+        await pilot.press("end", "enter")  # stay
+        await pilot.pause()
+        assert app.screen is screen and app.is_running

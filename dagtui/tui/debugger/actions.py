@@ -64,6 +64,8 @@ class RunActions:
     cases_source: str | None
     judge_factory: Callable[[str], Judge] | None
     on_edit: Callable[[str, str, Any], None] | None
+    unsaved_cases: list[Case]
+    unsaved_edits: list[str]
     live: DebugRun | None
     viewing: DebugRun | None
     python: PythonConsent
@@ -202,6 +204,8 @@ class RunActions:
             self.notify(first, severity="error", title="edit refused")
             return
         self.graph = run.graph
+        if f"{nid}.{name}" not in self.unsaved_edits:
+            self.unsaved_edits.append(f"{nid}.{name}")
         if self.on_edit is not None:
             try:
                 self.on_edit(nid, name, text)
@@ -245,6 +249,8 @@ class RunActions:
 
         def edited(case: Case | None) -> None:
             if case is not None:
+                if case not in self.cases and case not in self.unsaved_cases:
+                    self.unsaved_cases.append(case)  # esc offers to keep it
                 self._use_case(case)
 
         self.app.push_screen(CaseEditScreen(run.case, run.graph.metric.multi_turn, needed),

@@ -88,8 +88,17 @@ class DebuggerScreen(RunActions, Screen[None]):
                  on_edit: Callable[[str, str, Any], None] | None = None,
                  python: PythonConsent | None = None, pause_at: str | None = None,
                  calibration: dict[str, Any] | None = None,
-                 force_labels: bool = False) -> None:
+                 force_labels: bool = False,
+                 on_cases_file: Callable[[str], None] | None = None) -> None:
         super().__init__()
+        #: cases written with `i` that no cases file holds yet: esc offers to append them
+        self.unsaved_cases: list[Case] = []
+        #: `node.field` edited with `e`; with no editor behind (`dagtui step`) they live
+        #: only in this run, so esc asks before they go
+        self.unsaved_edits: list[str] = []
+        #: told the cases file's name (relative to the graph) when cases are appended to a
+        #: new one, so the editor can set `[metric].cases`
+        self.on_cases_file = on_cases_file
         #: run on to this node and stop before it (the calibration view's jump); with
         #: `force_labels`, the other labelled nodes answer with their labels on the way
         self.pause_at = pause_at
@@ -495,6 +504,67 @@ class DebuggerScreen(RunActions, Screen[None]):
             self.refresh_view()
             self.notify("back to the live run")
             return
+        lost_edits = self.unsaved_edits if self.on_edit is None else []
+        if self.unsaved_cases or lost_edits:
+            self._ask_before_leaving(lost_edits)
+            return
+        self._leave()
+
+    def _ask_before_leaving(self, lost_edits: list[str]) -> None:
+        """Cases written here and edits no editor took would vanish: ask first."""
+        from .dialogs import PickScreen
+
+        target = self.cases_file()
+        n = len(self.unsaved_cases)
+        what = []
+        if n:
+            what.append(f"{n} case{'s' if n != 1 else ''} written here (not in any cases "
+                        "file)")
+        if lost_edits:
+            what.append(f"edits to {', '.join(lost_edits)} (only in this run: make them in "
+                        "the graph file to keep them)")
+        options = ([f"Append the case{'s' if n != 1 else ''} to {target} and leave"]
+                   if n else []) + ["Leave without saving", "Stay"]
+
+        def chosen(index: int | None) -> None:
+            choice = options[index] if index is not None else "Stay"
+            if choice.startswith("Append"):
+                try:
+                    self.append_cases(target)
+                except OSError as exc:
+                    self.notify(f"could not write {target}: {exc}", severity="error")
+                    return
+                self._leave()
+            elif choice == "Leave without saving":
+                self._leave()
+
+        self.app.push_screen(PickScreen("Leave the debugger?", "Unsaved: " + "; ".join(what)
+                                        + ".", options), chosen)
+
+    def cases_file(self) -> Path:
+        """Where written cases go: the cases file in use, else GRAPH.cases.jsonl beside the
+        graph."""
+        if self.cases_source and Path(self.cases_source).suffix == ".jsonl":
+            return Path(self.cases_source)
+        graph = Path(self.graph_path)
+        return graph.with_name(graph.stem + ".cases.jsonl")
+
+    def append_cases(self, target: Path) -> None:
+        """Append the cases written here to `target` (one JSON object a line); a graph with
+        no `[metric].cases` is told the file's name through `on_cases_file`."""
+        import json
+
+        existing = target.read_text(encoding="utf-8") if target.exists() else ""
+        lines = "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n"
+                        for c in self.unsaved_cases)
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write(("\n" if existing and not existing.endswith("\n") else "") + lines)
+        self.notify(f"appended {len(self.unsaved_cases)} case(s) to {target}")
+        self.unsaved_cases = []
+        if self.graph.metric.cases is None and self.on_cases_file is not None:
+            self.on_cases_file(target.name)
+
+    def _leave(self) -> None:
         self.workers.cancel_group(self, WORKER_GROUP)
         if self.standalone:
             self.app.exit()
