@@ -324,3 +324,28 @@ async def test_verdict_labels_are_shown_whole_in_the_form(graph_file: Path) -> N
             box = page.verdict(i, "verdict")
             assert box.value == verdict.verdict
             assert box.content_size.width > len(box.value)  # room for it and the caret
+
+
+async def test_a_case_written_in_f5_on_a_starter_lands_in_a_new_cases_file_named_by_the_graph(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dagtui.tui.debugger.dialogs import CaseEditScreen, PickScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tmp_path / "new.toml", starter="blank")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f5")
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, CaseEditScreen)
+        app.screen.query_one("#case-name").load_text("first")
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickScreen)
+        await pilot.press("enter")  # append and leave
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]
+        assert (tmp_path / "new.cases.jsonl").read_text().count("\n") == 1
+        assert app.state.graph.metric.cases == "new.cases.jsonl" and app.state.dirty
