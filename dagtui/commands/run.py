@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(judge, LiteLLMJudge):
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
-    from ..stream import ResultsStream, results_path
+    from ..stream import Finished, ResultsStream, results_path
 
     try:  # --json out.json: out.results.jsonl gets each case as it finishes
         stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
@@ -183,10 +183,17 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(len(cases), out, quiet=args.quiet,
                         note=getattr(judge, "rate_note", None))
 
-    def finished(result: Any) -> None:
-        if stream is not None:
-            stream.write(result)
-        progress.add(result)
+    traces = None
+    if args.trace_dir:  # written as each case ends, while its details are in memory
+        from ..trace import Trace, trace_file_name
+
+        by_name = {c.name: (i, c) for i, c in enumerate(cases)}
+
+        def traces(r: Any) -> None:
+            i, case = by_name[r.case]
+            Trace.of(graph, case, judge, r).save(Path(args.trace_dir) / trace_file_name(i, r.case))
+
+    finished = Finished(stream, progress, traces=traces)
 
     try:
         if on_dask:  # a LocalCluster of `workers` processes, or the cluster at `scheduler`
@@ -207,13 +214,8 @@ def run(args: argparse.Namespace) -> int:
 
         report.shard = shard_info(args.shard, positions)
     try:
-        if args.trace_dir:
-            from ..trace import Trace, trace_file_name
-
-            by_name = {c.name: c for c in cases}
-            for i, r in enumerate(report.results):
-                Trace.of(graph, by_name[r.case], judge, r).save(
-                    Path(args.trace_dir) / trace_file_name(i, r.case))
+        if finished.error is not None:
+            raise finished.error
         if args.junit:
             write_report(args.junit, report.to_junit())
         if args.json_out:
