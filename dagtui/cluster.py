@@ -208,7 +208,7 @@ class Cluster:
                                   "distributed.worker.multiprocessing-method": method}):
                 self._local = distributed.LocalCluster(
                     n_workers=self.workers, processes=True, threads_per_worker=1,
-                    dashboard_address=None, silence_logs=logging.CRITICAL,
+                    dashboard_address=":0", silence_logs=logging.CRITICAL,
                     host="127.0.0.1")
             client = distributed.Client(self._local, set_as_default=False)
         client.register_plugin(DagtuiPlugin(), name="dagtui")
