@@ -20,7 +20,7 @@ from . import __version__
 from .exitcodes import ExitCode
 
 #: subcommand modules, in the order `--help` lists them
-COMMANDS = ("edit", "step", "validate", "run", "merge", "test", "calibrate", "export",
+COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "export",
             "import_", "fmt", "cache", "schema")
 
 _INVALID_CHOICE = re.compile(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..exitcodes import ExitCode
@@ -42,6 +43,12 @@ def _not_a_graph(path: str) -> str | None:
     return None
 
 
+def _in_browser() -> bool:
+    """Started by `dagtui serve` (textual-serve): the screen goes to a browser page through
+    pipes, which are not terminals, yet a user is at the keys."""
+    return "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..starters import STARTERS
 
@@ -61,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if refusal:
         print(refusal, file=sys.stderr)
         return ExitCode.USAGE
-    if not sys.stdout.isatty() or not sys.stdin.isatty():
+    if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
         print("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
     from ..suite.loader import is_suite_file
