@@ -993,12 +993,15 @@ class EditorApp(App[None]):
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
+        from .widgets.long_text import LongText
         groups: list[tuple[str, list[Binding]]] = [
             ("editor", [self._described(b) for b in self._bindings_of(self)]),
             ("tree", list(self._bindings_of(self.query_one(GraphTree)))),
             ("problems list", list(self._bindings_of(self.bottom.problems))),
             ("graph (g g)",
              list(self._bindings_of(self.bottom.graph))),
+            # a long field may not be on screen (or mounted) yet: its keys come from the class
+            ("long field", [b for b in LongText.BINDINGS if isinstance(b, Binding)]),
         ]
         groups[0][1].append(Binding(self.COMMAND_PALETTE_BINDING, "command_palette",
                                     "command palette: every action by name",
@@ -1212,10 +1215,12 @@ def binding_ids() -> set[str]:
     from .screens.dialogs import AddNodeScreen
     from .screens.help import HelpScreen
     from .widgets.graph_view import GraphView
+    from .widgets.long_text import LongText
     from .widgets.panels import ProblemsTable
 
     ids: set[str] = set()
-    for owner in (EditorApp, GraphTree, ProblemsTable, GraphView, AddNodeScreen, HelpScreen):
+    for owner in (EditorApp, GraphTree, ProblemsTable, GraphView, LongText, AddNodeScreen,
+                  HelpScreen):
         ids.update(b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id)
     return ids | debugger_binding_ids()
 

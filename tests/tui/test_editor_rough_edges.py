@@ -349,3 +349,16 @@ async def test_a_case_written_in_f5_on_a_starter_lands_in_a_new_cases_file_named
         assert app.screen is app.screen_stack[0]
         assert (tmp_path / "new.cases.jsonl").read_text().count("\n") == 1
         assert app.state.graph.metric.cases == "new.cases.jsonl" and app.state.dirty
+
+
+async def test_help_lists_the_long_field_select_all_and_it_can_be_remapped(
+        graph_file: Path) -> None:
+    from dagtui.tui.app import binding_ids
+
+    assert "field.select_all" in binding_ids()
+    app = make_app(graph_file)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        listed = {b.id: b.key for _, bindings in app.screen.groups for b in bindings}
+        assert listed.get("field.select_all") == "ctrl+a"
