@@ -204,7 +204,9 @@ class Report:
 
     # ---------------------------------------------------------------- outputs
 
-    def to_dict(self, *, steps: bool = False) -> dict[str, Any]:
+    def to_dict(self, *, steps: bool = False, results: bool = True) -> dict[str, Any]:
+        """The report as plain data; `results=False` leaves the per-case list empty (the
+        aggregates still count every case)."""
         return {
             "metric": self.graph_name, "threshold": self.threshold, "judge": self.judge,
             "cases": len(self.results), "passed": len(self.passed),
@@ -220,17 +222,37 @@ class Report:
             "nodes": {k: v.to_dict() for k, v in self.node_stats().items()},
             "results": [
                 r.to_dict() if steps else {k: v for k, v in r.to_dict().items() if k != "steps"}
-                for r in self.results
+                for r in (self.results if results else [])
             ],
             "exit_code": self.exit_code(),
             **({"shard": self.shard} if self.shard else {}),
         }
 
     def to_json(self, *, steps: bool = False) -> str:
-        """The report as JSON; user and judge text made writable (`dagtui.outputs`)."""
+        """The report as JSON; user and judge text made writable (`dagtui.outputs`).
+
+        The same text as `safe_json(self.to_dict(steps=steps))`, but each result is turned
+        into a dict and encoded one at a time: a run of many cases never holds every result's
+        dict tree at once (that tree, not the text, is what made a large run's memory peak
+        at the end)."""
         from .outputs import safe_json
 
-        return safe_json(self.to_dict(steps=steps))
+        head = self.to_dict(steps=steps, results=False)
+        results = self.results
+
+        def encoded(key: str, value: Any) -> str:
+            if key != "results" or not results:
+                return safe_json(value).replace("\n", "\n  ")
+            items = []
+            for r in results:
+                data = r.to_dict()
+                if not steps:
+                    data.pop("steps", None)
+                items.append("    " + safe_json(data).replace("\n", "\n    "))
+            return "[\n" + ",\n".join(items) + "\n  ]"
+
+        return "{\n" + ",\n".join(f"  {safe_json(k)}: {encoded(k, v)}"
+                                    for k, v in head.items()) + "\n}"
 
     def to_junit(self) -> str:
         """JUnit XML: a failing case is a <failure>, a judge error an <error>."""
