@@ -181,7 +181,8 @@ def test_comments_above_a_deleted_last_node_stay_fmt_clean(tmp_path: Path, edit:
     edit(state)
     _saved_clean(state)
     saved = path.read_text(encoding="utf-8")
-    assert "# Only summaries with all three headings get here." in saved  # comments are kept
+    # the comment block right above [nodes.order] was that node's: it goes with it
+    assert "# Only summaries with all three headings get here." not in saved
     assert not saved.endswith("\n\n")
 
 
