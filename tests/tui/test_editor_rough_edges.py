@@ -24,10 +24,18 @@ SMALL = (80, 24)
 
 
 async def focus_criteria(pilot, app: EditorApp):  # type: ignore[no-untyped-def]
-    """Select `present` and put the focus in its criteria text area."""
+    """Select `present` and put the focus in its criteria text area. The form is built after
+    the first frame, so on a loaded machine it may take a few more frames to appear."""
     app.query_one(GraphTree).select_node_id("present")
     await pilot.pause()
-    area = app.query_one(NodeForm).field("criteria")
+    for _ in range(100):
+        try:
+            area = app.query_one(NodeForm).field("criteria")
+            break
+        except (KeyError, AssertionError):  # not this node's page yet, or no page yet
+            await pilot.pause(0.05)
+    else:
+        raise AssertionError("the form never showed present's criteria")
     area.focus()
     await pilot.pause()
     return area
