@@ -158,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
-    engine = Engine(graph, judge, python=python_consent(args))
+    # load_checked validated the graph (with its file, stricter than Engine's own check)
+    engine = Engine(graph, judge, validate=False, python=python_consent(args))
     workers = resolve_workers(workers_arg, len(cases), judge)
     from ..judges.litellm_judge import LiteLLMJudge, import_litellm
 
