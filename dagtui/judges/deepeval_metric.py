@@ -63,7 +63,7 @@ async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
                "api_base": api_base}
     start = time.perf_counter()
     try:
-        metric = cls(**_args(node.args, multi=ask.graph.metric.multi_turn),
+        metric = cls(**_args(node.args),
                      model=LiteLLMModel(**judge_kwargs))
         test_case = LLMTestCase(**{"input": "", "actual_output": "", **case_kwargs})
         await asyncio.wait_for(metric.a_measure(test_case, _show_indicator=False), timeout)
@@ -94,13 +94,13 @@ async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
                  method="deepeval", sampled=score)
 
 
-def _args(args: dict[str, Any], *, multi: bool) -> dict[str, Any]:
-    """The metric's keyword arguments; `evaluation_params` names become DeepEval's enum."""
+def _args(args: dict[str, Any]) -> dict[str, Any]:
+    """The metric's keyword arguments; `evaluation_params` names become DeepEval's enum
+    (single-turn: `run_metric` refuses multi-turn graphs before this)."""
     out = dict(args)
     params = out.get("evaluation_params")
     if isinstance(params, list) and all(isinstance(p, str) for p in params):
-        from deepeval.test_case import MultiTurnParams, SingleTurnParams
+        from deepeval.test_case import SingleTurnParams
 
-        enum: Any = MultiTurnParams if multi else SingleTurnParams
-        out["evaluation_params"] = [enum(p) for p in params]
+        out["evaluation_params"] = [SingleTurnParams(p) for p in params]
     return out
