@@ -166,12 +166,11 @@ def _progress_bar() -> _Bar | None:
 
 
 def _write(path: Path, text: str) -> None:
-    from ..safewrite import atomic_write
+    from ..outputs import write_report
     from ..workdir import prepare_output
 
     prepare_output(path)  # a .dagtui/ it creates gets its .gitignore, as for the cache
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text)
+    write_report(path, text)
 
 
 def save_latest(graph_path: str, data: str) -> Path | None:
