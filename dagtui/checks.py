@@ -375,16 +375,13 @@ class PythonConsent:
         """Locate `node`'s function and make sure it may run, asking when there is someone
         to ask; CheckError (saying how to allow it) otherwise. Nothing is imported."""
         target = locate_python(node, graph, self)
-        if self.allows(target) or self.ask is None:
-            if not self.allows(target):
-                raise CheckError(self.refusal(target))
-            return target
-        if self._asking is None:
-            self._asking = asyncio.Lock()
-        async with self._asking:  # two ready nodes naming one function: one question
-            key = (target.function, target.path)
-            if key not in self.answers:
-                self.answers[key] = bool(await self.ask(target))
+        if not self.allows(target) and self.ask is not None:
+            if self._asking is None:
+                self._asking = asyncio.Lock()
+            async with self._asking:  # two ready nodes naming one function: one question
+                key = (target.function, target.path)
+                if key not in self.answers:
+                    self.answers[key] = bool(await self.ask(target))
         if not self.allows(target):
             raise CheckError(self.refusal(target))
         return target
