@@ -128,7 +128,7 @@ def _check_target(path: str | os.PathLike[str], flag: str, *, directory: bool) -
         return f"{flag} {path}: is {file_type(mode)}; a file is expected"
     elif not mode & 0o222 or not os.access(p, os.W_OK):
         return f"{flag} {path}: the file is read-only"
-    where = p if directory else (p.parent if str(p.parent) else Path("."))
+    where = p if directory else p.parent  # a bare name's parent is "."
     return _writable_dir(where, flag, str(path))
 
 
@@ -161,6 +161,5 @@ def write_report(path: str | os.PathLike[str], text: str) -> None:
         return
     from .safewrite import atomic_write
 
-    if str(p.parent):
-        p.parent.mkdir(parents=True, exist_ok=True)
+    p.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(p, text)
