@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import email.utils
 import functools
-import json
 import logging
 import math
 import os
@@ -170,12 +169,6 @@ def retry_after(exc: BaseException) -> float | None:
             when = email.utils.parsedate_to_datetime(str(value))
             return max(0.0, when.timestamp() - time.time())
     return None
-
-
-def _flight_key(request: dict[str, Any], sample: int) -> str:
-    """Identity of a request for the single flight: the request itself and the sample
-    index (the endpoint is the judge's own, so one judge never mixes two)."""
-    return json.dumps([request, sample], sort_keys=True, ensure_ascii=False, default=str)
 
 
 class LiteLLMJudge(Judge):
@@ -355,7 +348,7 @@ class LiteLLMJudge(Judge):
         if isinstance(self.cache, NullCache):  # no cache: every request is sent, as asked
             return await self._send(request, purpose)
         loop = asyncio.get_running_loop()
-        slot = (id(loop), _flight_key(request, sample))
+        slot = (id(loop), self._cache_key(request, sample))  # the same identity as the cache
         while (leader := self._inflight.get(slot)) is not None:
             # the same request is on its way: share its answer rather than send it twice
             start = time.perf_counter()
