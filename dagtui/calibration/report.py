@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..batch import show_value as show
+from ..dagdraw import shorten
 from .core import Calibration, NodeCalibration
 
 LIST_MAX = 10
@@ -79,8 +80,7 @@ def _more(items: list[Any]) -> str:
 
 
 def _one_line(text: Any, limit: int = 60) -> str:
-    flat = " / ".join(str(text or "").split("\n"))
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten(" / ".join(str(text or "").split("\n")), limit)
 
 
 def _matrix(nc: NodeCalibration) -> tuple[list[str], list[list[str]]]:
