@@ -588,6 +588,8 @@ class LiteLLMJudge(Judge):
     def _cached(self, request: dict[str, Any], sample: int,
                 purpose: str) -> tuple[CallRecord, list[Any] | None] | None:
         """The stored answer to `request` as a call that cost nothing, or None."""
+        if isinstance(self.cache, NullCache):  # no cache: no key to hash
+            return None
         start = time.perf_counter()
         hit = self.cache.get(self._cache_key(request, sample))
         if hit is None:
@@ -623,7 +625,7 @@ class LiteLLMJudge(Judge):
 
     def _store(self, rec: CallRecord, sample: int, logprobs: list[Any] | None) -> None:
         """Keep an answer that was used (never a hit again: it is stored already)."""
-        if rec.cache_hit or rec.raw is None:
+        if rec.cache_hit or rec.raw is None or isinstance(self.cache, NullCache):
             return
         self.cache.put(self._cache_key(rec.request, sample), rec.request["model"], {
             "raw": rec.raw, "prompt_tokens": rec.prompt_tokens,
