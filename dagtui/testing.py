@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .integrations.common import as_case, explain, load_graph, save_trace
+from .integrations.common import as_case, explain, load_graph, run_case
 
 if TYPE_CHECKING:
     from .api import LoadedGraph
@@ -97,9 +97,8 @@ async def _run(graph: str | os.PathLike[str] | LoadedGraph, case: Case | Mapping
                ) -> tuple[LoadedGraph, RunResult, Path | None]:
     loaded = load_graph(graph, allow_python=allow_python)
     the_case = as_case(case)
-    engine = loaded.engine(judge, **judge_options)
-    result = await engine.run(the_case)
-    return loaded, result, save_trace(loaded, the_case, engine.judge, result, trace_dir)
+    result, trace = await run_case(loaded, the_case, judge, judge_options, trace_dir=trace_dir)
+    return loaded, result, trace
 
 
 def _verdict(loaded: LoadedGraph, result: RunResult, trace: Path | None, *,

@@ -76,6 +76,17 @@ def save_trace(graph: LoadedGraph, case: Case, judge: Judge, result: RunResult,
         return None
 
 
+async def run_case(graph: LoadedGraph, case: Case, judge: str | Judge | None,
+                   judge_options: Mapping[str, Any], *, trace_dir: str | os.PathLike[str] | None
+                   = None, save: bool = True) -> tuple[RunResult, Path | None]:
+    """Run one case through the graph's engine for `judge`; the result and, when `save`,
+    its trace file (see `save_trace`)."""
+    engine = graph.engine(judge, **judge_options)
+    result = await engine.run(case)
+    trace = save_trace(graph, case, engine.judge, result, trace_dir) if save else None
+    return result, trace
+
+
 def path_text(result: RunResult) -> str:
     """The path on one line: `extract → present=true → order=Correct order → score 10`."""
     return result.describe_path()

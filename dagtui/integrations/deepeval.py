@@ -33,7 +33,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import explain, load_graph, node_verdicts, path_text, save_trace
+from .common import explain, load_graph, node_verdicts, path_text, run_case
 
 if TYPE_CHECKING:
     from ..api import LoadedGraph
@@ -120,10 +120,8 @@ class _GraphMetricMixin:
         """Run the test case through the graph; returns the score (None on a judge error,
         with `error` set and `success` False)."""
         case = case_from_test_case(test_case)
-        engine = self._loaded.engine(self.judge, **self.judge_options)
-        result = await engine.run(case)
-        trace = (save_trace(self._loaded, case, engine.judge, result, self.trace_dir)
-                 if self.save_traces else None)
+        result, trace = await run_case(self._loaded, case, self.judge, self.judge_options,
+                                       trace_dir=self.trace_dir, save=self.save_traces)
         self._record(result, trace)
         return self.score
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .common import explain, load_graph, node_verdicts, path_text, save_trace
+from .common import explain, load_graph, node_verdicts, path_text, run_case
 
 if TYPE_CHECKING:
     from ..api import LoadedGraph
@@ -75,10 +75,8 @@ def _make_graph_scorer() -> Any:
 
         async def score(state: TaskState, target: Target) -> Score:
             case = case_from_sample(state, target)
-            engine = loaded.engine(judge, **judge_options)
-            result = await engine.run(case)
-            trace = save_trace(loaded, case, engine.judge, result, trace_dir) if save_traces \
-                else None
+            result, trace = await run_case(loaded, case, judge, judge_options,
+                                           trace_dir=trace_dir, save=save_traces)
             metadata = {"path": path_text(result), "verdicts": node_verdicts(result),
                         "leaf": result.leaf, "calls": result.calls,
                         "trace": str(trace) if trace else None}
