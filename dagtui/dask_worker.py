@@ -166,8 +166,9 @@ class DagtuiPlugin(WorkerPlugin):
             judge.cache = cache
         guard = contextlib.ExitStack()
         guard.enter_context(judge.guarded())  # one probe per worker per batch, not per chunk
-        self._live = _Live(spec.batch, Engine(spec.graph, judge, python=spec.python), cache,
-                           guard)
+        # the graph was validated where the batch was made: not again on every worker
+        engine = Engine(spec.graph, judge, validate=False, python=spec.python)
+        self._live = _Live(spec.batch, engine, cache, guard)
         return self._live
 
     def run_chunk(self, spec: BatchSpec, chunk: list[tuple[int, Any, dict[str, Any]]]
