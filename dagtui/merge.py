@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .exitcodes import ExitCode
 from .inputs import TRACE_LIMIT, InputError, read_text
 
 
@@ -202,15 +201,6 @@ def merge_files(paths: list[str]) -> tuple[str, Any, list[Loaded]]:
     kind = reports[0].kind
     merged = merge_graph_reports(reports) if kind == "graph" else merge_suite_reports(reports)
     return kind, merged, reports
-
-
-def suite_exit_code(result: Any) -> int:
-    """A suite run's exit code, decided as `dagtui run SUITE` decides it."""
-    if result.not_run:
-        return ExitCode.JUDGE
-    if result.failures:
-        return ExitCode.FAILURES
-    return ExitCode.JUDGE if result.errors else ExitCode.OK
 
 
 def shard_info(shard: Any, positions: list[int]) -> dict[str, Any]:

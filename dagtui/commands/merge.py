@@ -35,7 +35,7 @@ def err(msg: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..merge import MergeError, describe, merge_files, suite_exit_code
+    from ..merge import MergeError, describe, merge_files
     from ..outputs import report_target_problems, write_report
 
     problems = report_target_problems(json_out=args.json_out, junit=args.junit)
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             write_json(merged, args.json_out)
         if args.junit:
             write_junit(merged, args.junit)
-        return suite_exit_code(merged)
+        return merged.exit_code()
     except OSError as exc:
         err(f"cannot write a report: {exc}")
         return ExitCode.USAGE

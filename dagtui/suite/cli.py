@@ -32,8 +32,7 @@ from .loader import SuiteLoad, load_suite_file
 from .model import Rule
 
 #: `ExitCode` under the short names this module's code uses
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = (
-    ExitCode.OK, ExitCode.FAILURES, ExitCode.USAGE, ExitCode.JUDGE)
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = ExitCode.OK, ExitCode.FAILURES, ExitCode.USAGE
 
 #: attribute names the run parser may use for its positional file argument
 TARGET_ATTRS = ("graph", "target", "file", "path", "suite")
@@ -297,11 +296,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     except OSError as exc:
         print(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if result.not_run:  # the run is incomplete, whatever it found so far
-        return EXIT_JUDGE
-    if result.failures:
-        return EXIT_FAIL
-    return EXIT_JUDGE if result.errors else EXIT_OK
+    return result.exit_code()
 
 
 def _width() -> int:

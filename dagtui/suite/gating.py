@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..exitcodes import ExitCode
 from .model import FilterCond, Rule, Suite
 
 # per-(rule, case) states, in the order the gates apply
@@ -214,6 +215,14 @@ class SuiteResult:
     @property
     def failures(self) -> int:
         return sum(s.below_threshold for s in self.rules.values())
+
+    def exit_code(self) -> int:
+        """0, 1, 2 or 3 as in the README: an incomplete run is 3 whatever it found so far."""
+        if self.not_run:
+            return ExitCode.JUDGE
+        if self.failures:
+            return ExitCode.FAILURES
+        return ExitCode.JUDGE if self.errors else ExitCode.OK
 
     def passes(self, rule: str) -> set[str]:
         return {r.case for r in self.rules[rule].records if r.passed}
