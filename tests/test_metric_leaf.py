@@ -17,7 +17,6 @@ import pytest
 from rich.console import Console
 from stub_server import Script, StubServer
 
-from dagtui import validate as validate_module
 from dagtui.engine import Engine
 from dagtui.export import export_graph, import_deepeval_json, render_graph
 from dagtui.export.refusals import deepeval_refusals
@@ -29,6 +28,7 @@ from dagtui.paths import analyze, render_table
 from dagtui.tomlio import render
 from dagtui.tui.fields import FieldError, from_text, node_fields, to_text
 from dagtui.validate import check_text
+from dagtui.validate import environment as validate_module  # where DAG116 asks
 
 GRAPH = textwrap.dedent("""\
     [metric]

@@ -1,0 +1,46 @@
+"""What one check of a graph text produced: the load, the diagnostics, the path report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic, Severity, unreadable
+from ..loader import LoadResult
+from ..model import Graph
+from ..paths import PathReport
+
+
+@dataclass
+class Report:
+    """Load + validate + path analysis of one graph text, for the CLI and the editor."""
+
+    load: LoadResult
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    paths: PathReport | None = None
+
+    @property
+    def graph(self) -> Graph | None:
+        return self.load.graph
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def notes(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.INFO]
+
+    @property
+    def ok(self) -> bool:
+        """True when the graph can run (warnings allowed)."""
+        return not self.errors
+
+    @property
+    def unreadable(self) -> bool:
+        """True when the input could not be read or parsed (DAG022, DAG001): exit 2, as in
+        every command."""
+        return unreadable(self.diagnostics)

@@ -1,0 +1,166 @@
+"""Checks of the graph's shape: cycles (one DAG009 per strongly connected group, with the
+shortest loop) and gates stacked too deep (DAG110)."""
+
+from __future__ import annotations
+
+from ..model import TaskNode
+from ..positions import Path
+from .base import CheckerBase
+
+#: how many gates (judgement or check nodes) one path may pass before DAG110
+MAX_GATE_DEPTH = 4
+
+
+class ShapeChecks(CheckerBase):
+    """Edges, topological order, cycles and gate depth."""
+
+    def edges(self) -> dict[str, list[tuple[str, Path]]]:
+        """node -> [(target, path of the key/value that makes the edge)], known targets only."""
+        out: dict[str, list[tuple[str, Path]]] = {}
+        for nid, node in self.graph.nodes.items():
+            items: list[tuple[str, Path]] = []
+            if isinstance(node, TaskNode):
+                for k, c in enumerate(node.children):
+                    if c in self.graph.nodes:
+                        items.append((c, ("nodes", nid, "children", k)))
+            for i, v in enumerate(getattr(node, "verdicts", []) or []):
+                if v.then is not None and v.then in self.graph.nodes:
+                    items.append((v.then, self.vpath(nid, i, "then")))
+            out[nid] = items
+        return out
+
+    def topological_order(self) -> list[str]:
+        """Kahn's order over all edges; shorter than the node list when there is a cycle."""
+        nodes = self.graph.nodes
+        indeg = {n: len(p) for n, p in self.parents.items()}
+        children: dict[str, list[str]] = {n: [] for n in nodes}
+        for n, ps in self.parents.items():
+            for p in ps:
+                children[p].append(n)
+        ready = [n for n in nodes if indeg[n] == 0]
+        order: list[str] = []
+        while ready:
+            n = ready.pop()
+            order.append(n)
+            for c in children[n]:
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    ready.append(c)
+        return order
+
+    def check_cycles(self) -> bool:
+        """Report one cycle per strongly connected group. Returns True when acyclic."""
+        self.topo_order = self.topological_order()
+        if len(self.topo_order) == len(self.graph.nodes):
+            return True  # the common case: no need to look for the groups
+        edges = self.edges()
+        order = list(self.graph.nodes)
+        index_of: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        groups: list[list[str]] = []
+        counter = 0
+        for start in order:
+            if start in index_of:
+                continue
+            work: list[tuple[str, int]] = [(start, 0)]
+            while work:
+                v, pi = work.pop()
+                if pi == 0:
+                    index_of[v] = low[v] = counter
+                    counter += 1
+                    stack.append(v)
+                    on_stack.add(v)
+                succ = edges[v]
+                if pi < len(succ):
+                    work.append((v, pi + 1))
+                    w = succ[pi][0]
+                    if w not in index_of:
+                        work.append((w, 0))
+                    elif w in on_stack:
+                        low[v] = min(low[v], index_of[w])
+                    continue
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+                if low[v] == index_of[v]:
+                    group = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        group.append(w)
+                        if w == v:
+                            break
+                    if len(group) > 1 or any(t == v for t, _ in edges[v]):
+                        groups.append(group)
+        for group in groups:
+            self.report_cycle(group, edges, order)
+        return not groups
+
+    def report_cycle(self, group: list[str], edges: dict[str, list[tuple[str, Path]]],
+                     order: list[str]) -> None:
+        members = set(group)
+        start = min(group, key=order.index)
+        # shortest way back to `start` inside the group (breadth first)
+        prev: dict[str, tuple[str, Path]] = {}
+        queue = [start]
+        closing: tuple[str, Path] | None = None
+        while queue and closing is None:
+            nxt = []
+            for v in queue:
+                for w, p in edges[v]:
+                    if w == start:
+                        closing = (v, p)
+                        break
+                    if w in members and w not in prev:
+                        prev[w] = (v, p)
+                        nxt.append(w)
+                if closing:
+                    break
+            queue = nxt
+        if closing is None:  # pragma: no cover - a strongly connected group always closes
+            return
+        last, path = closing
+        chain = [last]
+        while chain[-1] != start:
+            chain.append(prev[chain[-1]][0])
+        chain.reverse()
+        shown = " → ".join([*chain, start])
+        self.add("DAG009", f"cycle {shown}: these nodes wait for each other, so none of them "
+                 "can ever run; remove one of the edges", path, node=last,
+                 fld="children" if path[2] == "children" else "verdicts", at_value=True)
+
+    def check_gate_depth(self, acyclic: bool) -> None:
+        """DAG110: more than MAX_GATE_DEPTH judgement/check nodes one after another."""
+        if not acyclic:
+            return
+        nodes = self.graph.nodes
+        depth: dict[str, int] = {}
+        best_parent: dict[str, str | None] = {}
+        # the longest chain of gates into each node, in topological order: a node runs only
+        # after every parent, so the deepest parent counts
+        for n in self.topo_order:
+            own = 1 if nodes[n].is_judgement else 0
+            best, arg = 0, None
+            for p in self.parents[n]:
+                if depth.get(p, 0) > best:
+                    best, arg = depth[p], p
+            depth[n] = best + own
+            best_parent[n] = arg
+        too_deep = [n for n in nodes if depth.get(n, 0) > MAX_GATE_DEPTH
+                    and nodes[n].is_judgement]
+        if not too_deep:
+            return
+        position = {n: k for k, n in enumerate(nodes)}
+        first = min(too_deep, key=lambda n: (depth[n], position[n]))
+        chain = [first]
+        while best_parent.get(chain[-1]):
+            chain.append(best_parent[chain[-1]])  # type: ignore[arg-type]
+        gates = [n for n in reversed(chain) if nodes[n].is_judgement]
+        more = (f" ({len(too_deep) - 1} more node(s) sit deeper than that)"
+                if len(too_deep) > 1 else "")
+        self.add("DAG110", f"'{first}' is gate number {depth[first]} on the path "
+                 f"{' → '.join(gates)}; one early wrong verdict misroutes everything below "
+                 f"it, so keep gates at most {MAX_GATE_DEPTH} deep (flatten, or settle rules in "
+                 f"code checks){more}", ("nodes", first), node=first)
