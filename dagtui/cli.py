@@ -2,9 +2,10 @@
 
 Each subcommand lives in its own module exposing `register(subparsers)` (adds its parser and
 sets `func`) so commands can grow without touching each other. Nothing heavy is imported
-until a command runs. Exit codes (the README's table): 0 ok, 1 failures found, 2 usage or
-input error, 3 judge errors prevented a verdict. Usage errors leave through argparse's
-SystemExit(2), as in any argparse program; everything else is `main`'s return value.
+until a command runs. Exit codes (`dagtui.exitcodes.ExitCode`, the README's table): 0 ok,
+1 failures found, 2 usage or input error, 3 judge errors prevented a verdict, 130
+interrupted (Ctrl+C). Usage errors leave through argparse's SystemExit(2), as in any
+argparse program; everything else is `main`'s return value.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from . import __version__
 from .exitcodes import ExitCode
+from .text import suggest
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "export",
@@ -40,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
         choice = _INVALID_CHOICE.match(message)
         if choice:  # a misspelt command or --to/--judge value
             options = re.findall(r"'([^']*)'", choice.group(2))
-            message += closest(choice.group(1), options)
+            message += suggest(choice.group(1), options, abbreviations=True)
         self.print_usage(sys.stderr)
         self.exit(ExitCode.USAGE, f"dagtui: error: {message}\n")
 
@@ -63,23 +65,12 @@ def unrecognized(extras: list[str], parser: argparse.ArgumentParser) -> str:
     each unknown one (`--concurency` -> did you mean '--concurrency'?)."""
     flags = [s for action in parser._actions for s in action.option_strings]
     unknown = [arg.split("=", 1)[0] for arg in extras if arg.startswith("-")]
-    hints = [(word, closest(word, flags)) for word in unknown]
+    hints = [(word, suggest(word, flags, abbreviations=True)) for word in unknown]
     hints = [(word, hint) for word, hint in hints if hint]
     message = f"unrecognized arguments: {' '.join(extras)}"
     if len(hints) == 1:
         return message + hints[0][1]
     return message + "".join(f"; {word}{hint}" for word, hint in hints)
-
-
-def closest(word: str, options: list[str]) -> str:
-    """` (did you mean 'x'?)`: the one option `word` starts (an abbreviation), else the
-    closest spelling (`dagtui.loader.suggest`), else empty."""
-    from .loader import suggest
-
-    starts = [o for o in options if o.startswith(word)]
-    if len(starts) == 1:  # the loader's wording for that one option
-        return suggest(starts[0], starts)
-    return suggest(word, options)
 
 
 def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
@@ -103,6 +94,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("dagtui: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK

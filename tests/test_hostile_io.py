@@ -339,7 +339,7 @@ def test_logic_test_prints_hostile_case_names_escaped(tmp_path: Path) -> None:
 def test_suite_reports_survive_hostile_case_names(tmp_path: Path, capsys) -> None:
     import argparse
 
-    from dagtui.suite.cli import run_suite_command
+    from dagtui.commands.suite_run import run_suite_command
 
     rows = [json.loads(line) for line in
             (SUITE.parent / "spans.cases.jsonl").read_text(encoding="utf-8").splitlines()[:3]]

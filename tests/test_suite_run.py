@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from dagtui.commands.suite_run import run_suite_command
 from dagtui.suite import load_suite_file
-from dagtui.suite.cli import run_suite_command
 from dagtui.suite.runner import EngineRuleRunner, run_inline_check
 
 sys.path.insert(0, str(Path(__file__).parent))

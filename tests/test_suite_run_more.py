@@ -204,7 +204,7 @@ def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
     cases = tmp_path / "spans.jsonl"  # the first 20 spans: every gate still stops some
     cases.write_text("".join((EXAMPLE.parent / "spans.cases.jsonl").read_text()
                              .splitlines(keepends=True)[:20]))
-    from dagtui.suite import cli as suite_cli
+    from dagtui.commands import suite_run as suite_cli
     from dagtui.suite.runner import EngineRuleRunner
 
     pools: list[dict[str, int]] = []

@@ -6,7 +6,8 @@ fails with the path the graph took, the check nodes whose code verdict disagreed
 label, and the labels the path never used (a hint at where the graph and the human part).
 A per-node agreement table follows. Exit codes: 0 all pass, 1 any failure (or invalid
 graph), 2 unreadable graph or cases file. A suite file (`dagtui.suite.is_suite_file`) is
-tested by `dagtui.suite.labels`: labels per rule, gates checked too.
+tested by `dagtui.suite.labels`: labels per rule, gates checked too. The test itself is the
+core's (`dagtui.labeltest`); this module finds the files and prints.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ from ..exitcodes import ExitCode
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
-TOLERANCE = 1e-6
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -39,15 +38,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="print every case's path")
     add_python_options(p)
     p.set_defaults(func=run)
-
-
-def show_label(value: Any) -> str:
-    """A label as messages print it: true/false as in TOML, strings quoted."""
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return repr(value) if isinstance(value, str) else str(value)
 
 
 def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
@@ -92,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     paths, worst = _targets(args.graphs, args.cases)
     for path in paths:
         if is_suite_file(path):  # rules gated on each other: labels per rule
-            from ..suite.labels import labels_test_command
+            from .suite_labels import labels_test_command
 
             code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
                                        python=python)
@@ -107,85 +97,37 @@ def run(args: argparse.Namespace) -> int:
 def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
                python: PythonConsent | None = None) -> int:
     from ..cases import CaseError
-    from ..engine import Engine
-    from ..judges.labels import LabelsJudge
+    from ..labeltest import check_graph_labels
 
     graph, cases, code = load_graph_and_cases(path, cases_arg)
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")
-    engine = Engine(graph, LabelsJudge(), python=python)
     try:
-        results = asyncio.run(_run_all(engine, cases))
+        report = asyncio.run(check_graph_labels(graph, cases, python=python))
     except CaseError as exc:
         print(f"dagtui: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    failures = 0
-    agree: dict[str, Counter] = {nid: Counter() for nid in graph.nodes}
     lines: list[str] = []
-    for case, result in zip(cases, results, strict=True):
-        problems = case_problems(graph, case, result, agree)
+    for case, result, problems in zip(cases, report.results, report.problems, strict=True):
         ok = not problems
-        failures += 0 if ok else 1
         score = "  -  " if result.score is None else f"{result.score:.2f}"
         if ok and not verbose:
             continue
         lines.append(f"  {'PASS' if ok else 'FAIL'} {score} {case.name}  ({case.where})")
         lines.append(f"       path: {result.describe_path()}")
         lines.extend(f"       {p}" for p in problems)
-    total = len(cases)
+    total, failures = len(cases), report.failures
     out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
               f"(labels judge, 0 LLM calls)\n")
     for line in lines:  # case names, labels, reasons: shown, never run by the terminal
         out.write(escape_controls(line) + "\n")
-    out.write(escape_controls(agreement_table(graph, agree), keep="\n"))
+    out.write(escape_controls(agreement_table(graph, report.agree), keep="\n"))
     return ExitCode.FAILURES if failures else ExitCode.OK
 
 
-async def _run_all(engine: Any, cases: list[Any]) -> list[Any]:
-    from ..batch import preflight_all
-
-    preflight_all(engine, cases)
-    return [await engine.run(case, check=False) for case in cases]
-
-
-def case_problems(graph: Any, case: Any, result: Any, agree: dict[str, Counter]) -> list[str]:
-    """Why a case fails its logic test (empty when it passes); updates `agree`."""
-    problems: list[str] = []
-    expected = case.expected or {}
-    reached = {s.node for s in result.steps}
-    for step in result.steps:
-        tally = agree.setdefault(step.node, Counter())
-        tally["reached"] += 1
-        if step.node in expected:
-            tally["labelled"] += 1
-            if step.source == "check" and step.error is None:
-                if step.answer == expected[step.node]:
-                    tally["agree"] += 1
-                else:
-                    tally["disagree"] += 1
-                    problems.append(
-                        f"check '{step.node}' answered {show_label(step.answer)} in code "
-                        f"({step.reason}); the label says {show_label(expected[step.node])}")
-    for nid in expected:
-        if nid not in reached:
-            agree.setdefault(nid, Counter())["unused"] += 1
-    if result.error is not None:
-        problems.insert(0, f"error: {result.error}")
-        return problems
-    want = case.expected_score
-    if want is not None and abs(result.score - want) > TOLERANCE:
-        problems.insert(0, f"score {result.score:.2f} but expected_score is {want:.2f}")
-        unused = [nid for nid in expected if nid not in reached]
-        if unused:
-            problems.append("labels for nodes this path never reached: "
-                            + ", ".join(f"{n}={show_label(expected[n])}" for n in unused))
-        return problems
-    # a passing score with disagreeing checks still fails: the path is not the one labelled
-    return problems
-
-
 def agreement_table(graph: Any, agree: dict[str, Counter]) -> str:
+    """The per-node agreement counts of a labels test, one row per node of `graph`."""
     rows = ["  node                 reached  labelled  check agrees  unused labels\n"]
     for nid in graph.nodes:
         t = agree.get(nid, Counter())

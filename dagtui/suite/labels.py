@@ -1,4 +1,4 @@
-"""`dagtui test SUITE.toml`: check a suite's logic against human labels, zero LLM calls.
+"""A suite's logic test against human labels (`dagtui test SUITE.toml`), zero LLM calls.
 
 The suite counterpart of `dagtui test GRAPH`: every judgement node of every rule answers
 with the label the case gives it (the labels judge), checks run in code, the gates decide
@@ -31,20 +31,19 @@ in both JSONL and TOML:
 A graph rule's table maps its node ids to verdicts (task nodes: evidence text, optional;
 geval leaves: a 0..10 score) plus an optional `expected_score` (0..1) for the rule; the
 dotted form `"correctness.agrees": false` is accepted too. Budgets (`max_calls`) never bind
-here, since the labels judge spends no calls. Exit codes as for `dagtui test`: 0 every case
-passed, 1 a case failed or the suite is invalid, 2 the suite or cases file is unreadable.
+here, since the labels judge spends no calls. This module is the test itself;
+`dagtui.commands.suite_labels` loads the files, prints the report and gives the exit code.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 from ..checks import PythonConsent
-from ..commands.test import show_label, warn_unlabelled
-from ..exitcodes import ExitCode
+from ..labeltest import TOLERANCE
+from ..text import verdict_text
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
 from .loader import SuiteLoad
 from .model import Rule, Suite
@@ -53,7 +52,6 @@ from .model import Rule, Suite
 SKIP_WORDS = ("skipped", "skip")
 #: the key, inside a rule's table, for the score the rule should give the case
 SCORE_KEY = "expected_score"
-TOLERANCE = 1e-6
 
 
 @dataclass
@@ -97,7 +95,7 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
         if node == SCORE_KEY:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
                 out.problems.append(f"rule '{rid}': {SCORE_KEY} must be a number from 0 to 1, "
-                                    f"got {show_label(value)}")
+                                    f"got {verdict_text(value, quote=True)}")
             else:
                 labels.score = float(value)
             return
@@ -232,7 +230,8 @@ def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
             return []
         if labels.any:
             tally.unused += 1
-            what = ", ".join(f"{n}={show_label(v)}" for n, v in labels.nodes.items()) or (
+            what = ", ".join(f"{n}={verdict_text(v, quote=True)}"
+                             for n, v in labels.nodes.items()) or (
                 f"{SCORE_KEY}={labels.score:g}")
             return [f"rule '{rid}' is labelled ({what}) but the suite did not run it: "
                     f"{rec.reason or rec.state}"]
@@ -245,7 +244,7 @@ def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
     detail = outcome.detail
     steps = list(getattr(detail, "steps", []) or [])
     if isinstance(detail, dict):  # an inline check: the verdict code gave
-        shown.append(f"{rid}: {show_label(detail.get('verdict'))}")
+        shown.append(f"{rid}: {verdict_text(detail.get('verdict'), quote=True)}")
         _compare_check(rid, rid, detail.get("verdict"), str(detail.get("reason", "")),
                        labels, tally, found)
     else:
@@ -271,7 +270,8 @@ def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
         unused = [n for n in labels.nodes if n not in reached]
         if unused:
             found.append(f"rule '{rid}': labels for nodes this path never reached: "
-                         + ", ".join(f"{n}={show_label(labels.nodes[n])}" for n in unused))
+                         + ", ".join(f"{n}={verdict_text(labels.nodes[n], quote=True)}"
+                                     for n in unused))
     return found
 
 
@@ -286,44 +286,6 @@ def _compare_check(rid: str, node: str, answer: Any, reason: str, labels: RuleLa
         tally.check_agree += 1
         return
     tally.check_disagree += 1
-    found.append(f"rule '{rid}', node '{node}': the check answered {show_label(answer)} in code "
-                 f"({reason}); the label says {show_label(want)}")
-
-
-def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
-                 verbose: bool = False) -> None:
-    total = len(report.cases)
-    out.write(f"{path}: {total} cases, {total - report.failures} passed, {report.failures} "
-              f"failed (labels judge, {report.calls} LLM calls)\n")
-    for name, case in zip(report.cases, cases, strict=True):
-        found = report.problems[name]
-        if not found and not verbose:
-            continue
-        where = getattr(case, "where", "")
-        out.write(f"  {'FAIL' if found else 'PASS'} {name}" + (f"  ({where})" if where else "")
-                  + "\n")
-        for line in report.paths[name]:
-            out.write(f"       {line}\n")
-        for line in found:
-            out.write(f"       ✘ {line}\n")
-    out.write("  rule                 ran  not run  labelled  check agrees  unused labels\n")
-    for rid, t in report.tallies.items():
-        checks = f"{t.check_agree}/{t.check_agree + t.check_disagree}" if (
-            t.check_agree + t.check_disagree) else "-"
-        out.write(f"  {rid[:20]:20} {t.ran:4d} {t.gated:8d} {t.labelled:9d} {checks:>13} "
-                  f"{t.unused:14d}\n")
-
-
-def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
-                        python: PythonConsent | None = None) -> int:
-    """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code."""
-    from .cli import load_suite_and_cases
-
-    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True)
-    if load is None or cases is None:
-        return code
-    warn_unlabelled(cases, path, "[suite].labels")
-    report = asyncio.run(check_labels(load, cases, python=python))
-    print_report(report, path, cases, out, verbose=verbose)
-    return ExitCode.FAILURES if report.failures else ExitCode.OK
-
+    found.append(f"rule '{rid}', node '{node}': the check answered "
+                 f"{verdict_text(answer, quote=True)} in code ({reason}); the label says "
+                 f"{verdict_text(want, quote=True)}")

@@ -1,10 +1,10 @@
 """`dagtui run SUITE.toml`: the suite half of the run command.
 
-`dagtui.commands.run` owns the `run` parser; when its target is a suite file
-(`dagtui.suite.is_suite_file`) it hands its parsed arguments to `run_suite_command`. Options
-are read defensively (`getattr`) so the graph parser's flags (`--cases`, `--model`,
-`--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`, `--refresh`, `--cache-dir`) work here
-as they do for graphs; `add_suite_arguments` adds the one suite-only flag. `--trace-dir DIR`
+`dagtui.commands.run` owns the `run` parser (the suite-only `--measure-ungated` included);
+when its target is a suite file (`dagtui.suite.is_suite_file`) it hands its parsed arguments
+to `run_suite_command`. Options are read defensively (`getattr`) so the graph parser's flags
+(`--cases`, `--model`, `--api-base`, `--concurrency`, `--junit`, `--json`, `--no-cache`,
+`--refresh`, `--cache-dir`) work here as they do for graphs. `--trace-dir DIR`
 writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers N|auto`
 (or `--scheduler ADDRESS`) runs each LLM rule's admitted cases on Dask workers
 (`dagtui.cluster`; one cluster for the whole run, started at the first such rule), except
@@ -28,23 +28,11 @@ from typing import Any
 
 from ..diagnostics import sort_key
 from ..exitcodes import ExitCode
-from .loader import SuiteLoad, load_suite_file
-from .model import Rule
-
-#: `ExitCode` under the short names this module's code uses
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = ExitCode.OK, ExitCode.FAILURES, ExitCode.USAGE
+from ..suite.loader import SuiteLoad, load_suite_file
+from ..suite.model import Rule
 
 #: attribute names the run parser may use for its positional file argument
 TARGET_ATTRS = ("graph", "target", "file", "path", "suite")
-
-
-def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
-    """Suite-only options for the run parser (harmless for graphs, which ignore them)."""
-    parser.add_argument(
-        "--measure-ungated", action="store_true",
-        help="suites: also run every active rule on every case without gates (cache off) "
-        "and report the calls gating saved as measured, not estimated",
-    )
 
 
 def _opt(args: argparse.Namespace, *names: str, default: Any = None) -> Any:
@@ -121,9 +109,9 @@ async def execute(
     `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
     rule) pair of the gated run; the baseline run writes none."""
     from ..cluster import Cluster, cluster_size, scheduler_address
-    from ..commands.python_opts import python_consent
-    from .gating import attach_baseline, estimate_baseline, run_suite
-    from .runner import EngineRuleRunner
+    from ..suite.gating import attach_baseline, estimate_baseline, run_suite
+    from ..suite.runner import EngineRuleRunner
+    from .python_opts import python_consent
 
     assert load.suite is not None
     concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
@@ -192,10 +180,10 @@ def load_suite_and_cases(
     for d in diags:
         print(d.format(), file=sys.stderr)
     if load.suite is None:
-        return None, None, EXIT_USAGE
+        return None, None, ExitCode.USAGE
     if any(d.is_error for d in diags):
         print(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
-        return None, None, EXIT_FAIL
+        return None, None, ExitCode.FAILURES
     meta = load.suite.meta
     default = meta.labels if labels and meta.labels else meta.cases
     if cases_arg is None and default:
@@ -203,30 +191,30 @@ def load_suite_and_cases(
     if cases_arg is None:
         print(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
               file=sys.stderr)
-        return load, None, EXIT_USAGE
+        return load, None, ExitCode.USAGE
     try:
         cases = load_cases(cases_arg)
     except CaseError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
-        return load, None, EXIT_USAGE
+        return load, None, ExitCode.USAGE
     if not cases:
         print(f"{command}: {cases_arg}: no cases", file=sys.stderr)
-        return load, None, EXIT_USAGE
-    return load, cases, EXIT_OK
+        return load, None, ExitCode.USAGE
+    return load, cases, ExitCode.OK
 
 
 def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     """Run a suite file from the command line; returns the exit code."""
-    from .report import print_summary, write_json, write_junit
+    from ..suite.report import print_summary, write_json, write_junit
 
     target = path or _target(args)
     if not target:
         print("dagtui run: no suite file given", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     load, cases, code = load_suite_and_cases(target, _opt(args, "cases"), "dagtui run")
     if load is None or cases is None:
         return code
-    from ..commands.run import take_shard
+    from .run import take_shard
 
     shard = _opt(args, "shard")
     cases, positions = take_shard(cases, shard)
@@ -234,7 +222,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
         workers = workers_option(args)
     except ValueError as exc:
         print(f"dagtui run: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..cluster import DaskMissing, cluster_size, require_dask, scheduler_address
 
     if cluster_size(workers) > 1 or scheduler_address(_opt(args, "scheduler")):
@@ -242,7 +230,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
             require_dask()
         except DaskMissing as exc:
             print(f"dagtui run: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
     measure = bool(_opt(args, "measure_ungated", default=False)) or (
         os.environ.get("DAGTUI_MEASURE_UNGATED", "") not in ("", "0")
     )
@@ -265,15 +253,15 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     for problem in bad_outputs:  # found now, not after every rule has run
         print(f"dagtui run: {problem}", file=sys.stderr)
     if bad_outputs:
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if trace_dir:
-        from .traces import TraceWriter
+        from ..suite.traces import TraceWriter
 
         try:
             traces = TraceWriter(trace_dir, cases)
         except OSError as exc:
             print(f"dagtui run: cannot write traces to {trace_dir}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
     result = asyncio.run(execute(load, cases, args, measure_ungated=measure,
                                  on_rule_done=None if quiet else rule_done, traces=traces))
     from rich.console import Console
@@ -295,7 +283,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
             write_junit(result, junit_out)
     except OSError as exc:
         print(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     return result.exit_code()
 
 

@@ -1,0 +1,93 @@
+"""A graph's logic test against human labels, with zero LLM calls (`dagtui test GRAPH`).
+
+Every judgement node answers with the label the case gives it (the labels judge), check
+nodes run in code, and the score the labels lead to is compared with the case's
+`expected_score`. A case fails on a score mismatch (with the labels its path never used, a
+hint at where the graph and the human part), on an error, or when a check node's code
+verdict disagrees with its label. The per-node agreement is counted on the way. This is the
+logic alone; `dagtui.commands.test` prints it, and `dagtui.suite.labels` is the suite's
+counterpart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .checks import PythonConsent
+from .text import verdict_text
+
+#: how far a score may be from `expected_score` and still match (float noise, not judgement)
+TOLERANCE = 1e-6
+
+
+@dataclass
+class GraphLabelsReport:
+    """A graph's labels test: per case its run result and problems (an empty list: the case
+    passed), per node the agreement counts (`reached`, `labelled`, `agree`, `disagree`,
+    `unused`)."""
+
+    cases: list[Any]
+    results: list[Any]
+    problems: list[list[str]]
+    agree: dict[str, Counter]
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for p in self.problems if p)
+
+
+async def check_graph_labels(graph: Any, cases: list[Any], *,
+                             python: PythonConsent | None = None) -> GraphLabelsReport:
+    """Run every case through `graph` with the labels judge and compare with the labels;
+    raises `dagtui.cases.CaseError` (before any case runs) when cases lack the graph's
+    fields. `python`: the user's consent for python checks."""
+    from .batch import preflight_all
+    from .engine import Engine
+    from .judges.labels import LabelsJudge
+
+    engine = Engine(graph, LabelsJudge(), python=python)
+    preflight_all(engine, cases)
+    results = [await engine.run(case, check=False) for case in cases]
+    agree: dict[str, Counter] = {nid: Counter() for nid in graph.nodes}
+    problems = [case_problems(case, result, agree)
+                for case, result in zip(cases, results, strict=True)]
+    return GraphLabelsReport(cases, results, problems, agree)
+
+
+def case_problems(case: Any, result: Any, agree: dict[str, Counter]) -> list[str]:
+    """Why a case fails its logic test (empty when it passes); updates `agree`."""
+    problems: list[str] = []
+    expected = case.expected or {}
+    reached = {s.node for s in result.steps}
+    for step in result.steps:
+        tally = agree.setdefault(step.node, Counter())
+        tally["reached"] += 1
+        if step.node in expected:
+            tally["labelled"] += 1
+            if step.source == "check" and step.error is None:
+                if step.answer == expected[step.node]:
+                    tally["agree"] += 1
+                else:
+                    tally["disagree"] += 1
+                    problems.append(
+                        f"check '{step.node}' answered {verdict_text(step.answer, quote=True)} "
+                        f"in code ({step.reason}); the label says "
+                        f"{verdict_text(expected[step.node], quote=True)}")
+    for nid in expected:
+        if nid not in reached:
+            agree.setdefault(nid, Counter())["unused"] += 1
+    if result.error is not None:
+        problems.insert(0, f"error: {result.error}")
+        return problems
+    want = case.expected_score
+    if want is not None and abs(result.score - want) > TOLERANCE:
+        problems.insert(0, f"score {result.score:.2f} but expected_score is {want:.2f}")
+        unused = [nid for nid in expected if nid not in reached]
+        if unused:
+            problems.append("labels for nodes this path never reached: " + ", ".join(
+                f"{n}={verdict_text(expected[n], quote=True)}" for n in unused))
+        return problems
+    # a passing score with disagreeing checks still fails: the path is not the one labelled
+    return problems
