@@ -22,10 +22,6 @@ from ..exitcodes import ExitCode
 from . import flags
 from .python_opts import add_python_options, python_consent
 
-#: `ExitCode` under the short names this module's code uses
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_JUDGE = (
-    ExitCode.OK, ExitCode.FAILURES, ExitCode.USAGE, ExitCode.JUDGE)
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -94,22 +90,22 @@ def load_graph_and_cases(graph_path: str, cases_arg: str | None) -> tuple[Any, A
         from ..diagnostics import unreadable
 
         bad_input = unreadable(exc.diagnostics)  # did not read or parse: exit 2
-        return None, None, EXIT_USAGE if bad_input else EXIT_FAIL
+        return None, None, ExitCode.USAGE if bad_input else ExitCode.FAILURES
     cases_path = cases_arg
     if cases_path is None:
         if not graph.metric.cases:
             err(f"{graph_path}: no --cases given and [metric].cases is not set")
-            return graph, None, EXIT_USAGE
+            return graph, None, ExitCode.USAGE
         cases_path = str(Path(graph_path).parent / graph.metric.cases)
     try:
         cases = load_cases(cases_path)
     except CaseError as exc:
         err(str(exc))
-        return graph, None, EXIT_USAGE
+        return graph, None, ExitCode.USAGE
     if not cases:
         err(f"{cases_path}: no cases")
-        return graph, None, EXIT_USAGE
-    return graph, cases, EXIT_OK
+        return graph, None, ExitCode.USAGE
+    return graph, cases, ExitCode.OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     from ..suite.loader import is_suite_file
 
     if is_suite_file(args.graph):  # a suite of rules: dagtui.suite runs it
-        from ..suite.cli import run_suite_command
+        from .suite_run import run_suite_command
 
         return run_suite_command(args)
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
@@ -131,10 +127,10 @@ def run(args: argparse.Namespace) -> int:
     for problem in bad_outputs:  # found now, not after an hour of judge calls
         err(problem)
     if bad_outputs:
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..cluster import (
         ClusterError,
         DaskMissing,
@@ -149,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         workers_arg = parse_workers(args.workers)
     except ValueError as exc:
         err(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..api import make_judge
     from ..cache import open_cache
     from ..engine import Engine
@@ -170,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
             require_dask()
         except DaskMissing as exc:
             err(str(exc))
-            return EXIT_USAGE
+            return ExitCode.USAGE
     if isinstance(judge, LiteLLMJudge):
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
@@ -180,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
     except OSError as exc:
         err(safe_text(f"cannot write {results_path(args.json_out)}: {exc}"))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     progress = Progress(len(cases), out, quiet=args.quiet,
                         note=getattr(judge, "rate_note", None))
 
@@ -205,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     except (CaseError, ClusterError) as exc:
         progress.close()
         err(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     finally:
         if stream is not None:
             stream.close()
@@ -224,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # changed since the check before the run (full disk, ...)
         err(safe_text(f"cannot write a report: {exc}"))
         print_summary(report, out)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     from ..judges.health import is_unusable
 
     if is_unusable(report.halt) and not (report.passed or report.failed):
