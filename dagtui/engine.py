@@ -29,15 +29,16 @@ from .cases import Case, CaseError, case_from_dict
 from .checks import CheckError, PythonConsent, input_param, run_check
 from .diagnostics import Diagnostic
 from .judges.base import Ask, Judge, JudgeError, Reply
+from .kinds import kind_of
+from .kinds.answers import is_score
 from .loader import GraphError
 from .model import (
-    BinaryNode,
     CheckNode,
     GEvalNode,
     Graph,
+    Judgement,
     MetricNode,
     NodeBase,
-    NonBinaryNode,
     TaskNode,
     Verdict,
 )
@@ -371,12 +372,11 @@ class Engine:
     def _apply_override(self, rec: StepRecord, node: NodeBase, value: Any) -> None:
         rec.source, rec.judge = "override", "override"
         rec.reason = "verdict overridden (what-if)"
-        if isinstance(node, BinaryNode) and isinstance(value, str) \
-                and value.lower() in ("true", "false"):
-            value = value.lower() == "true"
+        answer = kind_of(node).answer
+        if answer is not None:  # "true" typed for a binary node is the verdict true
+            value = answer.coerce(value)
         if node.is_scored_leaf:
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not 0 <= value <= 10:
+            if not is_score(value):
                 raise JudgeError("out_of_set", f"override for {node.id!r} must be a score "
                                  f"0..10, got {value!r}")
             rec.method = "override"
@@ -384,7 +384,7 @@ class Engine:
 
     def _follow(self, rec: StepRecord, node: NodeBase) -> None:
         """Resolve a judgement's answer to its verdict: where it leads or what it scores."""
-        if isinstance(node, BinaryNode | NonBinaryNode | CheckNode):
+        if isinstance(node, Judgement):
             verdict = _match_verdict(node, rec.answer)
             if verdict is None:
                 allowed = [v.verdict for v in node.verdicts]
@@ -407,7 +407,7 @@ class Engine:
         rec.cache_hit = bool(rec.calls) and all(c.cache_hit for c in rec.calls)
 
 
-def _match_verdict(node: BinaryNode | NonBinaryNode | CheckNode, value: Any) -> Verdict | None:
+def _match_verdict(node: Judgement, value: Any) -> Verdict | None:
     for v in node.verdicts:
         if v.verdict == value and type(v.verdict) is type(value):
             return v

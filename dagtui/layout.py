@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from .dagdraw import Edge, EdgeLook, Node, Picture, draw_dag, shorten
 from .dagdraw import neighbourhood as _reachable
+from .kinds import icon
 from .model import Graph, TaskNode
 
 LEGEND = "── verdict → then (control)   ┄┄ task → children (data)   x → N: leaf score"
-ICONS = {"task": "◆", "binary": "◇", "non_binary": "◈", "check": "☑", "geval": "★", "metric": "✪"}
 MAX_LINE = 26
 LOOKS = {
     "data": EdgeLook(line="cyan", arrow="cyan", label="magenta", dashed=True),
@@ -57,7 +57,7 @@ def _verdict(value: object) -> str:
 
 def _box_lines(graph: Graph, nid: str, badges: dict[str, tuple[int, int]]) -> list[str]:
     node = graph.nodes[nid]
-    lines = [f"{ICONS.get(node.type, '•')} {shorten(nid, MAX_LINE)}"]
+    lines = [f"{icon(node.type)} {shorten(nid, MAX_LINE)}"]
     kind = node.type + (f"/{node.check}" if node.type == "check" else "")  # type: ignore[attr-defined]
     errors, warnings = badges.get(nid, (0, 0))
     if errors:

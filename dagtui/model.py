@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self
 
@@ -49,7 +49,6 @@ MULTI_TURN_PARAMS: tuple[str, ...] = (
     "tags",
 )
 
-NODE_TYPES: tuple[str, ...] = ("task", "binary", "non_binary", "check", "geval", "metric")
 CHECK_KINDS: tuple[str, ...] = (
     "regex",
     "json",
@@ -71,6 +70,10 @@ NOT_IN_TOML: Mapping[str, Any] = {"toml_key": None}
 def toml_name(key: str) -> Mapping[str, Any]:
     """Field metadata giving a field a TOML key other than its Python name (`schema_`)."""
     return {"toml_key": key}
+
+
+#: field metadata of a node field that must be present and non-empty (`NodeBase.REQUIRED`)
+REQUIRED_FIELD: Mapping[str, Any] = {"required": True}
 
 
 class Record:
@@ -206,6 +209,34 @@ def _plain(value: Any, skip_defaults: bool) -> Any:
     return value
 
 
+class _NodeLayout:
+    """`FIELDS` or `REQUIRED` of a node class, derived from its dataclass fields once."""
+
+    def __init__(self, which: str) -> None:
+        self.which = which
+        self.value: tuple[str, ...] | None = None
+
+    def __get__(self, obj: object, owner: type[NodeBase]) -> tuple[str, ...]:
+        if self.value is None:
+            self.value = _node_layout(owner, self.which)
+        return self.value
+
+
+def _node_layout(cls: type[NodeBase], which: str) -> tuple[str, ...]:
+    by_name = {f.name: f for f in dataclasses.fields(cls)}
+    names = ["type", "label"]
+    for klass in reversed(cls.__mro__):
+        if not issubclass(klass, NodeBase) or klass is NodeBase:
+            continue
+        for name in klass.__dict__.get("__annotations__", {}):
+            if name in by_name and name not in names:
+                names.append(name)
+    fields = [by_name[n] for n in names if by_name[n].metadata.get("toml_key", n) is not None]
+    if which == "required":
+        fields = [f for f in fields if f.metadata.get("required")]
+    return tuple(f.metadata.get("toml_key", f.name) for f in fields)
+
+
 @dataclass(kw_only=True)
 class Verdict(TomlRecord):
     """One outcome of a judgement or check node.
@@ -253,10 +284,19 @@ class NodeBase(TomlRecord):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
 
-    #: field names of this node type, in canonical order (used by fmt and the editor form)
-    FIELDS: ClassVar[tuple[str, ...]] = ()
-    #: fields that must be present and non-empty
-    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    #: TOML keys of this node type, in canonical order (used by fmt and the editor form):
+    #: `type`, `label`, then the fields the class declares, in declaration order (a class
+    #: re-declares `params` and `turn_window` where they belong in its table; a check node
+    #: does not, so they are not part of its table)
+    FIELDS: ClassVar[tuple[str, ...]]
+    #: TOML keys of the fields that must be present and non-empty (metadata `REQUIRED_FIELD`)
+    REQUIRED: ClassVar[tuple[str, ...]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # the dataclass decorator runs after this: the lists are worked out on first use
+        cls.FIELDS = _NodeLayout("fields")  # type: ignore[assignment]
+        cls.REQUIRED = _NodeLayout("required")  # type: ignore[assignment]
 
     @property
     def display_name(self) -> str:
@@ -287,20 +327,21 @@ class TaskNode(NodeBase):
     """Extracts evidence with the judge; its output is shown to its `children`."""
 
     type: Literal["task"] = "task"
-    instructions: str = ""
-    output_label: str = ""
+    instructions: str = field(default="", metadata=REQUIRED_FIELD)
+    output_label: str = field(default="", metadata=REQUIRED_FIELD)
+    params: list[str] = field(default_factory=list)
+    turn_window: tuple[int, int] | None = None
     children: list[str] = field(default_factory=list)
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "type", "label", "instructions", "output_label", "params", "turn_window", "children",
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ("instructions", "output_label")
 
     def targets(self) -> list[str]:
         return list(self.children)
 
 
-class _JudgementMixin:
+class Judgement:
+    """What the nodes that choose a verdict share (binary, non_binary, check): the engine
+    follows the verdict matching the answer."""
+
     verdicts: list[Verdict]
 
     @property
@@ -316,31 +357,27 @@ class _JudgementMixin:
 
 
 @dataclass(kw_only=True)
-class BinaryNode(_JudgementMixin, NodeBase):
+class BinaryNode(Judgement, NodeBase):
     """A yes/no question: exactly one `true` and one `false` verdict."""
 
     type: Literal["binary"] = "binary"
-    criteria: str = ""
-    verdicts: list[Verdict] = field(default_factory=list)
+    criteria: str = field(default="", metadata=REQUIRED_FIELD)
+    params: list[str] = field(default_factory=list)
+    turn_window: tuple[int, int] | None = None
+    verdicts: list[Verdict] = field(default_factory=list, metadata=REQUIRED_FIELD)
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "type", "label", "criteria", "params", "turn_window", "verdicts",
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ("criteria", "verdicts")
 
 
 @dataclass(kw_only=True)
-class NonBinaryNode(_JudgementMixin, NodeBase):
+class NonBinaryNode(Judgement, NodeBase):
     """Picks one of several labels, offered to the judge in declared order."""
 
     type: Literal["non_binary"] = "non_binary"
-    criteria: str = ""
-    verdicts: list[Verdict] = field(default_factory=list)
+    criteria: str = field(default="", metadata=REQUIRED_FIELD)
+    params: list[str] = field(default_factory=list)
+    turn_window: tuple[int, int] | None = None
+    verdicts: list[Verdict] = field(default_factory=list, metadata=REQUIRED_FIELD)
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "type", "label", "criteria", "params", "turn_window", "verdicts",
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ("criteria", "verdicts")
 
     @property
     def labels(self) -> list[str]:
@@ -348,7 +385,7 @@ class NonBinaryNode(_JudgementMixin, NodeBase):
 
 
 @dataclass(kw_only=True)
-class CheckNode(_JudgementMixin, NodeBase):
+class CheckNode(Judgement, NodeBase):
     """A deterministic check run in code: no judge call.
 
     `check` names the kind; the kind's own settings live beside it. What the check reads is
@@ -357,10 +394,9 @@ class CheckNode(_JudgementMixin, NodeBase):
     """
 
     type: Literal["check"] = "check"
-    check: str = ""
+    check: str = field(default="", metadata=REQUIRED_FIELD)
     param: str | None = None
     evidence: str | None = None
-    verdicts: list[Verdict] = field(default_factory=list)
     # regex
     pattern: str | None = None
     flags: str | None = None
@@ -379,12 +415,8 @@ class CheckNode(_JudgementMixin, NodeBase):
     allowed: list[str] | None = None
     # python
     function: str | None = None
+    verdicts: list[Verdict] = field(default_factory=list, metadata=REQUIRED_FIELD)
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "type", "label", "check", "param", "evidence", "pattern", "flags", "schema", "unit",
-        "min", "max", "values", "mode", "case_sensitive", "allowed", "function", "verdicts",
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ("check", "verdicts")
     KIND_FIELDS: ClassVar[dict[str, tuple[str, ...]]] = {
         "regex": ("pattern", "flags"),
         "json": (),
@@ -412,15 +444,13 @@ class GEvalNode(NodeBase):
     """A G-Eval leaf: the judge scores 0..10 against steps; ends the path with that score."""
 
     type: Literal["geval"] = "geval"
-    name: str = ""
-    criteria: str | None = None
+    name: str = field(default="", metadata=REQUIRED_FIELD)
+    params: list[str] = field(default_factory=list, metadata=REQUIRED_FIELD)
+    turn_window: tuple[int, int] | None = None
     evaluation_steps: list[str] | None = None
+    criteria: str | None = None
     model: str | None = None
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "type", "label", "name", "params", "turn_window", "evaluation_steps", "criteria", "model",
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ("name", "params")
 
     @property
     def is_scored_leaf(self) -> bool:
@@ -439,14 +469,12 @@ class MetricNode(NodeBase):
     """
 
     type: Literal["metric"] = "metric"
-    metric: str = ""
+    metric: str = field(default="", metadata=REQUIRED_FIELD)
     args: dict[str, Any] = field(default_factory=dict)
+    params: list[str] = field(default_factory=list)
+    turn_window: tuple[int, int] | None = None
     model: str | None = None
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "type", "label", "metric", "args", "params", "turn_window", "model",
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ("metric",)
 
     @property
     def is_scored_leaf(self) -> bool:
@@ -454,6 +482,8 @@ class MetricNode(NodeBase):
 
 
 Node = TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode | MetricNode
+#: node type -> its dataclass; `dagtui.kinds.register` adds a new type here (and the kind
+#: that says how the rest of dagtui treats it)
 NODE_CLASSES: dict[str, type[NodeBase]] = {
     "task": TaskNode,
     "binary": BinaryNode,
@@ -462,6 +492,8 @@ NODE_CLASSES: dict[str, type[NodeBase]] = {
     "geval": GEvalNode,
     "metric": MetricNode,
 }
+#: the node type names, in order (a live view: a registered type shows up)
+NODE_TYPES: KeysView[str] = NODE_CLASSES.keys()
 
 JudgementNode = BinaryNode | NonBinaryNode | CheckNode
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from .model import CheckNode, GEvalNode, Graph, MetricNode, TaskNode
+from .kinds import kind_of
+from .model import Graph, NodeBase, TaskNode
 from .schedule import Leaf, Topology, leaf_kind
 
 if TYPE_CHECKING:  # rich is only needed to draw the table
@@ -48,22 +49,10 @@ MAX_STATES = 5_000
 MAX_LISTED = 1_000_000
 
 
-def judge_calls(node: object) -> int:
-    """Judge calls one execution of `node` costs.
-
-    Tasks and judgements cost one call (the reason comes with the verdict); code checks cost
-    none; a G-Eval leaf costs one, plus one to generate its evaluation steps when it only has
-    `criteria` (which is also why those steps may differ from run to run). A DeepEval metric
-    leaf is counted as one step: the metric makes its own calls (AnswerRelevancyMetric three),
-    which dagtui does not see in advance.
-    """
-    if isinstance(node, CheckNode):
-        return 0
-    if isinstance(node, MetricNode):
-        return 1
-    if isinstance(node, GEvalNode):
-        return 1 + (1 if node.criteria and not node.evaluation_steps else 0)
-    return 1
+def judge_calls(node: NodeBase) -> int:
+    """Judge calls one execution of `node` costs, as its kind counts them (`NodeKind.calls`:
+    one for a task or judgement, none for a code check, one or two for a G-Eval leaf)."""
+    return kind_of(node).calls(node)
 
 
 def show_number(value: object) -> str:

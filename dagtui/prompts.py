@@ -18,20 +18,12 @@ the engine gives the judge exactly one chance to correct it.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import (
-    SINGLE_TURN_PARAMS,
-    BinaryNode,
-    GEvalNode,
-    Graph,
-    MetricNode,
-    NodeBase,
-    NonBinaryNode,
-    TaskNode,
-)
+from .kinds import find_kind, kind_of
+from .kinds.answers import STEPS, Answer, AnswerError, Parsed, extract_json
+from .model import GEvalNode, Graph, NodeBase, TaskNode
 from .outputs import escape_surrogates
 
 SYSTEM_PROMPT = (
@@ -70,14 +62,17 @@ PARAM_TITLES: dict[str, str] = {
     "content": "Turns",
 }
 
-#: what kind of answer a request wants
-KINDS = ("task", "binary", "non_binary", "geval", "geval_steps", "metric")
+#: the request kind of a G-Eval leaf's extra call for its evaluation steps (every other
+#: request's kind is its node's type)
+GEVAL_STEPS = "geval_steps"
 MISSING = "(not provided)"
 
 
 @dataclass
 class Prompt:
-    """A request ready for a judge: messages plus what a valid answer looks like."""
+    """A request ready for a judge: messages plus what a valid answer looks like.
+
+    `kind` is the node's type, or `geval_steps` for a G-Eval leaf's extra call."""
 
     kind: str
     messages: list[dict[str, str]]
@@ -85,6 +80,11 @@ class Prompt:
     labels: list[str] = field(default_factory=list)
     #: False when the graph says `include_reason = false`: no reason is asked for
     reasons: bool = True
+
+    @property
+    def answer(self) -> Answer:
+        """The shape of a valid answer (its schema, parsing, correction and checks)."""
+        return answer_for(self.kind)
 
     @property
     def schema_name(self) -> str:
@@ -235,29 +235,24 @@ def _schema(props: dict[str, Any], reasons: bool = True) -> dict[str, Any]:
     }
 
 
-#: per kind: what the reason should say, and the answer field(s) as shown to the judge
-_ANSWER_SHAPES: dict[str, tuple[str, str]] = {
-    "task": ("how you found it", '"output": "<the extracted text; use one line per item when '
-             'there are several>"'),
-    "binary": ("why", '"verdict": true or false'),
-    "non_binary": ("why", '"verdict": "<exactly one of the labels above, spelled as listed>"'),
-    "geval": ("why", '"score": <an integer from 0 (worst) to 10 (best)>'),
-    "geval_steps": ("why these steps", '"steps": ["<step 1>", "<step 2>", ...]'),
-    "metric": ("why", '"score": <a number from 0 (worst) to 10 (best): the metric\'s 0..1 '
-               'score times 10>'),
-}
+def answer_for(kind: str) -> Answer:
+    """The answer shape of a request kind (a node type answered by a judge, or
+    `geval_steps`); ValueError for anything else."""
+    if kind == GEVAL_STEPS:
+        return STEPS
+    node_kind = find_kind(kind)
+    if node_kind is None or node_kind.answer is None:
+        raise ValueError(kind)
+    return node_kind.answer
 
 
 def answer_instructions(kind: str, labels: list[str] | None = None, *,
                         reasons: bool = True) -> str:
     """The last line of every request: the JSON shape to answer with, reason first unless
     the graph turned reasons off."""
-    if kind not in _ANSWER_SHAPES:
-        raise ValueError(kind)
-    why, answer = _ANSWER_SHAPES[kind]
-    fields = f'"reason": "<{why}>", {answer}' if reasons else answer
-    tail = " with 3 to 5 concrete steps." if kind == "geval_steps" else ""
-    return f"Answer with JSON: {{{fields}}}{tail}"
+    answer = answer_for(kind)
+    fields = f'"reason": "<{answer.why}>", {answer.shown}' if reasons else answer.shown
+    return f"Answer with JSON: {{{fields}}}{answer.tail}"
 
 
 def build_prompt(
@@ -275,59 +270,28 @@ def build_prompt(
     """
     multi_turn = graph.metric.multi_turn
     reasons = graph.metric.include_reason
-    parts: list[str] = []
-    labels: list[str] = []
-    if isinstance(node, TaskNode):
-        kind = "task"
-        parts.append(f"Instructions:\n{node.instructions.strip()}")
-        schema = _schema({"output": {"type": "string"}}, reasons)
-    elif isinstance(node, BinaryNode):
-        kind = "binary"
-        parts.append(f"Question (answer true or false):\n{node.criteria.strip()}")
-        schema = _schema({"verdict": {"type": "boolean"}}, reasons)
-    elif isinstance(node, NonBinaryNode):
-        kind = "non_binary"
-        labels = node.labels
-        listing = "\n".join(f"- {label}" for label in labels)
-        parts.append(f"Criteria:\n{node.criteria.strip()}")
-        parts.append(f"Choose exactly one of these labels:\n{listing}")
-        schema = _schema({"verdict": {"type": "string", "enum": labels}}, reasons)
-    elif isinstance(node, GEvalNode):
-        kind = "geval"
-        title = node.name or node.id
-        parts.append(f"Evaluate the test case for: {title}")
-        if node.criteria:
-            parts.append(f"Criteria:\n{node.criteria.strip()}")
-        numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(steps or [], start=1))
-        parts.append(f"Evaluation steps:\n{numbered}")
-        schema = _schema({"score": {"type": "integer"}}, reasons)
-    elif isinstance(node, MetricNode):
-        # DeepEval runs the metric with its own prompts (a model judge never sends this);
-        # this request is what a person, the labels or a replay answer, and what the
-        # debugger shows: the metric, its arguments and the case fields it is given
-        kind = "metric"
-        shown = ", ".join(f"{k}={v!r}" for k, v in node.args.items())
-        parts.append(f"DeepEval metric: {node.metric}({shown})\n"
-                     "Score the test case as this metric would (0..10).")
-        if not node.params:  # the metric reads what it needs: show every field given
-            node = node.replace(params=[p for p in SINGLE_TURN_PARAMS
-                                        if case_fields.get(p) not in (None, "", [])])
-        schema = _schema({"score": {"type": "number"}}, reasons)
-    else:
+    kind = kind_of(node)
+    if kind.request is None or kind.answer is None:
         raise TypeError(f"node {node.id!r} of type {node.type!r} is not answered by a judge")
+    request = kind.request(node, case_fields, steps)
+    parts = list(request.parts)
+    labels = request.labels
+    schema = _schema({kind.answer.field: kind.answer.schema_property(labels)}, reasons)
+    if request.params is not None:
+        node = node.replace(params=request.params)
     for parent_id, output in evidence.items():
         parent = graph.nodes.get(parent_id)
         title = parent.output_label if isinstance(parent, TaskNode) else parent_id
         parts.append(f"{title}:\n{render_evidence(output)}")
     parts.extend(param_sections(node, case_fields, multi_turn))
-    parts.append(answer_instructions(kind, labels, reasons=reasons))
+    parts.append(answer_instructions(node.type, labels, reasons=reasons))
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
         # a lone surrogate (JSON's "\udc80" in a case or a judge's answer) cannot be sent:
         # the judge gets it as visible text, as the reports show it
         {"role": "user", "content": escape_surrogates("\n\n".join(parts))},
     ]
-    return Prompt(kind, messages, schema, labels, reasons)
+    return Prompt(node.type, messages, schema, labels, reasons)
 
 
 def geval_steps_prompt(node: GEvalNode, *, reasons: bool = True) -> Prompt:
@@ -339,10 +303,10 @@ def geval_steps_prompt(node: GEvalNode, *, reasons: bool = True) -> Prompt:
         f"Write the evaluation steps for a metric named {node.name or node.id!r}.\n\n"
         f"Criteria:\n{(node.criteria or '').strip()}\n\n"
         f"The steps will be applied to: {params}.\n\n"
-        + answer_instructions("geval_steps", reasons=reasons)
+        + answer_instructions(GEVAL_STEPS, reasons=reasons)
     )
-    schema = _schema({"steps": {"type": "array", "items": {"type": "string"}}}, reasons)
-    return Prompt("geval_steps", [
+    schema = _schema({STEPS.field: STEPS.schema_property([])}, reasons)
+    return Prompt(GEVAL_STEPS, [
         {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
         {"role": "user", "content": text},
     ], schema, reasons=reasons)
@@ -350,19 +314,7 @@ def geval_steps_prompt(node: GEvalNode, *, reasons: bool = True) -> Prompt:
 
 def corrective_message(prompt: Prompt, problem: str) -> dict[str, str]:
     """The one follow-up turn sent when an answer was unusable."""
-    if prompt.kind == "non_binary":
-        allowed = "; ".join(json.dumps(label) for label in prompt.labels)
-        want = f'"verdict" must be exactly one of: {allowed}.'
-    elif prompt.kind == "binary":
-        want = '"verdict" must be true or false.'
-    elif prompt.kind == "geval":
-        want = '"score" must be an integer from 0 to 10.'
-    elif prompt.kind == "metric":
-        want = '"score" must be a number from 0 to 10.'
-    elif prompt.kind == "geval_steps":
-        want = '"steps" must be a list of strings.'
-    else:
-        want = '"output" must be a string.'
+    want = prompt.answer.correction(prompt.labels)
     return {
         "role": "user",
         "content": f"Your previous answer could not be used: {problem}. {want} "
@@ -374,56 +326,6 @@ def corrective_message(prompt: Prompt, problem: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- parsing
 
 
-class AnswerError(ValueError):
-    """An answer that cannot be used. `kind` is `malformed` (no usable JSON) or
-    `out_of_set` (valid JSON, but the verdict is not an allowed value)."""
-
-    def __init__(self, kind: str, message: str, raw: str) -> None:
-        self.kind = kind
-        self.raw = raw
-        super().__init__(message)
-
-
-@dataclass
-class Parsed:
-    value: Any
-    reason: str = ""
-
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-
-
-def extract_json(raw: str) -> Any:
-    """The first JSON object in `raw`: bare, in a code fence, or amid prose."""
-    text = raw.strip()
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        pass
-    for block in _FENCE.findall(text):
-        try:
-            return json.loads(block.strip())
-        except (json.JSONDecodeError, ValueError):
-            continue
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            obj, _ = decoder.raw_decode(text, start)
-            return obj
-        except json.JSONDecodeError:
-            start = text.find("{", start + 1)
-    raise AnswerError("malformed", "the answer holds no JSON object", raw)
-
-
-_TRUE = {"true", "yes", "y", "1"}
-_FALSE = {"false", "no", "n", "0"}
-
-
-def _norm(label: str) -> str:
-    return " ".join(label.lower().split()).strip(" .'\"")
-
-
 def parse_answer(prompt: Prompt, raw: str) -> Parsed:
     """Read a judge's raw text for `prompt`; raises AnswerError when it cannot be used."""
     data = extract_json(raw)
@@ -431,49 +333,4 @@ def parse_answer(prompt: Prompt, raw: str) -> Parsed:
         raise AnswerError("malformed", "the answer is JSON but not an object", raw)
     reason = data.get("reason")
     reason = "" if reason is None else str(reason)
-    kind = prompt.kind
-    if kind == "task":
-        if "output" not in data:
-            raise AnswerError("malformed", 'the answer has no "output" field', raw)
-        out = data["output"]
-        if isinstance(out, list):
-            out = "\n".join(str(x) for x in out)
-        return Parsed("" if out is None else str(out), reason)
-    if kind == "geval_steps":
-        steps = data.get("steps")
-        if not isinstance(steps, list) or not steps:
-            raise AnswerError("malformed", 'the answer has no "steps" list', raw)
-        return Parsed([str(s) for s in steps], reason)
-    if kind in ("geval", "metric"):
-        score = data.get("score")
-        if isinstance(score, str):
-            try:
-                score = float(score.strip())
-            except ValueError:
-                raise AnswerError("out_of_set", f"score {score!r} is not a number", raw) from None
-        if isinstance(score, bool) or not isinstance(score, int | float):
-            raise AnswerError("malformed", 'the answer has no numeric "score"', raw)
-        if not 0 <= score <= 10:
-            raise AnswerError("out_of_set", f"score {score:g} is outside 0..10", raw)
-        return Parsed(score, reason)
-    if "verdict" not in data:
-        raise AnswerError("malformed", 'the answer has no "verdict" field', raw)
-    verdict = data["verdict"]
-    if kind == "binary":
-        if isinstance(verdict, bool):
-            return Parsed(verdict, reason)
-        if isinstance(verdict, str) and verdict.strip().lower() in _TRUE | _FALSE:
-            return Parsed(verdict.strip().lower() in _TRUE, reason)
-        raise AnswerError("out_of_set", f"verdict {verdict!r} is not true or false", raw)
-    # non_binary: exact label, else a unique case/space-insensitive match
-    if isinstance(verdict, str):
-        if verdict in prompt.labels:
-            return Parsed(verdict, reason)
-        matches = [label for label in prompt.labels if _norm(label) == _norm(verdict)]
-        if len(matches) == 1:
-            return Parsed(matches[0], reason)
-    raise AnswerError(
-        "out_of_set",
-        f"verdict {verdict!r} is not one of the labels {prompt.labels}",
-        raw,
-    )
+    return Parsed(prompt.answer.read(data, raw, prompt.labels), reason)

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..kinds.answers import AnswerError
 from ..model import Graph, NodeBase
 from ..prompts import Prompt
 from ..redact import redact
@@ -145,28 +146,18 @@ class Judge(abc.ABC):
 
 
 def check_value(ask: Ask, value: Any, raw: str | None = None) -> Any:
-    """Validate a value a non-model judge produced against what the node allows."""
-    kind = ask.kind
+    """Validate a value a non-model judge produced against what the node allows (the
+    request's answer shape says what that is)."""
     shown = raw if raw is not None else repr(value)
-    if kind == "binary":
-        if not isinstance(value, bool):
-            raise JudgeError("out_of_set", f"node {ask.node.id!r} needs true or false, got "
-                             f"{value!r}", raw=shown)
-    elif kind == "non_binary":
-        if value not in ask.prompt.labels:
-            raise JudgeError("out_of_set", f"node {ask.node.id!r}: {value!r} is not one of "
-                             f"the labels {ask.prompt.labels}", raw=shown)
-    elif kind in ("geval", "metric"):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
-            raise JudgeError("out_of_set", f"node {ask.node.id!r} needs a score from 0 to 10, "
-                             f"got {value!r}", raw=shown)
-    elif kind == "task":
-        if isinstance(value, list):
-            value = "\n".join(str(v) for v in value)
-        if not isinstance(value, str):
-            raise JudgeError("out_of_set", f"node {ask.node.id!r} needs evidence text, got "
-                             f"{value!r}", raw=shown)
-    return value
+    try:
+        return ask.prompt.answer.check(value, ask.prompt.labels, f"node {ask.node.id!r}", shown)
+    except AnswerError as exc:
+        raise JudgeError(exc.kind, str(exc), raw=exc.raw) from None
+
+
+def scored_method(ask: Ask, method: str) -> str | None:
+    """`method` for a score (`Reply.method` says how a 0..10 score was obtained), else None."""
+    return method if ask.prompt.answer.scored else None
 
 
 @dataclass
@@ -199,7 +190,7 @@ class HumanJudge(Judge):
         start = time.perf_counter()
         got = await self.ask_person(ask)
         value = check_value(ask, got.value)
-        reply = Reply(value, got.reason, raw=None, method="human" if ask.kind in ("geval", "metric") else None)
+        reply = Reply(value, got.reason, raw=None, method=scored_method(ask, "human"))
         reply.calls = []
         _ = time.perf_counter() - start
         return reply
@@ -229,4 +220,4 @@ class CallbackJudge(Judge):
         if isinstance(out, tuple) and len(out) == 2:
             out, reason = out
         value = check_value(ask, out)
-        return Reply(value, str(reason), method="callback" if ask.kind in ("geval", "metric") else None)
+        return Reply(value, str(reason), method=scored_method(ask, "callback"))

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..model import CheckNode, NodeBase
+from ..kinds import kind_of
+from ..model import NodeBase
 
 LONG_TEXT = ("instructions", "criteria", "evaluation_steps")
 REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check", "metric")
@@ -56,15 +57,10 @@ class FieldError(ValueError):
 
 
 def node_fields(node: NodeBase) -> list[str]:
-    """Fields the form shows for `node`, in canonical order (check nodes: the kind's own
-    settings, plus any other setting that has a value so nothing is hidden)."""
-    fields = [f for f in node.FIELDS if f not in ("verdicts",)]
-    if isinstance(node, CheckNode):
-        kind = set(CheckNode.KIND_FIELDS.get(node.check, ()))
-        common = {"type", "label", "check", "param", "evidence"}
-        fields = [f for f in fields
-                  if f in common or f in kind or getattr(node, _attr(f), None) is not None]
-    return fields
+    """Fields the form shows for `node`, in canonical order, as its kind lists them (check
+    nodes: the check kind's own settings, plus any other setting that has a value so nothing
+    is hidden)."""
+    return kind_of(node).form_fields(node)
 
 
 def _attr(name: str) -> str:

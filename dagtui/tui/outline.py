@@ -16,9 +16,6 @@ from typing import Any
 from ..model import Graph, TaskNode
 from .node_memo import NodeMemo
 
-TYPE_ICONS = {"task": "◆", "binary": "◇", "non_binary": "◈", "check": "☑", "geval": "★",
-              "metric": "✪"}
-
 
 @dataclass(frozen=True)
 class ItemRef:

@@ -18,7 +18,8 @@ from ...cases import Case, CaseError
 from ...checks import PythonConsent
 from ...engine import Engine, Session
 from ...judges.base import Judge
-from ...model import BinaryNode, CheckNode, GEvalNode, Graph, NodeBase, NonBinaryNode, TaskNode
+from ...kinds import kind_of, scores
+from ...model import Graph, Judgement, NodeBase
 from ...paths import show_number
 from ...schedule import Reach, Topology
 from ...trace import RunResult, StepRecord, Trace
@@ -28,15 +29,6 @@ PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
     "pending", "next", "running", "done", "skipped", "failed")
 
 _SERIALS = itertools.count(1)
-
-#: the text field of each node type that "edit & re-run" changes
-EDITABLE_FIELD: dict[type, str] = {
-    TaskNode: "instructions",
-    BinaryNode: "criteria",
-    NonBinaryNode: "criteria",
-    GEvalNode: "criteria",
-}
-
 
 @dataclass
 class NodeStatus:
@@ -97,30 +89,23 @@ def answer_summary(record: StepRecord) -> str:
     if record.node_type == "task":
         text = record.answer if isinstance(record.answer, str) else show_value(record.answer)
         return f"evidence {len(text)} chars"
-    if record.node_type in ("geval", "metric"):
+    if scores(record.node_type):
         return f"score {show_value(record.answer)}"
     return show_value(record.answer)
 
 
 def allowed_answers(node: NodeBase) -> list[Any]:
     """The verdicts a person may pick for a node (empty: free text or a score)."""
-    if isinstance(node, BinaryNode | NonBinaryNode | CheckNode):
+    if isinstance(node, Judgement):
         return [v.verdict for v in node.verdicts]
     return []
 
 
 def editable_field(node: NodeBase) -> str | None:
-    """Which text field `e` edits for this node (None: nothing textual to edit).
-
-    A geval leaf with evaluation steps is judged by the steps, not the criteria, so the
-    steps are what an edit must change.
-    """
-    if isinstance(node, GEvalNode) and node.evaluation_steps:
-        return "evaluation_steps"
-    for cls, name in EDITABLE_FIELD.items():
-        if isinstance(node, cls):
-            return name
-    return None
+    """Which text field `e` edits for this node (None: nothing textual to edit), as its
+    kind says (a geval leaf with evaluation steps is judged by the steps, not the criteria,
+    so the steps are what an edit must change)."""
+    return kind_of(node).editable(node)
 
 
 def field_as_text(node: NodeBase, name: str) -> str:

@@ -15,10 +15,10 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ...kinds import icon
 from ...model import Graph, TaskNode
 from ..calibration import badge
 from ..outline import (
-    TYPE_ICONS,
     Item,
     ItemRef,
     StructureKeys,
@@ -283,7 +283,7 @@ class GraphTree(Tree[ItemRef]):
         text = Text()
         if ref.via is not None and isinstance(graph.nodes.get(ref.via), TaskNode):
             text.append("┄ ", style="cyan")
-        text.append(f"{TYPE_ICONS.get(node.type, '•')} ", style="bold")
+        text.append(f"{icon(node.type)} ", style="bold")
         text.append(nid, style="bold")
         # right after the id: a narrow tree cuts the end of a row, and this is the figure
         mark = badge(self.calibration, nid) if self.calibration else None
