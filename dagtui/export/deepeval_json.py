@@ -14,15 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..kinds import kind_of
 from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NonBinaryNode, TaskNode, Verdict
 from .naming import unique, verdict_key
 from .refusals import ExportRefused, deepeval_refusals
-
-NODE_TYPE = {
-    "task": "TaskNode",
-    "binary": "BinaryJudgementNode",
-    "non_binary": "NonBinaryJudgementNode",
-}
 
 
 def to_dict(graph: Graph) -> dict[str, Any]:
@@ -39,7 +34,7 @@ def to_dict(graph: Graph) -> dict[str, Any]:
             continue  # a G-Eval or metric lives inside the verdict that leads to it
         if isinstance(node, TaskNode):
             spec: dict[str, Any] = {
-                "type": NODE_TYPE["task"],
+                "type": kind_of(node).deepeval,
                 "instructions": node.instructions,
                 "output_label": node.output_label,
                 "label": node.label,
@@ -49,7 +44,7 @@ def to_dict(graph: Graph) -> dict[str, Any]:
         else:
             assert isinstance(node, BinaryNode | NonBinaryNode)
             spec = {
-                "type": NODE_TYPE[node.type],
+                "type": kind_of(node).deepeval,
                 "criteria": node.criteria,
                 "label": node.label,
                 "evaluation_params": list(node.params) or None,

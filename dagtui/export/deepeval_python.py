@@ -15,6 +15,7 @@ and `{{ }}` in criteria reach the judge unchanged and need no escaping.
 
 from __future__ import annotations
 
+from ..kinds import all_kinds, scores
 from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NodeBase, NonBinaryNode, TaskNode
 from .deepeval_json import document_order
 from .naming import python_name
@@ -68,12 +69,8 @@ class _Writer:
         self.multi = graph.metric.multi_turn
         self.params_enum = "MultiTurnParams" if self.multi else "SingleTurnParams"
         prefix = "Conversational" if self.multi else ""
-        self.cls = {
-            "task": f"{prefix}TaskNode",
-            "binary": f"{prefix}BinaryJudgementNode",
-            "non_binary": f"{prefix}NonBinaryJudgementNode",
-            "geval": f"{prefix}GEval",
-        }
+        #: node type -> DeepEval class (`GEval`, `TaskNode`, `ConversationalTaskNode`, ...)
+        self.cls = {k.type: f"{prefix}{k.deepeval}" for k in all_kinds() if k.deepeval}
         self.metric_cls = f"{prefix}DAGMetric"
         #: DeepEval metric classes the metric leaves use (names checked by the refusals)
         self.leaf_metrics = sorted({n.metric for n in graph.nodes.values()
@@ -103,13 +100,12 @@ class _Writer:
 
     def _imports(self) -> str:
         types = {n.type for n in self.graph.nodes.values()}
+        # a scored leaf's class (GEval) is a metric; the others are DAG nodes
         metric_names = sorted(
             {self.metric_cls, *self.leaf_metrics}
-            | ({self.cls["geval"]} if "geval" in types else set())
+            | {self.cls[t] for t in types if t in self.cls and scores(t)}
         )
-        node_names = sorted(
-            [self.cls[t] for t in ("task", "binary", "non_binary") if t in types]
-        )
+        node_names = sorted(self.cls[t] for t in types if t in self.cls and not scores(t))
         lines = [_import("deepeval.metrics", metric_names)]
         if self.multi:
             lines.append(_import("deepeval.metrics.conversational_dag", node_names))

@@ -23,24 +23,25 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..inputs import parser_gave_up
+from ..kinds.builtin import BINARY, NON_BINARY, TASK
 from ..model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
-    BinaryNode,
     GEvalNode,
     Graph,
     Metric,
     MetricNode,
     NodeBase,
-    NonBinaryNode,
     TaskNode,
     Verdict,
 )
 from ..paths import show_verdict
 from .naming import is_bare_id, slug
 
-_JUDGEMENT_TYPES = {"BinaryJudgementNode": "binary", "NonBinaryJudgementNode": "non_binary"}
-_KNOWN_TYPES = ("TaskNode", *_JUDGEMENT_TYPES, "VerdictNode")
+#: DeepEval's class of a task node, and of each judgement with the node class it becomes
+_TASK = str(TASK.deepeval)
+_JUDGEMENTS: dict[str, type[NodeBase]] = {str(k.deepeval): k.cls for k in (BINARY, NON_BINARY)}
+_KNOWN_TYPES = (_TASK, *_JUDGEMENTS, "VerdictNode")
 _MULTI_ONLY = set(MULTI_TURN_PARAMS) - set(SINGLE_TURN_PARAMS)
 _SINGLE_ONLY = set(SINGLE_TURN_PARAMS) - set(MULTI_TURN_PARAMS)
 
@@ -122,11 +123,11 @@ class _Importer:
                     raise ImportFailed(f"node {nid!r} refers to unknown node {child!r}",
                                        usage=True)
                 child_is_verdict = self.specs[child]["type"] == "VerdictNode"
-                if spec["type"] == "TaskNode" and child_is_verdict:
+                if spec["type"] == _TASK and child_is_verdict:
                     self.problems.append(f"task node {self.ids.get(nid, nid)!r} has "
                                          f"{self._vname(child)} as a child; DeepEval refuses "
                                          "this too")
-                elif spec["type"] != "TaskNode" and not child_is_verdict:
+                elif spec["type"] != _TASK and not child_is_verdict:
                     self.problems.append(f"judgement {self.ids.get(nid, nid)!r} has node "
                                          f"{self.ids.get(child, child)!r} as a child; a "
                                          "judgement's children must be verdicts")
@@ -213,7 +214,7 @@ class _Importer:
                     or not all(isinstance(w, int) and not isinstance(w, bool) for w in window)):
                 raise ImportFailed(f"node {jid!r}: turn_window must be two integers", usage=True)
             common["turn_window"] = tuple(window)
-        if spec["type"] == "TaskNode":
+        if spec["type"] == _TASK:
             return TaskNode(
                 instructions=self._text(jid, spec, "instructions"),
                 output_label=self._text(jid, spec, "output_label"),
@@ -226,7 +227,7 @@ class _Importer:
             if self.specs[vid]["type"] == "VerdictNode"
             and (v := self._verdict(vid, self.specs[vid], ids, gevals, taken, multi)) is not None
         ]
-        cls = BinaryNode if spec["type"] == "BinaryJudgementNode" else NonBinaryNode
+        cls = _JUDGEMENTS[spec["type"]]
         return cls(criteria=self._text(jid, spec, "criteria"), verdicts=verdicts, **common)
 
     def _verdict(
@@ -429,4 +430,4 @@ def _derive_id(spec: dict[str, Any]) -> str:
             if candidate[0].isdigit():
                 candidate = f"n_{candidate}"
             return candidate
-    return "task" if spec["type"] == "TaskNode" else "judge"
+    return "task" if spec["type"] == _TASK else "judge"
