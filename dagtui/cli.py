@@ -3,9 +3,9 @@
 Each subcommand lives in its own module exposing `register(subparsers)` (adds its parser and
 sets `func`) so commands can grow without touching each other. Nothing heavy is imported
 until a command runs. Exit codes (`dagtui.exitcodes.ExitCode`, the README's table): 0 ok,
-1 failures found, 2 usage or input error, 3 judge errors prevented a verdict, 130
-interrupted (Ctrl+C). Usage errors leave through argparse's SystemExit(2), as in any
-argparse program; everything else is `main`'s return value.
+1 failures found, 2 usage or input error, 3 judge errors prevented a verdict; Ctrl+C gives
+130, as a shell reports any interrupted program. Usage errors leave through argparse's
+SystemExit(2), as in any argparse program; everything else is `main`'s return value.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -94,6 +95,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("dagtui: interrupted", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+        return 128 + signal.SIGINT  # as a shell reports a program Ctrl+C stopped
     except BrokenPipeError:
         return ExitCode.OK

@@ -21,5 +21,3 @@ class ExitCode(IntEnum):
     USAGE = 2
     #: judge errors prevented a verdict, or the judge could not be used or went down mid-run
     JUDGE = 3
-    #: interrupted (Ctrl+C): 128 + SIGINT, what a shell reports for a program it interrupted
-    INTERRUPTED = 130
