@@ -82,29 +82,37 @@ def _check_form_fields(node: CheckNode) -> list[str]:
             if f in _CHECK_COMMON or f in own or getattr(node, node.attr_for(f), None) is not None]
 
 
+# the validators are `dagtui.validate.nodes.NodeChecks` methods, reached through the object
+# the validator passes in (this core module cannot import the validator: it needs the kinds)
 TASK = register(NodeKind(
     TaskNode, "◆", TEXT, _task_request,
     editable=lambda node: "instructions", deepeval="TaskNode",
+    validate=lambda checks, nid, node: checks.check_task(nid, node),
 ))
 BINARY = register(NodeKind(
     BinaryNode, "◇", BOOLEAN, _binary_request,
     editable=lambda node: "criteria", deepeval="BinaryJudgementNode",
+    validate=lambda checks, nid, node: checks.check_judgement(nid, node),
 ))
 NON_BINARY = register(NodeKind(
     NonBinaryNode, "◈", LABEL, _non_binary_request,
     editable=lambda node: "criteria", deepeval="NonBinaryJudgementNode",
+    validate=lambda checks, nid, node: checks.check_judgement(nid, node),
 ))
 #: a deterministic check run in code (`dagtui.checks`): no judge, no call
 CHECK = register(NodeKind(
     CheckNode, "☑", calls=lambda node: 0, form_fields=_check_form_fields,
+    validate=lambda checks, nid, node: checks.check_check(nid, node),
 ))
 GEVAL = register(NodeKind(
     GEvalNode, "★", INT_SCORE, _geval_request,
     calls=_geval_calls, editable=_geval_editable, deepeval="GEval",
+    validate=lambda checks, nid, node: checks.check_geval(nid, node),
 ))
 #: a DeepEval metric leaf: counted as one step, though the metric makes its own calls
 #: (AnswerRelevancyMetric three), which dagtui does not see in advance; exported as the
 #: metric's own class
 METRIC = register(NodeKind(
     MetricNode, "✪", METRIC_SCORE, _metric_request,
+    validate=lambda checks, nid, node: checks.check_metric_leaf(nid, node),
 ))

@@ -71,7 +71,9 @@ class NodeKind:
     #: DeepEval's class for this node in exports and imports (None: exported otherwise, or
     #: refused)
     deepeval: str | None = None
-    #: the type's own validation, after the checks every node gets (`dagtui.validate`)
+    #: the type's own validation, after the checks every node gets: called with the
+    #: validator's `dagtui.validate.nodes.NodeChecks` (its `add`, `require`, `raw_has` and
+    #: `check_*` helpers), the node id and the node
     validate: Callable[[Any, str, Any], None] | None = None
 
     @property

@@ -4,15 +4,18 @@ G-Eval and metric leaves); check nodes and verdict lists have their own modules.
 from __future__ import annotations
 
 from ..diagnostics import escape_controls
+from ..kinds import kind_of
 from ..loader import suggest
-from ..model import BinaryNode, CheckNode, GEvalNode, MetricNode, NodeBase, NonBinaryNode, TaskNode
+from ..model import BinaryNode, GEvalNode, MetricNode, NodeBase, NonBinaryNode, TaskNode
 from . import environment
 from .check_nodes import CheckNodeChecks
 from .hints import checkable_hint
 
 
 class NodeChecks(CheckNodeChecks):
-    """Each node by its type."""
+    """Each node by its type: the checks every node gets, then its kind's own
+    (`NodeKind.validate`, which calls one of the `check_*` methods below for the built-in
+    types)."""
 
     def check_node(self, nid: str, node: NodeBase) -> None:
         self.check_params(nid, node)
@@ -27,16 +30,9 @@ class NodeChecks(CheckNodeChecks):
                     self.add("DAG004", f"turn_window [{start}, {end}] must be [start, end] "
                              "with 0 <= start <= end", ("nodes", nid, "turn_window"), node=nid,
                              fld="turn_window", at_value=True)
-        if isinstance(node, TaskNode):
-            self.check_task(nid, node)
-        elif isinstance(node, CheckNode):
-            self.check_check(nid, node)
-        elif isinstance(node, BinaryNode | NonBinaryNode):
-            self.check_judgement(nid, node)
-        elif isinstance(node, GEvalNode):
-            self.check_geval(nid, node)
-        elif isinstance(node, MetricNode):
-            self.check_metric_leaf(nid, node)
+        validate = kind_of(node).validate  # what the node's type needs on top
+        if validate is not None:
+            validate(self, nid, node)
 
     def check_params(self, nid: str, node: NodeBase) -> None:
         for k, p in enumerate(node.params):
