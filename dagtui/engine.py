@@ -129,15 +129,9 @@ class Engine:
         self._steps_lock: asyncio.Lock | None = None
 
     def _reachable(self) -> list[str]:
-        seen: set[str] = set()
-        stack = list(self.topo.roots)
-        while stack:
-            nid = stack.pop()
-            if nid in seen or nid not in self.graph.nodes:
-                continue
-            seen.add(nid)
-            stack.extend(self.graph.nodes[nid].targets())
-        return [n for n in self.topo.order if n in seen]
+        """Nodes some run may execute (reachable from the roots along any edge), file order."""
+        compiled = self.topo.compiled
+        return compiled.names(compiled.reachable(compiled.roots))
 
     def _needed_params(self) -> list[tuple[str, tuple[str, ...]]]:
         """(node, params it needs from a case) for every reachable node that needs any;

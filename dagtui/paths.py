@@ -6,10 +6,11 @@ enumerates every run the graph can ever do, with no judge call: for each run we 
 nodes it executes, which leaf (or leaves, or none) it reaches, its score, whether it passes
 the threshold and how many judge calls it costs.
 
-The rules are `dagtui.schedule`'s (the engine drives the same state machine). This module
-does not replay `RunState` for every path, which would copy state at every branch; it walks
-the same rules depth first over integer arrays and undoes each step on the way back, so a
-1,000-node graph is analysed in milliseconds. `tests/test_paths.py` checks that both agree.
+The rules are `dagtui.schedule`'s: the walkers below are `schedule.Progress`, the arrival
+rule the engine's `RunState` runs on, over the same compiled graph. They do not replay
+`RunState` for every path, which would copy state at every branch; they walk depth first and
+undo each step on the way back, so a 1,000-node graph is analysed in milliseconds.
+`tests/test_paths.py` checks that both agree.
 
 Enumeration can explode (verdicts multiply along a path), so it runs under a budget of paths
 and steps. When the budget runs out, the path *list* stops (`complete=False`) and a second
@@ -24,14 +25,13 @@ structural checks and say so.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from .kinds import kind_of
 from .model import Graph, NodeBase, TaskNode
-from .schedule import Leaf, Topology, leaf_kind
+from .schedule import Leaf, Progress, Topology, leaf_kind
 
 if TYPE_CHECKING:  # rich is only needed to draw the table
     from rich.table import Table
@@ -254,46 +254,42 @@ def structural_dead_nodes(graph: Graph, topo: Topology | None = None) -> list[st
 
     This is the fallback when enumeration is too big. It misses nodes that need two
     mutually exclusive verdicts (only enumeration sees those) but never reports a live node.
+    It is the arrival rule with every edge taken: a node can run once all its parents can.
     """
-    topo = topo or Topology.of(graph)
-    can_run = {nid: False for nid in graph.nodes}
-    for r in topo.roots:
-        can_run[r] = True
-    changed = True
-    while changed:
-        changed = False
-        for nid in graph.nodes:
-            if can_run[nid]:
-                continue
-            parents = topo.parents.get(nid, ())
-            if parents and all(can_run.get(p, False) for p in parents):
-                can_run[nid] = True
-                changed = True
-    return [nid for nid, ok in can_run.items() if not ok]
+    compiled = (topo or Topology.of(graph)).compiled
+    can_run = Progress(compiled)
+    targets = compiled.targets
+    while can_run.ready:
+        i = can_run.ready[-1]
+        can_run.take(i)
+        for t in targets[i]:
+            can_run.arrive(t)
+    return [nid for nid, ok in zip(compiled.ids, can_run.done, strict=True) if not ok]
 
 
-class _Walker:
+class _Walker(Progress):
     """Depth-first enumeration over `schedule`'s rules, with undo instead of copies.
 
     Node kinds: 0 task, 1 judgement/check (branches over its verdicts), 2 G-Eval leaf.
-    The ready set is a sorted list with a membership array, so taking the first ready node
-    and undoing an arrival cost O(log ready) lookups, not a scan (a task with thousands of
-    children makes them all ready at once).
+    The ready set is `Progress`'s sorted list with a membership array, so taking the first
+    ready node and undoing an arrival cost O(log ready) lookups, not a scan (a task with
+    thousands of children makes them all ready at once).
     """
 
     def __init__(self, graph: Graph, topo: Topology, max_paths: int, max_steps: int,
                  max_listed: int = MAX_LISTED) -> None:
+        compiled = topo.compiled
+        super().__init__(compiled)
         self.graph = graph
         self._topo = topo
-        ids = list(topo.order)
+        ids = compiled.ids
         self.ids = ids
-        index = {nid: i for i, nid in enumerate(ids)}
-        self.index = index
+        index = compiled.index
         n = len(ids)
         self.kind = [0] * n
         self.cost = [0] * n
-        #: per task: child indices (duplicates kept, as RunState keeps them)
-        self.data: list[tuple[int, ...]] = [()] * n
+        #: per task: the child indices its output arrives at
+        self.data = compiled.data
         #: per judgement: (verdict value, then index or -1 when unknown/None, the Leaf it ends
         #: at or None, has_then)
         self.verdicts: list[tuple[tuple[VerdictValue, int, Leaf | None, bool], ...]] = [()] * n
@@ -303,9 +299,6 @@ class _Walker:
             self.cost[i] = judge_calls(node)
             if isinstance(node, TaskNode):
                 self.kind[i] = 0
-                self.data[i] = tuple(
-                    index[c] for c in topo.data_children.get(nid, ()) if c in index
-                )
             elif node.is_scored_leaf:
                 self.kind[i] = 2
                 self.geval_leaf[i] = Leaf(nid, kind=leaf_kind(node))
@@ -319,13 +312,7 @@ class _Walker:
                         else None
                     vs.append((v.verdict, target, leaf, has_then))
                 self.verdicts[i] = tuple(vs)
-        self.remaining = [len(topo.parents.get(nid, ())) for nid in ids]
-        self.done = [False] * n
         self.ran = [False] * n
-        self.ready: list[int] = sorted({index[r] for r in topo.roots if r in index})
-        self.in_ready = [False] * n
-        for i in self.ready:
-            self.in_ready[i] = True
         self.max_paths = max_paths
         self.max_steps = max_steps
         self.max_listed = max_listed
@@ -339,27 +326,6 @@ class _Walker:
         self.weight = 1.0
         threshold = graph.metric.effective_threshold
         self.threshold = threshold
-
-    # -- state changes with undo ---------------------------------------------------------
-    def _arrive(self, target: int, log: list[int]) -> None:
-        """One parent of `target` arrived; log ready-list insertions for undo."""
-        self.remaining[target] -= 1
-        # a declared root may also be a child: it is ready once, whoever made it ready
-        if self.remaining[target] == 0 and not self.done[target] and not self.in_ready[target]:
-            self._add_ready(target)
-            log.append(target)
-
-    def _add_ready(self, i: int) -> None:
-        insort(self.ready, i)
-        self.in_ready[i] = True
-
-    def _drop_ready(self, i: int) -> None:
-        ready = self.ready
-        del ready[bisect_left(ready, i)]
-        self.in_ready[i] = False
-
-    def _unarrive(self, target: int) -> None:
-        self.remaining[target] += 1
 
     def walk(self) -> None:
         """Iterative DFS: each frame is a node being executed with its remaining options."""
@@ -411,17 +377,15 @@ class _Walker:
             raise _Budget(
                 f"stopped after {self.max_steps:,} steps ({len(self.paths):,} paths so far)"
             )
-        self._drop_ready(i)
-        self.done[i] = True
+        self.take(i)
         self.ran[i] = True
         self.run_order.append(i)
         self.calls += self.cost[i]
 
     def _unrun(self, i: int) -> None:
-        self.done[i] = False
+        self.untake(i)
         self.run_order.pop()
         self.calls -= self.cost[i]
-        self._add_ready(i)
 
     def _apply(self, frame: list) -> None:
         i = frame[0]
@@ -430,7 +394,8 @@ class _Walker:
         added: list[int] = frame[3]
         if kind == 0:
             for c in self.data[i]:
-                self._arrive(c, added)
+                if self.arrive(c):
+                    added.append(c)
                 arrivals.append(c)
         elif kind == 2:
             self.leaves.append(self.geval_leaf[i])  # type: ignore[arg-type]
@@ -442,7 +407,8 @@ class _Walker:
             self.weight /= len(options)
             if has_then:
                 if target >= 0:
-                    self._arrive(target, added)
+                    if self.arrive(target):
+                        added.append(target)
                     arrivals.append(target)
             elif leaf is not None:
                 self.leaves.append(leaf)
@@ -451,9 +417,9 @@ class _Walker:
     def _undo(self, frame: list) -> None:
         i = frame[0]
         for t in frame[3]:
-            self._drop_ready(t)
+            self.drop_ready(t)
         for t in frame[2]:
-            self._unarrive(t)
+            self.unarrive(t)
         frame[2] = []
         frame[3] = []
         if frame[4]:
@@ -574,17 +540,17 @@ class _StateSearch(_Walker):
         finally:
             sys.setrecursionlimit(limit)
 
-    def _arrive(self, target: int, log: list[int]) -> None:
+    def arrive(self, target: int) -> bool:
         old = self.remaining[target]
-        added = len(log)
-        super()._arrive(target, log)
+        became_ready = super().arrive(target)
         self._bump(self._left(target, self.remaining[target]) - self._left(target, old), 1)
-        if len(log) > added:
+        if became_ready:
             self._bump(self.t_ready[target], 1)
+        return became_ready
 
-    def _unarrive(self, target: int) -> None:
+    def unarrive(self, target: int) -> None:
         old = self.remaining[target]
-        super()._unarrive(target)
+        super().unarrive(target)
         self._bump(self._left(target, self.remaining[target]) - self._left(target, old), 1)
 
     def _undo(self, frame: list) -> None:
@@ -593,14 +559,12 @@ class _StateSearch(_Walker):
         super()._undo(frame)
 
     def _run(self, i: int) -> None:
-        self._drop_ready(i)
-        self.done[i] = True
+        self.take(i)
         self.run_order.append(i)
         self._bump(self.t_run[i], 1)
 
     def _unrun_state(self, i: int) -> None:
-        self._add_ready(i)
-        self.done[i] = False
+        self.untake(i)
         self.run_order.pop()
         self._bump(self.t_run[i], -1)
 

@@ -1,8 +1,10 @@
 """Execution semantics, in one place: when a node may run and where a run ends.
 
 Both the engine (which calls judges) and path analysis (which enumerates every verdict
-combination without calling anything) drive this same state machine, so what `validate`
-promises about paths is exactly what `run` does.
+combination without calling anything) drive the same arrival rule, `Progress`, over the same
+compiled graph (`dagtui.compiled`), so what `validate` promises about paths is exactly what
+`run` does: the engine through `RunState` (node ids, verdicts, leaves), path analysis
+directly, undoing each step on the way back.
 
 The rules (README "A graph file", Semantics; tests/test_schedule.py):
 - A node runs when every one of its distinct parents has *arrived*, and at most once.
@@ -18,56 +20,100 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 
+from .compiled import CompiledGraph, NodeNames
 from .model import Graph, TaskNode, Verdict
 
 
 @dataclass(frozen=True)
 class Topology:
-    """The graph's edges, precomputed once per graph version.
+    """A graph's edges by name, with their compiled form, built once per graph version.
 
-    Built once per graph (the engine keeps one for every case it runs) so that a step of a
-    run costs O(the node's degree), never a scan of the graph: `position` orders the ready
-    set without searching `order`, and `targets` lets a run's reachable set shrink edge by
-    edge (`Reach`) instead of being walked again after every step.
+    The engine keeps one for every case it runs, so a step of a run costs O(the node's
+    degree), never a scan of the graph. `compiled` is what the run state, path analysis and
+    `Reach` walk; the named views are for callers that show nodes (evidence, the debugger).
     """
 
     order: tuple[str, ...]
     parents: dict[str, tuple[str, ...]]
     roots: tuple[str, ...]
-    #: task id -> children that receive its output
-    data_children: dict[str, tuple[str, ...]]
-    #: node id -> its index in file order
-    position: dict[str, int] = field(default_factory=dict, compare=False)
-    #: node id -> the distinct nodes it points at (data or control), in file order
-    targets: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.position:
-            object.__setattr__(self, "position", {nid: i for i, nid in enumerate(self.order)})
-        if not self.targets:
-            out: dict[str, list[str]] = {nid: [] for nid in self.order}
-            for child in self.order:  # file order, so each target list is in file order
-                for parent in self.parents.get(child, ()):
-                    if parent in out:
-                        out[parent].append(child)
-            object.__setattr__(self, "targets", {k: tuple(v) for k, v in out.items()})
+    compiled: CompiledGraph
 
     @classmethod
     def of(cls, graph: Graph, parents: dict[str, list[str]] | None = None) -> Topology:
         """Edges of `graph`; pass `parents` when already computed (`graph.parents()`)."""
         parents_of = parents if parents is not None else graph.parents()
-        data = {
-            # dict.fromkeys: a child listed twice is still one data edge
-            nid: tuple(c for c in dict.fromkeys(node.children) if c in graph.nodes)
-            for nid, node in graph.nodes.items()
-            if isinstance(node, TaskNode)
-        }
+        compiled = CompiledGraph.of(graph, parents_of)
         return cls(
-            tuple(graph.nodes),
+            compiled.ids,
             {k: tuple(v) for k, v in parents_of.items()},
             tuple(graph.roots(parents_of)),
-            data,
+            compiled,
         )
+
+
+class Progress:
+    """Which nodes of a compiled graph have run and which may run now: the arrival rule,
+    written once for the engine's runs and for path analysis.
+
+    `ready` holds the indices of the nodes that may run, sorted, so file order comes free
+    and the first ready node is `ready[0]`; `in_ready` answers membership in O(1). Every
+    change can be undone (`unarrive`, `untake`): path analysis backtracks with those instead
+    of copying the state at each verdict.
+    """
+
+    def __init__(self, compiled: CompiledGraph) -> None:
+        n = len(compiled.ids)
+        self.remaining = list(compiled.needs)
+        self.done = [False] * n
+        self.ready = list(compiled.roots)
+        self.in_ready = [False] * n
+        for i in self.ready:
+            self.in_ready[i] = True
+
+    def copy(self) -> Progress:
+        """An independent copy (to branch a run)."""
+        other = object.__new__(Progress)
+        other.remaining = list(self.remaining)
+        other.done = list(self.done)
+        other.ready = list(self.ready)
+        other.in_ready = list(self.in_ready)
+        return other
+
+    def arrive(self, target: int) -> bool:
+        """One parent of `target` arrived; True when that made it ready.
+
+        A node runs when every one of its distinct parents has arrived, and at most once; a
+        declared root may also be a child: it is ready once, whoever made it ready.
+        """
+        self.remaining[target] -= 1
+        if self.remaining[target] == 0 and not self.done[target] and not self.in_ready[target]:
+            self.add_ready(target)
+            return True
+        return False
+
+    def unarrive(self, target: int) -> None:
+        """Undo one `arrive` (the caller drops what it made ready)."""
+        self.remaining[target] += 1
+
+    def take(self, i: int) -> None:
+        """Node `i` runs: it leaves the ready set (if it was there) and is done."""
+        if self.in_ready[i]:
+            self.drop_ready(i)
+        self.done[i] = True
+
+    def untake(self, i: int) -> None:
+        """Undo `take` of a node that was ready."""
+        self.done[i] = False
+        self.add_ready(i)
+
+    def add_ready(self, i: int) -> None:
+        insort(self.ready, i)
+        self.in_ready[i] = True
+
+    def drop_ready(self, i: int) -> None:
+        ready = self.ready
+        del ready[bisect_left(ready, i)]
+        self.in_ready[i] = False
 
 
 def leaf_kind(node: object) -> str:
@@ -111,88 +157,77 @@ class RunState:
 
     graph: Graph
     topo: Topology
-    remaining: dict[str, int] = field(default_factory=dict)
+    progress: Progress
     done: list[str] = field(default_factory=list)
     chosen: dict[str, Verdict] = field(default_factory=dict)
     leaves: list[Leaf] = field(default_factory=list)
-    #: (file position, node id) of the ready nodes, kept sorted: file order without a sort
-    _ready: list[tuple[int, str]] = field(default_factory=list)
-    _done_set: set[str] = field(default_factory=set)
-    #: nodes that became ready since the last `take_new_ready()`
-    _new: list[str] = field(default_factory=list)
+    #: indices of the nodes that became ready since the last `take_new_ready()`
+    _new: list[int] = field(default_factory=list)
 
     @classmethod
     def start(cls, graph: Graph, topo: Topology | None = None) -> RunState:
         topo = topo or Topology.of(graph)
-        state = cls(graph, topo)
-        state.remaining = {nid: len(p) for nid, p in topo.parents.items()}
-        position = topo.position
-        state._ready = sorted({(position[r], r) for r in topo.roots if r in graph.nodes})
-        state._new = [nid for _, nid in state._ready]
-        return state
+        progress = Progress(topo.compiled)
+        return cls(graph, topo, progress, _new=list(progress.ready))
 
     def copy(self) -> RunState:
         """An independent copy (to branch a run; the topology is shared)."""
-        return RunState(self.graph, self.topo, dict(self.remaining), list(self.done),
-                        dict(self.chosen), list(self.leaves), list(self._ready),
-                        set(self._done_set), list(self._new))
+        return RunState(self.graph, self.topo, self.progress.copy(), list(self.done),
+                        dict(self.chosen), list(self.leaves), list(self._new))
 
     def ready(self) -> list[str]:
         """Nodes whose parents have all arrived and that have not run, in file order."""
-        return [nid for _, nid in self._ready]
+        order = self.topo.order
+        return [order[i] for i in self.progress.ready]
 
     def first_ready(self) -> str | None:
         """The first ready node in file order (None when none is): O(1)."""
-        return self._ready[0][1] if self._ready else None
+        ready = self.progress.ready
+        return self.topo.order[ready[0]] if ready else None
 
     def is_ready(self, nid: str) -> bool:
-        """Whether `nid` may run now: O(log ready)."""
-        pos = self.topo.position.get(nid)
-        if pos is None:
-            return False
-        i = bisect_left(self._ready, (pos, nid))
-        return i < len(self._ready) and self._ready[i][1] == nid
+        """Whether `nid` may run now: O(1)."""
+        i = self.topo.compiled.index.get(nid)
+        return i is not None and self.progress.in_ready[i]
 
     def is_done(self, nid: str) -> bool:
-        return nid in self._done_set
+        i = self.topo.compiled.index.get(nid)
+        return i is not None and self.progress.done[i]
 
     def take_new_ready(self) -> list[str]:
         """Nodes that became ready since the last call, in file order (a concurrent runner
         starts these without rescanning the whole ready set after every completion)."""
         new, self._new = self._new, []
         if len(new) > 1:
-            new.sort(key=self.topo.position.__getitem__)
-        return new
+            new.sort()
+        order = self.topo.order
+        return [order[i] for i in new]
 
-    def _arrive(self, target: str) -> None:
-        if target not in self.remaining:
-            return
-        self.remaining[target] -= 1
-        if (self.remaining[target] == 0 and target not in self._done_set
-                and not self.is_ready(target)):
-            insort(self._ready, (self.topo.position[target], target))
+    def _arrive(self, target: int) -> None:
+        if self.progress.arrive(target):
             self._new.append(target)
 
-    def _mark(self, nid: str) -> None:
-        pos = self.topo.position.get(nid)
-        if pos is not None:
-            i = bisect_left(self._ready, (pos, nid))
-            if i < len(self._ready) and self._ready[i][1] == nid:
-                del self._ready[i]
+    def _mark(self, nid: str) -> int | None:
+        i = self.topo.compiled.index.get(nid)
+        if i is not None:
+            self.progress.take(i)
         self.done.append(nid)
-        self._done_set.add(nid)
+        return i
 
     def finish_task(self, nid: str) -> None:
-        self._mark(nid)
-        for child in self.topo.data_children.get(nid, ()):
-            self._arrive(child)
+        i = self._mark(nid)
+        if i is not None:
+            for child in self.topo.compiled.data[i]:
+                self._arrive(child)
 
     def choose(self, nid: str, verdict: Verdict) -> None:
         """Record a judgement/check node's verdict and follow it."""
         self._mark(nid)
         self.chosen[nid] = verdict
         if verdict.then is not None:
-            self._arrive(verdict.then)
+            target = self.topo.compiled.index.get(verdict.then)
+            if target is not None:
+                self._arrive(target)
         elif verdict.score is not None:
             self.leaves.append(Leaf(nid, verdict.verdict, verdict.score))
 
@@ -215,11 +250,12 @@ class RunState:
 
     @property
     def finished(self) -> bool:
-        return not self._ready
+        return not self.progress.ready
 
     def skipped(self) -> list[str]:
         """Nodes that did not run (only meaningful once `finished`)."""
-        return [nid for nid in self.topo.order if nid not in self._done_set]
+        done = self.progress.done
+        return [nid for i, nid in enumerate(self.topo.order) if not done[i]]
 
 
 class Reach:
@@ -236,45 +272,45 @@ class Reach:
 
     def __init__(self, state: RunState) -> None:
         self.state = state
-        targets = state.topo.targets
-        members: set[str] = set()
-        stack = state.ready()
-        while stack:
-            nid = stack.pop()
-            if nid in members or nid not in targets:
-                continue
-            members.add(nid)
-            stack.extend(targets[nid])
-        self.live: dict[str, int] = dict.fromkeys(members, 0)
-        for nid in members:
-            for t in targets[nid]:
+        compiled = state.topo.compiled
+        targets = compiled.targets
+        members: set[int] = set(compiled.reachable(state.progress.ready))
+        self.live: dict[int, int] = dict.fromkeys(members, 0)
+        for i in members:
+            for t in targets[i]:
                 if t in members:
                     self.live[t] += 1
         self.members = members
+        self._names = NodeNames(members, compiled)
         self._seen = 0
         self.update()
 
-    def update(self) -> set[str]:
-        """Drop the nodes that ran since the last call (and what only they led to)."""
+    def update(self) -> NodeNames:
+        """Drop the nodes that ran since the last call (and what only they led to); the ids
+        of what is left."""
         done = self.state.done
+        index = self.state.topo.compiled.index
         for nid in done[self._seen:]:
-            self._drop(nid)
+            i = index.get(nid)
+            if i is not None:
+                self._drop(i)
         self._seen = len(done)
-        return self.members
+        return self._names
 
-    def _drop(self, first: str) -> None:
-        members, live, state = self.members, self.live, self.state
-        targets = state.topo.targets
+    def _drop(self, first: int) -> None:
+        members, live = self.members, self.live
+        progress = self.state.progress
+        targets = self.state.topo.compiled.targets
         if first not in members:
             return
         members.discard(first)
         stack = [first]
         while stack:
-            nid = stack.pop()
-            for t in targets.get(nid, ()):
+            i = stack.pop()
+            for t in targets[i]:
                 if t not in members:
                     continue
                 live[t] -= 1
-                if live[t] <= 0 and not state.is_ready(t) and not state.is_done(t):
+                if live[t] <= 0 and not progress.in_ready[t] and not progress.done[t]:
                     members.discard(t)
                     stack.append(t)
