@@ -26,6 +26,7 @@ from xml.sax.saxutils import escape, quoteattr
 from .cases import Case, CaseError
 from .engine import Engine
 from .exitcodes import ExitCode
+from .text import verdict_text
 from .trace import RunResult
 
 
@@ -64,21 +65,12 @@ class NodeStats:
     def to_dict(self) -> dict[str, Any]:
         return {
             "reached": self.reached,
-            "verdicts": {show_value(k): v for k, v in self.verdicts.items()},
+            "verdicts": {verdict_text(k): v for k, v in self.verdicts.items()},
             "calls": self.calls, "cache_hits": self.cache_hits,
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "cost": self.cost, "latency_p50": self.p50, "latency_p95": self.p95,
             "errors": dict(self.errors),
         }
-
-
-def show_value(value: Any) -> str:
-    """A verdict as the summaries print it (true/false as in TOML, labels as written)."""
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
 
 
 @dataclass

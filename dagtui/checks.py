@@ -41,6 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from .model import CheckNode, Graph
+from .text import shorten
 
 
 class CheckError(ValueError):
@@ -110,8 +111,8 @@ def _text(value: Any) -> str:
 
 
 def _short(text: str, limit: int = 60) -> str:
-    text = text.replace("\n", " ")
-    return json.dumps(text if len(text) <= limit else text[: limit - 3] + "...")
+    """`text` quoted for a check's reason: one line, cut to fit."""
+    return json.dumps(shorten(text, limit, flat="squash"), ensure_ascii=False)
 
 
 _FLAG_LETTERS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}

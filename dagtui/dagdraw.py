@@ -86,11 +86,6 @@ class Picture:
         return None
 
 
-def shorten(text: str, n: int) -> str:
-    """`text` cut to `n` characters, an ellipsis marking the cut."""
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
 def neighbourhood(start: str, down: dict[str, list[str]]) -> set[str]:
     """`start` with everything reachable from it along `down` (key -> targets) and
     everything from which it is reachable: what a focus view keeps."""

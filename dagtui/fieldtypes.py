@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .text import shorten
+
 #: checks one value: returns it (converted if need be) or raises `Mismatch`
 Checker = Callable[[Any], Any]
 
@@ -57,8 +59,7 @@ class FieldProblem:
 
 def short_repr(value: Any, limit: int = 40) -> str:
     """`repr(value)` cut to `limit` characters, for messages."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(repr(value), limit)
 
 
 class Mismatch(Exception):

@@ -9,10 +9,11 @@ Layout and drawing are `dagtui.dagdraw`'s, shared with the suite view.
 
 from __future__ import annotations
 
-from .dagdraw import Edge, EdgeLook, Node, Picture, draw_dag, shorten
+from .dagdraw import Edge, EdgeLook, Node, Picture, draw_dag
 from .dagdraw import neighbourhood as _reachable
 from .kinds import icon
 from .model import Graph, TaskNode
+from .text import shorten, verdict_text
 
 LEGEND = "── verdict → then (control)   ┄┄ task → children (data)   x → N: leaf score"
 MAX_LINE = 26
@@ -44,15 +45,9 @@ def edges_of(graph: Graph, keep: set[str]) -> list[Edge]:
         labels: dict[str, list[str]] = {}
         for v in getattr(node, "verdicts", []) or []:
             if v.then is not None and v.then in keep:
-                labels.setdefault(v.then, []).append(shorten(_verdict(v.verdict), 14))
+                labels.setdefault(v.then, []).append(shorten(verdict_text(v.verdict), 14))
         edges += [Edge(nid, t, "control", "/".join(ls)) for t, ls in labels.items()]
     return edges
-
-
-def _verdict(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _box_lines(graph: Graph, nid: str, badges: dict[str, tuple[int, int]]) -> list[str]:
@@ -68,7 +63,7 @@ def _box_lines(graph: Graph, nid: str, badges: dict[str, tuple[int, int]]) -> li
     for v in getattr(node, "verdicts", []) or []:
         if v.then is None and v.score is not None:
             score = int(v.score) if float(v.score).is_integer() else v.score
-            lines.append(f"{shorten(_verdict(v.verdict), MAX_LINE - 6)} → {score}")
+            lines.append(f"{shorten(verdict_text(v.verdict), MAX_LINE - 6)} → {score}")
     return lines
 
 

@@ -8,11 +8,9 @@ here; meaning problems (references, cycles, paths) are `dagtui.validate`'s.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import tomllib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -30,6 +28,7 @@ from .model import (
     Verdict,
 )
 from .positions import Path, Positions, locate
+from .text import suggest, verdict_text
 
 #: a graph file larger than this is refused before reading (see `dagtui.inputs.TOML_LIMIT`)
 MAX_BYTES = TOML_LIMIT
@@ -100,13 +99,6 @@ class Collector:
         self.diags.append(
             Diagnostic(code, severity_of(code), message, self.file, line, col, node, fld)
         )
-
-
-def suggest(word: str, options: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` when a close match exists, else empty: the one wording of
-    every "did you mean" (keys, node ids, check kinds, flags, commands)."""
-    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
 
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -312,23 +304,17 @@ def _build_verdicts(nid: str, data: Any, ctx: Collector) -> list[Verdict]:
             continue
         score = item.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-            ctx.add("DAG013", f"verdict {_show(value)}: score {score!r} is not a number; use "
+            ctx.add("DAG013", f"verdict {verdict_text(value, quote=True)}: score {score!r} is not a number; use "
                     "a number from 0 to 10 (7, 7.5)", path + ("score",), node=nid, fld="verdicts",
                     at_value=True)
             score = None
         then = item.get("then")
         if then is not None and not isinstance(then, str):
-            ctx.add("DAG004", f"verdict {_show(value)}: 'then' must be a node id string",
+            ctx.add("DAG004", f"verdict {verdict_text(value, quote=True)}: 'then' must be a node id string",
                     path + ("then",), node=nid, fld="verdicts", at_value=True)
             then = None
         out.append(Verdict(verdict=value, score=score, then=then))
     return out
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)
 
 
 def _build_record(

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from .kinds import kind_of
 from .model import Graph, NodeBase, TaskNode
 from .schedule import Leaf, Progress, Topology, leaf_kind
+from .text import verdict_text
 
 if TYPE_CHECKING:  # rich is only needed to draw the table
     from rich.table import Table
@@ -94,13 +95,6 @@ def describe_leaf(leaf: Leaf) -> str:
     return f"score {show_number(leaf.score)}"
 
 
-def show_verdict(value: VerdictValue) -> str:
-    """A verdict as a user would write it in the TOML file: `true`, `'Two swapped'`."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)
-
-
 Choices = list[tuple[str, VerdictValue]] | tuple[tuple[str, VerdictValue], ...]
 
 
@@ -108,7 +102,7 @@ def describe_choices(choices: Choices) -> str:
     """`present=true, order='Two headings swapped'`, or `(no verdicts)` for a choice-free run."""
     if not choices:
         return "(no verdicts: the only possible run)"
-    return ", ".join(f"{nid}={show_verdict(v)}" for nid, v in choices)
+    return ", ".join(f"{nid}={verdict_text(v, quote=True)}" for nid, v in choices)
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ from typing import Any
 
 from .judges.base import CallRecord
 from .model import Graph
+from .text import verdict_text
 
 TRACE_VERSION = 1
 
@@ -115,8 +116,7 @@ class PathStep:
     score: float | None = None  # 0..10 when this step ended the path
 
     def describe(self) -> str:
-        shown = "true" if self.verdict is True else "false" if self.verdict is False else (
-            "" if self.verdict is None else str(self.verdict))
+        shown = "" if self.verdict is None else verdict_text(self.verdict)
         head = f"{self.node}={shown}" if shown else self.node
         if self.then:
             return f"{head} → {self.then}"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from dagtui.dagdraw import Edge, EdgeLook, Node, draw_dag, layers, neighbourhood, shorten
+from dagtui.dagdraw import Edge, EdgeLook, Node, draw_dag, layers, neighbourhood
 from dagtui.layout import draw
 from dagtui.loader import load_file
+from dagtui.text import shorten
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLID = {"dep": EdgeLook(arrow="bold")}

@@ -38,12 +38,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..batch import show_value as show
 from ..cases import Case
 from ..engine import Engine
 from ..judges.base import Judge
 from ..judges.labels import LabelsJudge
 from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
+from ..text import verdict_text as show
 from ..trace import RunResult
 from . import stats
 from .forcing import ForcingJudge, Observation, SharedAnswers

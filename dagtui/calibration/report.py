@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..batch import show_value as show
-from ..dagdraw import shorten
+from ..text import shorten
+from ..text import verdict_text as show
 from .core import Calibration, NodeCalibration
 
 LIST_MAX = 10

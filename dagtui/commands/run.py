@@ -329,8 +329,8 @@ def _fmt_s(value: float | None) -> str:
 
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
-    from ..batch import show_value
     from ..outputs import safe_text
+    from ..text import verdict_text
 
     def w(text: str) -> None:  # case names and judge text: no control bytes, no surrogates
         out.write(safe_text(text))
@@ -358,7 +358,7 @@ def print_summary(report: Any, out: TextIO) -> None:
     for nid, st in report.node_stats().items():
         # no priced call in the run: the total says `-`, so no node claims `0.0000`
         node_cost = f"{st.cost:8.4f}" if cost is not None else f"{'-':>8}"
-        verdicts = ", ".join(f"{show_value(k)}:{v}" for k, v in st.verdicts.most_common())
+        verdicts = ", ".join(f"{verdict_text(k)}:{v}" for k, v in st.verdicts.most_common())
         if st.errors:
             verdicts += (", " if verdicts else "") + ", ".join(
                 f"error {k}:{v}" for k, v in st.errors.items())

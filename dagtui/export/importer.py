@@ -35,7 +35,7 @@ from ..model import (
     TaskNode,
     Verdict,
 )
-from ..paths import show_verdict
+from ..text import verdict_text
 from .naming import is_bare_id, slug
 
 #: DeepEval's class of a task node, and of each judgement with the node class it becomes
@@ -159,7 +159,7 @@ class _Importer:
         judgement owns it."""
         spec = self.specs.get(vid)
         value = spec.get("verdict") if isinstance(spec, dict) else None
-        shown = show_verdict(value) if isinstance(value, bool | str) else repr(value)
+        shown = verdict_text(value, quote=True)
         owner = self.owner.get(vid)
         if owner is None:
             return f"verdict {shown} (JSON id {vid!r})"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..model import CheckNode, GEvalNode, Graph, MetricNode, NodeBase, TaskNode
 from ..paths import show_number
+from ..text import shorten, verdict_text
 from .naming import slug, unique
 
 #: criteria/instructions longer than this are shortened in pictures
@@ -54,15 +55,9 @@ def box_ids(picture: Picture) -> dict[str, str]:
     return ids
 
 
-def shorten(text: str, limit: int = MAX_TEXT) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-def verdict_text(value: bool | str) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value
+def _text(text: str, limit: int = MAX_TEXT) -> str:
+    """A box's text or an edge's label: one line, cut to fit."""
+    return shorten(text, limit, flat="squash")
 
 
 def build(graph: Graph) -> Picture:
@@ -74,7 +69,7 @@ def build(graph: Graph) -> Picture:
     for nid, node in graph.nodes.items():
         if isinstance(node, TaskNode):
             for child in node.children:
-                edges.append(Edge(nid, child, "data", shorten(node.output_label, 30)))
+                edges.append(Edge(nid, child, "data", _text(node.output_label, 30)))
                 if child not in graph.nodes and child not in missing:
                     missing.append(child)
         for i, v in enumerate(getattr(node, "verdicts", []) or []):
@@ -97,13 +92,13 @@ def build(graph: Graph) -> Picture:
 def _box(nid: str, node: NodeBase) -> Box:
     title = node.label or nid
     if isinstance(node, TaskNode):
-        return Box(nid, "task", title, shorten(node.instructions))
+        return Box(nid, "task", title, _text(node.instructions))
     if isinstance(node, GEvalNode):
         what = node.criteria or "; ".join(node.evaluation_steps or [])
-        return Box(nid, "geval", f"G-Eval: {node.name or title}", shorten(what))
+        return Box(nid, "geval", f"G-Eval: {node.name or title}", _text(what))
     if isinstance(node, MetricNode):  # drawn like a G-Eval leaf: scored when it runs
         args = ", ".join(f"{k}={v!r}" for k, v in node.args.items())
-        return Box(nid, "geval", f"metric: {node.metric}", shorten(args))
+        return Box(nid, "geval", f"metric: {node.metric}", _text(args))
     if isinstance(node, CheckNode):
         return Box(nid, "check", title, f"check: {node.check}")
-    return Box(nid, node.type, title, shorten(getattr(node, "criteria", "") or ""))
+    return Box(nid, node.type, title, _text(getattr(node, "criteria", "") or ""))

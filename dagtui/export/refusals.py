@@ -23,6 +23,7 @@ from ..model import (
     NonBinaryNode,
     TaskNode,
 )
+from ..text import verdict_text
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ def _verdicts(graph: Graph) -> list[Refusal]:
             if dupes:
                 out.append(Refusal((nid,), f"duplicate verdict label(s): {', '.join(dupes)}"))
         for v in node.verdicts:
-            shown = _show(v.verdict)
+            shown = verdict_text(v.verdict, quote=True)
             if (v.score is None) == (v.then is None):
                 out.append(Refusal((nid,), f"verdict {shown} needs exactly one of score / then"))
             if v.score is not None and (
@@ -310,9 +311,3 @@ def _unreachable(graph: Graph, roots: list[str]) -> list[str]:
         seen.add(nid)
         todo.extend(graph.nodes[nid].targets())
     return [nid for nid in graph.nodes if nid not in seen]
-
-
-def _show(value: bool | str) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)

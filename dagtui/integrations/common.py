@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..text import shorten, verdict_text
+
 if TYPE_CHECKING:
     from ..api import LoadedGraph
     from ..cases import Case
@@ -132,14 +134,8 @@ def explain(result: RunResult, trace: Path | None = None, *, graph: LoadedGraph 
 
 
 def _short(value: Any, width: int = 80) -> str:
-    if value is True or value is False:
-        text = "true" if value else "false"
-    elif value is None:
-        text = "-"
-    else:
-        text = str(value)
-    text = " ⏎ ".join(text.splitlines())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """An answer, reason or error on one line, cut to fit the message (`-`: none)."""
+    return shorten("-" if value is None else verdict_text(value), width, flat="mark")
 
 
 def _relative(path: Path) -> str:

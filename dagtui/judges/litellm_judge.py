@@ -36,6 +36,7 @@ from typing import Any
 from ..cache import Cache, NullCache, request_key
 from ..prompts import AnswerError, Parsed, Prompt, corrective_message, parse_answer
 from ..redact import redact, remember_secret
+from ..text import shorten
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
 from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from .lanes import DEFAULT_LANES, shared_lanes
@@ -676,9 +677,7 @@ def _describe(exc: BaseException, kind: str) -> str:
 
 
 def _short_error(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip()
-    text = " ".join(text.split())
-    return text if len(text) <= 300 else text[:297] + "..."
+    return shorten(f"{type(exc).__name__}: {exc}", 300, flat="squash")
 
 
 def _content(response: Any) -> tuple[str | None, list[Any] | None]:

@@ -13,8 +13,9 @@ lets the caller mark rules (the focused one, its upstream, its downstream).
 
 from __future__ import annotations
 
-from ..dagdraw import Edge, EdgeLook, Node, Picture, draw_dag, shorten
+from ..dagdraw import Edge, EdgeLook, Node, Picture, draw_dag
 from ..dagdraw import neighbourhood as _reachable
+from ..text import shorten
 from .model import Suite
 
 MAX_NAME = 28

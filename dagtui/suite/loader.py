@@ -18,9 +18,10 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, unreadable
 from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
-from ..loader import Collector, suggest
+from ..loader import Collector
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
 from ..positions import Path, Positions, locate
+from ..text import suggest
 from .codes import suite_diag
 from .model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
 

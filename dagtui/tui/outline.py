@@ -158,12 +158,6 @@ def structure_key(graph: Graph) -> tuple[object, ...]:
                                     for nid, node in graph.nodes.items()))
 
 
-def verdict_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def score_text(score: object) -> str:
     if isinstance(score, float) and score.is_integer():
         score = int(score)

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..loader import Collector, suggest
+from ..loader import Collector
 from ..model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS, Graph, NodeBase
 from ..paths import PathReport, analyze
 from ..positions import Path, Positions
 from ..schedule import Topology
+from ..text import suggest
 
 #: what path analysis looks like to the validator (`paths.analyze` or a memo of it)
 Analyzer = Callable[[Graph, Topology], PathReport]

@@ -8,8 +8,8 @@ import re
 from pathlib import Path as FsPath
 
 from ..inputs import JSON_LIMIT, InputError, read_text
-from ..loader import suggest
 from ..model import CHECK_KINDS, CheckNode, TaskNode
+from ..text import suggest
 from .verdicts import VerdictChecks
 
 #: the regex flag letters the check engine (`dagtui.checks`) understands, in either case

@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from ..diagnostics import escape_controls, is_unsafe_char
-from ..loader import suggest
+from ..text import suggest
 from .base import CheckerBase
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..diagnostics import escape_controls
 from ..kinds import kind_of
-from ..loader import suggest
 from ..model import BinaryNode, GEvalNode, MetricNode, NodeBase, NonBinaryNode, TaskNode
+from ..text import suggest
 from . import environment
 from .check_nodes import CheckNodeChecks
 from .hints import checkable_hint

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import TaskNode
-from ..paths import PathInfo, PathReport, describe_choices, describe_leaf, show_verdict
+from ..paths import PathInfo, PathReport, describe_choices, describe_leaf
 from ..positions import Path
+from ..text import verdict_text
 from .base import CheckerBase
 
 #: at most this many DAG015/DAG016 diagnostics each; the rest are counted in the last one
@@ -58,7 +59,7 @@ class PathChecks(CheckerBase):
             p = group[0]
             ends = " and ".join(
                 f"{describe_leaf(lf)} from {lf.node}" + ("" if lf.is_geval else
-                                                     f"={show_verdict(lf.verdict)}")  # type: ignore[arg-type]
+                                                     f"={verdict_text(lf.verdict, quote=True)}")  # type: ignore[arg-type]
                 for lf in p.leaves
             )
             others = f" (and {len(group) - 1} more combination(s) like it)" \
@@ -111,10 +112,11 @@ class PathChecks(CheckerBase):
                                f"did not lead to it in this run, so '{v.then}' never "
                                f"starts{never}"
                                if missing else f"'{v.then}' does not lead on to a leaf")
-                        return (f"{nid}={show_verdict(value)} leads to '{v.then}', but {why}"
-                                if missing else f"{nid}={show_verdict(value)} leads on, but {why}",
+                        return (f"{nid}={verdict_text(value, quote=True)} leads to '{v.then}', but {why}"
+                                if missing else
+                                f"{nid}={verdict_text(value, quote=True)} leads on, but {why}",
                                 self.vpath(nid, i, "then"), (nid, "verdicts"))
-                    return (f"{nid}={show_verdict(value)} has no score",
+                    return (f"{nid}={verdict_text(value, quote=True)} has no score",
                             self.vpath(nid, i), (nid, "verdicts"))
         last = p.nodes_run[-1] if p.nodes_run else None
         if last and isinstance(graph.nodes[last], TaskNode):

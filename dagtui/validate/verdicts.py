@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..loader import suggest
 from ..model import BinaryNode, CheckNode, Verdict
-from ..paths import show_number, show_verdict
+from ..paths import show_number
+from ..text import suggest, verdict_text
 from .base import CheckerBase
 
 
@@ -63,7 +63,7 @@ class VerdictChecks(CheckerBase):
         wrong = [i for i, v in enumerate(verdicts) if not isinstance(v.verdict, str)]
         for i in wrong:
             self.add("DAG017", f"a non-binary node picks a label, but verdict #{i + 1} is "
-                     f"{show_verdict(verdicts[i].verdict)}; write a label string (use type = "
+                     f"{verdict_text(verdicts[i].verdict, quote=True)}; write a label string (use type = "
                      "\"binary\" for true/false)", self.vpath(nid, i, "verdict"), node=nid,
                      fld="verdicts", at_value=True)
         labels = [(i, v.verdict) for i, v in enumerate(verdicts) if isinstance(v.verdict, str)]
@@ -99,7 +99,7 @@ class VerdictChecks(CheckerBase):
     def check_verdict_target(self, nid: str, i: int, v: Verdict) -> None:
         has_score = v.score is not None
         has_then = v.then is not None
-        name = show_verdict(v.verdict)
+        name = verdict_text(v.verdict, quote=True)
         if has_score and has_then:
             self.add("DAG012", f"verdict {name} has both score and then; keep score to end the "
                      "path here, or then to continue at another node",

@@ -16,6 +16,7 @@ from ...checks import PythonConsent
 from ...judges.base import Judge
 from ...loader import GraphError
 from ...model import Graph
+from ...text import shorten
 from ...trace import Trace
 from ...workdir import DEFAULT_DIR, prepare_output
 from .run_model import (
@@ -35,12 +36,6 @@ if TYPE_CHECKING:
 
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "case"
-
-
-def _short(text: str, width: int = 40) -> str:
-    """One line, cut to `width` (notifications are not the place for whole evidence)."""
-    line = " ⏎ ".join(text.splitlines())
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _score_problem(text: str) -> str | None:
@@ -147,7 +142,7 @@ class RunActions:
             self.notify(f"what-if cleared on {nid}")
         else:
             run.set_override(nid, value)
-            self.notify(f"what-if: {nid} = {_short(show_value(value))}")
+            self.notify(f"what-if: {nid} = {shorten(show_value(value), 40, flat='mark')}")
         session = run.session
         if session is not None and run.record(nid) is None:
             if not session.done:

@@ -22,6 +22,7 @@ from ...kinds import kind_of, scores
 from ...model import Graph, Judgement, NodeBase
 from ...paths import show_number
 from ...schedule import Reach, Topology
+from ...text import verdict_text
 from ...trace import RunResult, StepRecord, Trace
 
 #: statuses a node can have in the path tree
@@ -73,13 +74,9 @@ class _RecordIndex:
 
 def show_value(value: Any) -> str:
     """A verdict or answer as a person reads it (true/false, labels, scores)."""
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
     if isinstance(value, float):
         return show_number(value)  # 6.66 and 3.3333333333333335 as written, 7.0 as 7
-    return "" if value is None else str(value)
+    return "" if value is None else verdict_text(value)
 
 
 def answer_summary(record: StepRecord) -> str:

@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from ...kinds import icon
 from ...model import Graph, TaskNode
+from ...text import verdict_text
 from ..calibration import badge
 from ..outline import (
     Item,
@@ -24,7 +25,6 @@ from ..outline import (
     StructureKeys,
     build_outline,
     score_text,
-    verdict_text,
 )
 
 Counts = dict[str, tuple[int, int]]

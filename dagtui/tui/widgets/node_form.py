@@ -33,8 +33,8 @@ from ...model import (
     Graph,
     NodeBase,
 )
+from ...text import verdict_text
 from .. import fields as F
-from ..outline import verdict_text
 
 if TYPE_CHECKING:
     from textual.widgets import SelectionList, TextArea

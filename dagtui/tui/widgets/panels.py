@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...diagnostics import Diagnostic, Severity
-from ..outline import verdict_text
+from ...text import verdict_text
 
 SEVERITY_MARK = {
     Severity.ERROR: ("✖", "bold red"),
