@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..compiled import CompiledGraph
+from ..graphcycles import find_cycle
 from ..model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
@@ -243,10 +245,11 @@ def _structure(graph: Graph) -> list[Refusal]:
     """Roots, reachability, cycles and shared nodes: how DeepEval wires the graph."""
     out: list[Refusal] = []
     parents = graph.parents()
-    cyclic = _cycle_nodes(graph)
-    if cyclic:
-        return [Refusal(tuple(cyclic), "these nodes form a cycle")]
-    roots = graph.roots()
+    cycle = find_cycle(parents)
+    if cycle:
+        on_it = set(cycle)
+        return [Refusal(tuple(n for n in graph.nodes if n in on_it), "these nodes form a cycle")]
+    roots = graph.roots(parents)
     if graph.metric.roots is not None:
         declared_with_parents = [r for r in roots if parents[r]]
         if declared_with_parents:
@@ -263,7 +266,7 @@ def _structure(graph: Graph) -> list[Refusal]:
     if geval_roots:
         out.append(Refusal(geval_roots, "a G-Eval or metric leaf cannot be a root in DeepEval; "
                            "it must follow a verdict"))
-    unreachable = _unreachable(graph, roots)
+    unreachable = _unreachable(CompiledGraph.of(graph, parents))
     if unreachable:
         out.append(Refusal(tuple(unreachable), "not reachable from the roots; DeepEval would "
                            "run them as extra roots"))
@@ -282,32 +285,6 @@ def _structure(graph: Graph) -> list[Refusal]:
     return out
 
 
-def _cycle_nodes(graph: Graph) -> list[str]:
-    """Nodes on or behind a cycle (Kahn's algorithm leaves exactly those; no recursion, so a
-    long chain cannot overflow the stack)."""
-    indegree = {nid: 0 for nid in graph.nodes}
-    for node in graph.nodes.values():
-        for t in node.targets():
-            if t in indegree:
-                indegree[t] += 1
-    todo = [nid for nid, d in indegree.items() if d == 0]
-    while todo:
-        nid = todo.pop()
-        for t in graph.nodes[nid].targets():
-            if t in indegree:
-                indegree[t] -= 1
-                if indegree[t] == 0:
-                    todo.append(t)
-    return [nid for nid, d in indegree.items() if d > 0]
-
-
-def _unreachable(graph: Graph, roots: list[str]) -> list[str]:
-    seen: set[str] = set()
-    todo = list(roots)
-    while todo:
-        nid = todo.pop()
-        if nid in seen or nid not in graph.nodes:
-            continue
-        seen.add(nid)
-        todo.extend(graph.nodes[nid].targets())
-    return [nid for nid in graph.nodes if nid not in seen]
+def _unreachable(compiled: CompiledGraph) -> list[str]:
+    reached = set(compiled.reachable(compiled.roots))
+    return [nid for i, nid in enumerate(compiled.ids) if i not in reached]

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .. import graphcycles
+
 #: rule statuses: a paused rule does not run, and its dependents see no pass from it
 STATUSES: tuple[str, ...] = ("active", "paused")
 
@@ -174,57 +176,34 @@ class Suite:
             todo.extend(step(rid))
         return [rid for rid in self.rules if rid in seen]
 
+    def _needs(self, *, skip_self: bool = False) -> dict[str, list[str]]:
+        """Each rule with the known rules it depends on (what must come first, as
+        `graphcycles` takes a graph), in file order."""
+        return {rid: [d for d in self._known_deps(rid) if not (skip_self and d == rid)]
+                for rid in self.rules}
+
     def find_cycle(self, *, skip_self: bool = False) -> list[str] | None:
         """One dependency cycle as `[a, b, ..., a]`, or None. Unknown names are ignored
         (they are reported on their own); a self-dependency is the cycle `[a, a]` unless
         `skip_self` (the validator reports those apart and looks for longer loops)."""
-        state: dict[str, int] = {}  # 1 = on the stack, 2 = done
-        stack: list[str] = []
+        found = graphcycles.find_cycle(self._needs(skip_self=skip_self))
+        return None if found is None else self._reading_order(found)
 
-        def visit(rid: str) -> list[str] | None:
-            state[rid] = 1
-            stack.append(rid)
-            for dep in self._known_deps(rid):
-                if skip_self and dep == rid:
-                    continue
-                if state.get(dep) == 1:
-                    return stack[stack.index(dep):] + [dep]
-                if dep not in state:
-                    found = visit(dep)
-                    if found:
-                        return found
-            stack.pop()
-            state[rid] = 2
-            return None
-
-        for rid in self.rules:
-            if rid not in state:
-                found = visit(rid)
-                if found:
-                    # print the loop in the direction a reader follows: rule -> what it needs
-                    return found
-        return None
+    def _reading_order(self, cycle: list[str]) -> list[str]:
+        """A cycle as `graphcycles` gives it (each rule before the rules that need it) in the
+        direction a reader follows, rule -> what it needs, from its first rule in file order."""
+        loop = cycle[:0:-1]
+        position = {rid: k for k, rid in enumerate(self.rules)}
+        first = min(range(len(loop)), key=lambda k: position[loop[k]])
+        return [*loop[first:], *loop[:first], loop[first]]
 
     def levels(self) -> list[list[str]]:
         """Topological levels: level 0 depends on nothing; level n only on levels < n, at
         least one of them n-1. File order inside a level. Raises `CycleError`."""
-        cycle = self.find_cycle()
-        if cycle:
-            raise CycleError(cycle)
-        level: dict[str, int] = {}
-
-        def depth(rid: str) -> int:
-            if rid not in level:
-                deps = self._known_deps(rid)
-                level[rid] = 1 + max(depth(d) for d in deps) if deps else 0
-            return level[rid]
-
-        for rid in self.rules:
-            depth(rid)
-        out: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
-        for rid in self.rules:
-            out[level[rid]].append(rid)
-        return out
+        try:
+            return graphcycles.levels(self._needs())
+        except graphcycles.CycleError as exc:
+            raise CycleError(self._reading_order(list(exc.args[1]))) from None
 
     def level_of(self) -> dict[str, int]:
         return {rid: n for n, ids in enumerate(self.levels()) for rid in ids}
