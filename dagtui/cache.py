@@ -29,6 +29,7 @@ retried a few times with a short backoff before the error is raised.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -132,7 +133,7 @@ class Cache:
     each problem once (default: one `dagtui: ...` line on stderr).
     """
 
-    def __init__(self, directory: str | Path | None = None, *, refresh: bool = False,
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *, refresh: bool = False,
                  read_only: bool = False, warn: Callable[[str], None] | None = None) -> None:
         base = Path(directory) if directory is not None else Path.cwd() / DEFAULT_DIR
         self.path = base / FILENAME
@@ -184,7 +185,7 @@ class Cache:
             try:
                 db = self._connect(str(self.path))
                 with self._lock:
-                    _retry_locked(lambda db=db: self._setup(db))
+                    _retry_locked(functools.partial(self._setup, db))
             except (sqlite3.Error, _Unusable, _Newer) as exc:
                 if db is not None:
                     db.close()
@@ -376,7 +377,8 @@ class Cache:
         """Remove the entries of `model` and/or created more than `older_than` seconds ago
         (every entry when neither is given); the number removed, None when the file cannot
         be written. The file is compacted afterwards, so the space is given back."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[object] = []
         if model is not None:
             where.append("model = ?")
             params.append(model)

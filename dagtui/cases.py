@@ -120,7 +120,7 @@ def case_from_dict(
     return Case(name, data, dict(expected), score, file, line)
 
 
-def load_cases(path: str | Path) -> list[Case]:
+def load_cases(path: str | os.PathLike[str]) -> list[Case]:
     """Load every case of a file; raises CaseError naming the file (and line) on bad input."""
     p = Path(path)
     file = str(path)

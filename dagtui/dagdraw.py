@@ -332,7 +332,7 @@ def _place_columns(rows: list[list[str]], boxes: dict[str, _Box],
             for n in row:
                 if n not in outgoing:
                     continue
-                idxs = sorted(outgoing[n], key=lambda i, n=n: below[seg_of[(i, k)][1]])
+                idxs = sorted(outgoing[n], key=lambda i: below[seg_of[(i, k)][1]])
                 span = sum(max(len(edges[i].label), 1) + 2 for i in idxs)
                 px = boxes[n].x + max(1, (boxes[n].width - span) // 2)
                 for i in idxs:

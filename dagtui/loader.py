@@ -9,10 +9,10 @@ here; meaning problems (references, cycles, paths) are `dagtui.validate`'s.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path as FsPath
 from typing import Any
 
 from .diagnostics import Diagnostic, severity_of
@@ -105,7 +105,7 @@ _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 _TOML_END = re.compile(r"\(at end of document\)")
 
 
-def load_file(path: str | FsPath) -> LoadResult:
+def load_file(path: str | os.PathLike[str]) -> LoadResult:
     """Load a graph file. Unreadable input becomes a DAG022 diagnostic, never an exception."""
     file = str(path)
     ctx = Collector(file)

@@ -52,7 +52,7 @@ def load_report(path: str) -> Loaded:
         kind = "suite"
     else:
         raise MergeError(f"{path}: not a dagtui run report (written by `dagtui run --json`)")
-    shard = data.get("shard") if isinstance(data.get("shard"), dict) else {}
+    shard = data["shard"] if isinstance(data.get("shard"), dict) else {}
     return Loaded(path, data, kind, shard)
 
 
@@ -70,7 +70,7 @@ def _check_set(reports: list[Loaded]) -> None:
     sharded = [r for r in reports if r.shard]
     if not sharded:
         return
-    counts = {r.shard.get("count") for r in sharded}
+    counts: set[Any] = {r.shard.get("count") for r in sharded}  # as the JSON has them
     if len(counts) > 1 or len(sharded) != len(reports):
         shown = ", ".join(f"{r.path} ({_shown(r)})" for r in reports)
         raise MergeError(f"the reports are not shards of one split: {shown}")
@@ -94,7 +94,7 @@ def _in_order(reports: list[Loaded], items_of: Any) -> list[Any]:
     """Every report's items, in the dataset's order when each shard recorded its cases'
     positions, else report after report."""
     lists = [items_of(r) for r in reports]
-    positions = [r.shard.get("positions") for r in reports]
+    positions: list[Any] = [r.shard.get("positions") for r in reports]
     if not all(isinstance(p, list) and len(p) == len(items)
                for p, items in zip(positions, lists, strict=True)):
         return [item for items in lists for item in items]
@@ -169,7 +169,7 @@ def merge_suite_reports(reports: list[Loaded]) -> Any:
     result = SuiteResult(str(first.get("suite", "")), [list(lv) for lv in first.get("levels")
                                                        or []], rules, names,
                          wall_time=max(float(t.get("wall_time") or 0.0) for t in totals))
-    ungated_total = [t.get("ungated_calls") for t in totals]
+    ungated_total: list[Any] = [t.get("ungated_calls") for t in totals]
     if all(u is not None for u in ungated_total):
         result.ungated_calls = sum(int(u) for u in ungated_total)
         methods = {t.get("ungated_method") for t in totals}

@@ -122,7 +122,7 @@ def majority(ratings: Sequence[Hashable]) -> tuple[Hashable, float]:
 
     Ties go to the rating seen first, so the result does not depend on hash order."""
     counts = Counter(_key(r) for r in ratings)
-    order = {}
+    order: dict[Hashable, Hashable] = {}
     for r in ratings:
         order.setdefault(_key(r), r)
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])

@@ -139,11 +139,12 @@ class _Builder:
         for ntype, cls in NODE_CLASSES.items():
             nodes.append(self.record(cls, cls.FIELDS, name=f"{_camel(ntype)}Node",
                                      type_literal=ntype, required=cls.REQUIRED))
-        node = typing.Annotated[typing.Union[tuple(nodes)], Field(discriminator="type")]  # noqa: UP007
+        node = _generic(typing.Annotated, _generic(typing.Union, *nodes),
+                        Field(discriminator="type"))
         return self.model("Graph", "A dagtui graph: [metric] settings and [nodes.<id>] tables.", {
             "metric": (self.record(Metric, Metric.toml_keys()), "The metric's settings.",
                        None),
-            "nodes": (dict[str, node], "The nodes, by id: [nodes.<id>].", None),
+            "nodes": (_generic(dict, str, node), "The nodes, by id: [nodes.<id>].", None),
         })
 
     def cases(self) -> Any:
@@ -155,7 +156,7 @@ class _Builder:
                                SINGLE_TURN_FIELDS + MULTI_TURN_FIELDS + LABEL_FIELDS),
                                        "additional_metadata")})
         return self.model("CasesFile", "A TOML cases file: [[cases]] tables.", {
-            "cases": (list[case], "The test cases.", ...),
+            "cases": (_generic(list, case), "The test cases.", ...),
         })
 
     def suite(self) -> Any:
@@ -166,18 +167,18 @@ class _Builder:
         check = self.record(CheckNode, CHECK_KEYS, name="InlineCheck", required=("check",))
         overrides = {
             "check": check,
-            "status": Literal[tuple(STATUSES)],  # type: ignore[misc]
+            "status": _generic(Literal, *STATUSES),
             "sample": self.record(Sample, ("rate", "seed")),
-            "filter": list[self.record(FilterCond, ("field", "op", "value"), overrides={
-                "op": Literal[tuple(FILTER_OPS)],  # type: ignore[misc]
-            })],  # type: ignore[misc]
+            "filter": _generic(list, self.record(FilterCond, ("field", "op", "value"), overrides={
+                "op": _generic(Literal, *FILTER_OPS),
+            })),
         }
         rule = self.record(Rule, RULE_KEYS, overrides=overrides)
         return self.model("SuiteFile", "A dagtui suite: rules chained by depends_on.", {
             "suite": (self.record(SuiteMeta, ("name", "cases", "labels", "concurrency",
                                               "description"), name="Suite"),
                       "The suite's settings.", None),
-            "rules": (dict[str, rule], "The rules, by id: [rules.<id>].", None),
+            "rules": (_generic(dict, str, rule), "The rules, by id: [rules.<id>].", None),
         })
 
     # -- building blocks -----------------------------------------------------------------
@@ -197,7 +198,7 @@ class _Builder:
             if overrides and key in overrides:
                 ann = overrides[key]
             elif key == "type" and type_literal is not None:
-                ann = Literal[type_literal]  # type: ignore[valid-type]
+                ann = _generic(Literal, type_literal)
             else:
                 ann = self._annotation(hints[f.name], key)
             if (key == "type" and type_literal is not None) or key in required:
@@ -245,11 +246,12 @@ class _Builder:
         if ann is Verdict:
             return self._verdict
         if key == "params":  # the case fields a judge may see: completion in the editor
-            return list[Literal[tuple(dict.fromkeys(SINGLE_TURN_PARAMS + MULTI_TURN_PARAMS))]]  # type: ignore[misc]
+            return _generic(list, _generic(Literal, *dict.fromkeys(SINGLE_TURN_PARAMS
+                                                             + MULTI_TURN_PARAMS)))
         if key == "check" and ann is str:
             from ..model import CHECK_KINDS
 
-            return Literal[tuple(CHECK_KINDS)]  # type: ignore[misc]
+            return _generic(Literal, *CHECK_KINDS)
         origin, args = typing.get_origin(ann), typing.get_args(ann)
         if origin in (types.UnionType, typing.Union):
             rest = [a for a in args if a is not type(None)]
@@ -261,11 +263,11 @@ class _Builder:
                 out = out | m
             return out
         if origin is list:
-            return list[self._annotation(args[0], key)]  # type: ignore[misc]
+            return _generic(list, self._annotation(args[0], key))
         if origin is tuple:
             return tuple[tuple(self._annotation(a, key) for a in args)]  # type: ignore[misc]
         if origin is dict:
-            return dict[str, self._annotation(args[1], key)]  # type: ignore[misc]
+            return _generic(dict, str, self._annotation(args[1], key))
         if dataclasses.is_dataclass(ann) and isinstance(ann, type):
             return self.record(ann, [f.name for f in dataclasses.fields(ann)])
         return ann
@@ -282,6 +284,12 @@ def _doc(cls: type) -> str | None:
 
 def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _generic(origin: Any, *args: Any) -> Any:
+    """`origin[args]` made at run time: the schema's types are built from the model's data,
+    which a type checker cannot follow (`Literal[tuple(KINDS)]` reads as a bad type to it)."""
+    return origin[args if len(args) > 1 else args[0]]
 
 
 _TOOL = dict[str, Any] | str

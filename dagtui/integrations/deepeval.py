@@ -152,15 +152,17 @@ class _GraphMetricMixin:
 def _build_classes() -> None:
     from deepeval.metrics import BaseConversationalMetric, BaseMetric
 
-    class GraphMetric(_GraphMetricMixin, BaseMetric):  # type: ignore[misc]
+    class GraphMetric(_GraphMetricMixin, BaseMetric):
         """A dagtui graph as a DeepEval metric on single-turn test cases (`LLMTestCase`)."""
 
-    class ConversationalGraphMetric(_GraphMetricMixin, BaseConversationalMetric):  # type: ignore[misc]
+    class ConversationalGraphMetric(_GraphMetricMixin, BaseConversationalMetric):
         """A multi-turn dagtui graph as a DeepEval metric on `ConversationalTestCase`s."""
 
-    for cls in (GraphMetric, ConversationalGraphMetric):
+    # named here: the mixin's `__name__` property (DeepEval's metric name) hides the class's
+    for name, cls in (("GraphMetric", GraphMetric),
+                      ("ConversationalGraphMetric", ConversationalGraphMetric)):
         cls.__module__ = __name__
-        _CLASSES[cls.__name__] = cls
+        _CLASSES[name] = cls
 
 
 def case_from_test_case(test_case: Any) -> Any:

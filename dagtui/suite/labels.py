@@ -135,7 +135,7 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
 def rule_view(case: Any, labels: RuleLabels) -> Any:
     """The case as one rule sees it: `expected` narrowed to that rule's node labels, so the
     labels judge finds them under plain node ids, and `expected_score` the rule's own."""
-    if dataclasses.is_dataclass(case) and hasattr(case, "expected"):
+    if dataclasses.is_dataclass(case) and not isinstance(case, type) and hasattr(case, "expected"):
         return dataclasses.replace(case, expected=dict(labels.nodes), expected_score=labels.score)
     return case
 

@@ -233,7 +233,7 @@ def write_junit(result: SuiteResult, path: str | Path) -> None:
     name or message is written as its escape, so the XML is always well-formed."""
     from ..outputs import safe_text, write_report
 
-    tree = ET.ElementTree(to_junit(result))
-    ET.indent(tree)
-    body = ET.tostring(tree.getroot(), encoding="unicode")
+    root = to_junit(result)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
     write_report(path, safe_text(f"<?xml version='1.0' encoding='utf-8'?>\n{body}\n"))

@@ -59,13 +59,13 @@ class PathChecks(CheckerBase):
             p = group[0]
             ends = " and ".join(
                 f"{describe_leaf(lf)} from {lf.node}" + ("" if lf.is_geval else
-                                                     f"={verdict_text(lf.verdict, quote=True)}")  # type: ignore[arg-type]
+                                                     f"={verdict_text(lf.verdict, quote=True)}")
                 for lf in p.leaves
             )
             others = f" (and {len(group) - 1} more combination(s) like it)" \
                 if len(group) > 1 else ""
             last = p.leaves[-1]
-            path: Path = ("nodes", last.node)
+            path = ("nodes", last.node)
             if not last.is_geval:
                 node = graph.nodes[last.node]
                 for i, v in enumerate(getattr(node, "verdicts", [])):
