@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..exitcodes import ExitCode
+from ..text import shorten
 from . import flags
 from .python_opts import add_python_options, python_consent
 
@@ -299,7 +300,7 @@ class Progress:
         if note:
             line += f"  [{note}]"
         if result.error:
-            text = result.error if len(result.error) <= 160 else result.error[:157] + "..."
+            text = shorten(result.error, 160)
             line += f"  ({result.error_kind}: {text})"
         print(safe_text(line), file=self.out, flush=True)  # a lone surrogate would crash print
 

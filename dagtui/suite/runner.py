@@ -70,7 +70,7 @@ class EngineRuleRunner:
     "auto" and non-litellm judges stay in process; with a `scheduler` every litellm rule goes
     to that cluster). Every batch goes to one `dagtui.cluster.Cluster`, one batch at a time
     (a batch already uses every core it is given): `pool` when the caller owns one
-    (`dagtui.suite.cli.execute` shares one between the gated and the baseline run and closes
+    (`dagtui.commands.suite_run.execute` shares one between the gated and the baseline run and closes
     it), else one made at the first batch and closed by `aclose`. Its workers start once
     and stay warm, so each further rule costs no start. `concurrency` is the cluster's share.
     `python` is the user's consent for python checks, given to every engine and inline check.

@@ -24,6 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..exitcodes import ExitCode
 from ..suite.drawing import draw_suite
 from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text, resolve_graph_path
 from ..suite.model import Rule, SuiteEditError
@@ -388,7 +389,7 @@ def run_suite_editor(path: str | Path, *, select: str | None = None) -> int:
     while True:
         result: Any = SuiteApp(path, select=select).run()
         if not isinstance(result, OpenGraph):
-            return 0
+            return ExitCode.OK
         from .app import EditorApp
 
         EditorApp(result.path).run()
