@@ -4,7 +4,7 @@ The toy `question` type below (a yes/no question worded as `question`, scored by
 verdicts) is registered in a fixture and nothing else is changed: the loader reads it, fmt
 orders its keys, the validator checks it, the engine asks it and follows its verdicts, the
 cost estimate counts it, the editor form and the debugger edit it, and drawings show its
-icon.
+icon; the DeepEval exports refuse it (they are written per built-in type).
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from typing import Literal
 import pytest
 
 from dagtui.engine import Engine
+from dagtui.export.deepeval_json import to_json
+from dagtui.export.deepeval_python import to_python
+from dagtui.export.refusals import ExportRefused
 from dagtui.judges import CallbackJudge
 from dagtui.kinds import NodeKind, Request, find_kind, icon, kind_of, register, unregister
 from dagtui.kinds.answers import BOOLEAN
@@ -150,6 +153,15 @@ def test_a_registered_kind_is_edited_and_drawn(question: NodeKind) -> None:
     assert node_fields(node) == ["type", "label", "question", "params", "turn_window"]
     assert editable_field(node) == "question"
     assert icon("question") == "?"
+
+
+def test_deepeval_exports_refuse_a_registered_kind(question: NodeKind) -> None:
+    graph = load_text(GRAPH).graph
+    for export in (to_json, to_python):
+        with pytest.raises(ExportRefused) as refused:
+            export(graph)
+        assert [r.format() for r in refused.value.refusals] == [
+            "'polite': DeepEval's DAG has no node for the type(s) question"]
 
 
 def test_an_unregistered_kind_is_unknown_again(question: NodeKind) -> None:

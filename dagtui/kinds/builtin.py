@@ -116,3 +116,6 @@ METRIC = register(NodeKind(
     MetricNode, "✪", METRIC_SCORE, _metric_request,
     validate=lambda checks, nid, node: checks.check_metric_leaf(nid, node),
 ))
+
+#: the built-in kinds, in `NODE_TYPES` order
+BUILTIN = (TASK, BINARY, NON_BINARY, CHECK, GEVAL, METRIC)
