@@ -4,8 +4,16 @@ A node type is a dataclass (`dagtui.model`: its TOML fields) plus a `NodeKind` s
 the rest of dagtui treats it: what a judge is asked and may answer, how many judge calls a
 visit costs, its icon, the field "edit & re-run" changes, the fields the editor form shows,
 its DeepEval class and its validation. Code that used to switch on the node's class looks the
-kind up instead (`kind_of(node)`), so a new node type is one dataclass and one `register`
-call; `tests/test_kinds.py` adds a toy type that way and runs, edits and checks it.
+kind up instead (`kind_of(node)`).
+
+A new node type a judge answers is one dataclass (`NodeBase` subclass; `Judgement` when it
+chooses a verdict) and one `register(NodeKind(...))`: `tests/test_kinds.py` adds a toy type
+that way, and the loader, fmt, the validator, the engine, the cost estimate, the editor form,
+the debugger's edit and the tree's icon handle it. Still written per built-in type: the
+DeepEval exports (they refuse any other type), the DOT/Mermaid/picture drawings' box shapes,
+the judges' and the TUI's treatment of particular answers (the human judge's dialog, labels,
+replay, G-Eval log-probabilities), code-run nodes (checks) and G-Eval step generation in the
+engine, and docs/format.md.
 """
 
 from __future__ import annotations
