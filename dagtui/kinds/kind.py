@@ -59,8 +59,10 @@ RequestFn = Callable[[Any, dict[str, Any], "list[str] | None"], Request]
 
 @dataclass(frozen=True)
 class NodeKind:
-    """One node type's behaviour. Only `cls` and `icon` are needed; the defaults describe a
-    node a judge answers with one call and that has nothing special to check or edit."""
+    """One node type's behaviour. Only `cls` and `icon` are required; a type a judge
+    answers also gives `answer` and `request`. The other defaults: one judge call per visit,
+    nothing for the debugger to edit, every field but the verdicts in the form, no DeepEval
+    class and no checks beyond those every node gets."""
 
     #: the dataclass; its `type` default is the type's name in TOML
     cls: type[NodeBase]
