@@ -1,12 +1,13 @@
 """A graph's edges compiled once into integer arrays, for everything that walks them.
 
 Running a case (`schedule.RunState`), enumerating every verdict combination
-(`paths._Walker` and `paths._StateSearch`), the debugger's "step 12/40" (`schedule.Reach`) and
-the engine's reachable nodes all follow the same edges many times. Compiling them once per
-graph version (node ids to indices in file order, each node's distinct parents and targets,
-how many arrivals it needs) lets those walkers share one form and one arrival rule
-(`schedule.Progress`) instead of each building its own maps, and lets them index lists
-instead of hashing strings on every step.
+(`paths._Walker` and `paths._StateSearch`), the debugger's "step 12/40" (`schedule.Reach`),
+the engine's and the DeepEval export's reachable nodes all follow the same edges, many times.
+Compiling them once per graph version (node ids to indices in file order, each node's
+distinct parents and targets, how many arrivals it needs) lets those walkers share one form
+and one arrival rule (`schedule.Progress`) instead of each building its own maps, and lets
+them index lists instead of hashing strings on every step. Cycles and topological order are
+`dagtui.graphcycles`'s.
 
 Index order is file order, so "the first ready node in file order" is the smallest index.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 
-from .graphcycles import topological_order
 from .model import Graph, TaskNode
 
 
@@ -74,10 +74,6 @@ class CompiledGraph:
                 seen[i] = True
                 stack.extend(targets[i])
         return [i for i, s in enumerate(seen) if s]
-
-    def topological_order(self) -> list[int]:
-        """Every node after all its parents; raises `graphlib.CycleError` on a cycle."""
-        return topological_order(dict(enumerate(self.parents)))
 
     def names(self, indices: Iterable[int]) -> list[str]:
         """The ids of `indices`, in the order given."""

@@ -3,8 +3,9 @@
 dagtui has three graphs whose edges must not loop: a decision graph's nodes, a suite's rules
 (`depends_on`) and the graph an export hands to DeepEval. Where a cycle only has to be refused
 (show one and stop), the standard library's `graphlib` finds it; where every cycle must be
-reported (the validator names one per strongly connected group), `cycle_groups` runs
-Tarjan's algorithm once. Neither recurses, so a 5,000-node chain cannot overflow the stack.
+reported (the validator names one per strongly connected group), `components` runs
+Tarjan's algorithm once, which also gives the validator its topological order. Neither
+recurses, so a 5,000-node chain cannot overflow the stack.
 
 `graphlib`'s functions take a graph as it does: each node mapped to the nodes that must come
 *before* it (a node's parents, a rule's `depends_on`), in the order results should follow.
@@ -19,7 +20,7 @@ from typing import TypeVar
 
 N = TypeVar("N", bound=Hashable)
 
-__all__ = ["CycleError", "cycle_groups", "find_cycle", "levels", "topological_order"]
+__all__ = ["CycleError", "components", "find_cycle", "holds_cycle", "levels"]
 
 
 def _sorter(before: Mapping[N, Iterable[N]]) -> TopologicalSorter[N]:
@@ -39,12 +40,6 @@ def find_cycle(before: Mapping[N, Iterable[N]]) -> list[N] | None:
     return None
 
 
-def topological_order(before: Mapping[N, Iterable[N]]) -> list[N]:
-    """Every node after all that come before it; raises `CycleError` (its second argument
-    is one cycle, as `find_cycle` gives it) when there is no such order."""
-    return list(_sorter(before).static_order())
-
-
 def levels(before: Mapping[N, Iterable[N]]) -> list[list[N]]:
     """Level 0: the nodes with nothing before them; level n: those whose latest predecessor
     is on level n-1. Mapping order inside a level. Raises `CycleError` on a cycle."""
@@ -59,15 +54,16 @@ def levels(before: Mapping[N, Iterable[N]]) -> list[list[N]]:
     return out
 
 
-def cycle_groups(nodes: Iterable[N], after: Mapping[N, Sequence[N]]) -> list[list[N]]:
-    """Every strongly connected group that holds a cycle (two or more nodes, or one node
-    pointing at itself), in the order Tarjan's algorithm closes them, starting from `nodes`
-    in order; `after[v]` lists the nodes v points at. Iterative, so depth costs no stack."""
+def components(nodes: Iterable[N], after: Mapping[N, Sequence[N]]) -> list[list[N]]:
+    """The strongly connected components (Tarjan), starting from `nodes` in order;
+    `after[v]` lists the nodes v points at. A component comes after every component it
+    points at, so when none holds a cycle (`holds_cycle`), the reversed list is a topological
+    order. Iterative, so depth costs no stack."""
     index_of: dict[N, int] = {}
     low: dict[N, int] = {}
     on_stack: set[N] = set()
     stack: list[N] = []
-    groups: list[list[N]] = []
+    out: list[list[N]] = []
     counter = 0
     for start in nodes:
         if start in index_of:
@@ -100,6 +96,11 @@ def cycle_groups(nodes: Iterable[N], after: Mapping[N, Sequence[N]]) -> list[lis
                     group.append(w)
                     if w == v:
                         break
-                if len(group) > 1 or v in succ:
-                    groups.append(group)
-    return groups
+                out.append(group)
+    return out
+
+
+def holds_cycle(component: Sequence[N], after: Mapping[N, Sequence[N]]) -> bool:
+    """Whether a strongly connected component is a cycle: two or more nodes, or one node
+    pointing at itself."""
+    return len(component) > 1 or component[0] in after[component[0]]

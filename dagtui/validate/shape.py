@@ -1,8 +1,14 @@
 """Checks of the graph's shape: cycles (one DAG009 per strongly connected group, with the
-shortest loop) and gates stacked too deep (DAG110)."""
+shortest loop) and gates stacked too deep (DAG110).
+
+Both come from one pass of Tarjan's algorithm (`dagtui.graphcycles.components`): its
+strongly connected groups are the cycles to report, and when there is none, its order is the
+topological order the gate depth is counted in.
+"""
 
 from __future__ import annotations
 
+from ..graphcycles import components, holds_cycle
 from ..model import TaskNode
 from ..positions import Path
 from .base import CheckerBase
@@ -29,74 +35,24 @@ class ShapeChecks(CheckerBase):
             out[nid] = items
         return out
 
-    def topological_order(self) -> list[str]:
-        """Kahn's order over all edges; shorter than the node list when there is a cycle."""
+    def check_cycles(self) -> bool:
+        """Report one cycle per strongly connected group. Returns True when acyclic (and
+        then `topo_order` holds the nodes, each after its parents)."""
         nodes = self.graph.nodes
-        indeg = {n: len(p) for n, p in self.parents.items()}
-        children: dict[str, list[str]] = {n: [] for n in nodes}
+        after: dict[str, list[str]] = {n: [] for n in nodes}
         for n, ps in self.parents.items():
             for p in ps:
-                children[p].append(n)
-        ready = [n for n in nodes if indeg[n] == 0]
-        order: list[str] = []
-        while ready:
-            n = ready.pop()
-            order.append(n)
-            for c in children[n]:
-                indeg[c] -= 1
-                if indeg[c] == 0:
-                    ready.append(c)
-        return order
-
-    def check_cycles(self) -> bool:
-        """Report one cycle per strongly connected group. Returns True when acyclic."""
-        self.topo_order = self.topological_order()
-        if len(self.topo_order) == len(self.graph.nodes):
-            return True  # the common case: no need to look for the groups
+                after[p].append(n)
+        found = components(nodes, after)
+        groups = [c for c in found if holds_cycle(c, after)]
+        if not groups:
+            self.topo_order = [c[0] for c in reversed(found)]
+            return True
         edges = self.edges()
-        order = list(self.graph.nodes)
-        index_of: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        groups: list[list[str]] = []
-        counter = 0
-        for start in order:
-            if start in index_of:
-                continue
-            work: list[tuple[str, int]] = [(start, 0)]
-            while work:
-                v, pi = work.pop()
-                if pi == 0:
-                    index_of[v] = low[v] = counter
-                    counter += 1
-                    stack.append(v)
-                    on_stack.add(v)
-                succ = edges[v]
-                if pi < len(succ):
-                    work.append((v, pi + 1))
-                    w = succ[pi][0]
-                    if w not in index_of:
-                        work.append((w, 0))
-                    elif w in on_stack:
-                        low[v] = min(low[v], index_of[w])
-                    continue
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[v])
-                if low[v] == index_of[v]:
-                    group = []
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        group.append(w)
-                        if w == v:
-                            break
-                    if len(group) > 1 or any(t == v for t, _ in edges[v]):
-                        groups.append(group)
+        order = list(nodes)
         for group in groups:
             self.report_cycle(group, edges, order)
-        return not groups
+        return False
 
     def report_cycle(self, group: list[str], edges: dict[str, list[tuple[str, Path]]],
                      order: list[str]) -> None:
