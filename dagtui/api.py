@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .batch import Report, evaluate_cases
+from .batch import RunReport, evaluate_cases
 from .cache import Cache
 from .cases import Case, case_from_dict, load_cases
 from .checks import PythonConsent
@@ -165,7 +165,7 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
                      judge: str | Judge | None = None, concurrency: int = 16,
                      workers: int | str = 1, allow_python: bool = False,
                      python_path: Iterable[str | os.PathLike[str]] = (),
-                     scheduler: str | None = None, **opts: Any) -> Report:
+                     scheduler: str | None = None, **opts: Any) -> RunReport:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
@@ -189,9 +189,9 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
 def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
              judge: str | Judge | None = None, concurrency: int = 16, workers: int | str = 1,
              allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
-             scheduler: str | None = None, **opts: Any) -> Report:
+             scheduler: str | None = None, **opts: Any) -> RunReport:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
-    `[metric].cases`). Returns a batch Report (pass rate, per-node stats, results).
+    `[metric].cases`). Returns a batch RunReport (pass rate, per-node stats, results).
 
     `workers` > 1 (or "auto") spreads the cases over a Dask `LocalCluster` of that many
     processes, each with its own litellm judge on a share of `concurrency` (litellm judges

@@ -2,7 +2,7 @@
 
 `evaluate_cases` checks every case can run before the first call (a dataset with a missing
 field fails in a second, not after half the budget is spent), then runs cases concurrently.
-The `Report` is what `dagtui run` prints and writes: pass rate, a score histogram, per node
+The `RunReport` is what `dagtui run` prints and writes: pass rate, a score histogram, per node
 how often it was reached, its verdicts, calls, tokens, cost and p50/p95 latency, and judge
 errors counted apart by kind — a judge error is not a failing case.
 
@@ -74,7 +74,7 @@ class NodeStats:
 
 
 @dataclass
-class Report:
+class RunReport:
     """The outcome of a batch: one RunResult per case plus aggregates."""
 
     graph_name: str
@@ -324,10 +324,10 @@ async def run_cases(
     return [r for r in slots if r is not None]
 
 
-def new_report(engine: Engine) -> Report:
+def new_report(engine: Engine) -> RunReport:
     """An empty report for `engine`'s graph and judge."""
     graph = engine.graph
-    return Report(graph.metric.name, graph.metric.effective_threshold,
+    return RunReport(graph.metric.name, graph.metric.effective_threshold,
                   judge=engine.judge.describe(), node_order=list(graph.nodes))
 
 
@@ -337,7 +337,7 @@ async def evaluate_cases(
     *,
     concurrency: int = 16,
     on_result: Callable[[RunResult], None] | None = None,
-) -> Report:
+) -> RunReport:
     """Run every case (at most `concurrency` at a time) and collect the report."""
     preflight_all(engine, cases)
     report = new_report(engine)

@@ -39,7 +39,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .batch import Report, new_report, preflight_all
+from .batch import RunReport, new_report, preflight_all
 from .cases import Case
 from .engine import Engine
 from .trace import RunResult
@@ -359,7 +359,7 @@ def evaluate_in_workers(
     on_result: Callable[[RunResult], None] | None = None,
     cluster: Cluster | None = None,
     scheduler: str | None = None,
-) -> Report:
+) -> RunReport:
     """Like `batch.evaluate_cases`, with the cases run by Dask workers: those of `cluster`
     when given (it stays up for the next batch), else of a cluster made and closed here (a
     `LocalCluster` of `workers` processes, or the one at `scheduler`).

@@ -105,8 +105,8 @@ def _in_order(reports: list[Loaded], items_of: Any) -> list[Any]:
 
 
 def merge_graph_reports(reports: list[Loaded]) -> Any:
-    """One `dagtui.batch.Report` from graph reports, as the whole run would have made it."""
-    from .batch import Report
+    """One `dagtui.batch.RunReport` from graph reports, as the whole run would have made it."""
+    from .batch import RunReport
     from .trace import RunResult
 
     first = reports[0].data
@@ -122,7 +122,7 @@ def merge_graph_reports(reports: list[Loaded]) -> Any:
     order = list(first.get("nodes") or {})
     for rep in reports[1:]:
         order += [n for n in rep.data.get("nodes") or {} if n not in order]
-    return Report(str(first.get("metric", "")), float(first.get("threshold", 0.5)),
+    return RunReport(str(first.get("metric", "")), float(first.get("threshold", 0.5)),
                   results=results,
                   wall_time=max(float(r.data.get("wall_time") or 0.0) for r in reports),
                   judge=dict(first.get("judge") or {}), node_order=order)

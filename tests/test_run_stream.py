@@ -63,9 +63,9 @@ def test_stream_names_and_pace() -> None:
 
 
 def test_the_json_report_is_encoded_result_by_result_yet_identical() -> None:
-    """`Report.to_json` encodes one result at a time (a large run's memory peak); the text
+    """`RunReport.to_json` encodes one result at a time (a large run's memory peak); the text
     is exactly what encoding the whole report at once gives, hostile text included."""
-    from dagtui.batch import Report
+    from dagtui.batch import RunReport
     from dagtui.outputs import safe_json
     from dagtui.trace import PathStep, StepRecord
 
@@ -73,7 +73,7 @@ def test_the_json_report_is_encoded_result_by_result_yet_identical() -> None:
                          path=[PathStep("a", True, None, 10.0)],
                          steps=[StepRecord("a", "binary", answer=True, reason="ok")])
                for i in range(4)]
-    for report in (Report("m", 0.5, results=results, node_order=["a"]), Report("empty", 0.5)):
+    for report in (RunReport("m", 0.5, results=results, node_order=["a"]), RunReport("empty", 0.5)):
         for steps in (True, False):
             assert report.to_json(steps=steps) == safe_json(report.to_dict(steps=steps))
             json.loads(report.to_json(steps=steps))

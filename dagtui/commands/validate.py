@@ -128,10 +128,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..validate import Report, check_file
+    from ..validate import ValidationReport, check_file
 
     files, problems = collect(args.paths)
-    reports: list[tuple[Path, Report | None, str | None]] = []
+    reports: list[tuple[Path, ValidationReport | None, str | None]] = []
     for f in files:
         try:
             reports.append((f, _check_one(f, check_file), None))
@@ -186,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _check_one(path: Path, check_file: Any) -> Any:
     """A named file: a graph, or a suite file when the suite checker is installed (it
-    returns the same Report shape, so output and exit codes work alike)."""
+    returns the same ValidationReport shape, so output and exit codes work alike)."""
     if path.is_file() and file_kind(path) == "suite":
         try:
             from ..suite.loader import check_suite_file  # type: ignore[attr-defined]

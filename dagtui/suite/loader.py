@@ -584,13 +584,13 @@ def validate_suite_file(path: str | FsPath) -> list[Diagnostic]:
 
 
 def check_suite_file(path: str | FsPath) -> Any:
-    """A suite's diagnostics as a `dagtui.validate.Report`, so `dagtui validate` prints,
+    """A suite's diagnostics as a `dagtui.validate.ValidationReport`, so `dagtui validate` prints,
     counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
     `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs."""
     from ..loader import LoadResult
-    from ..validate import Report
+    from ..validate import ValidationReport
 
-    class SuiteReport(Report):
+    class SuiteReport(ValidationReport):
         @property
         def unreadable(self) -> bool:
             return unreadable(self.diagnostics)

@@ -12,7 +12,7 @@ Every diagnostic names the node and field and points at the offending key or val
 TOML text, so the CLI prints `file:line:col` and the editor can jump there.
 
 `check_text` is what the editor calls on every keystroke: load + validate + paths, in one
-`Report`. It is written to stay fast on big graphs (see tests/benchmarks/bench_validate.py).
+`ValidationReport`. It is written to stay fast on big graphs (see tests/benchmarks/bench_validate.py).
 
 The package holds one module per job: `driver` (the entry points below), `checker` (one pass,
 in order), `base` (the state every check shares), `metric`, `nodes`, `check_nodes`,
@@ -30,7 +30,7 @@ from .driver import check_file, check_graph, check_load, check_text, validate
 from .environment import deepeval_installed
 from .hints import checkable_hint
 from .path_checks import MAX_PATH_DIAGNOSTICS
-from .report import Report
+from .report import ValidationReport
 from .shape import MAX_GATE_DEPTH
 
 #: the pass's old private name, kept for callers that build one directly
@@ -46,7 +46,7 @@ __all__ = [
     "TOOLS_MODES",
     "Analyzer",
     "Checker",
-    "Report",
+    "ValidationReport",
     "check_file",
     "check_graph",
     "check_load",

@@ -15,7 +15,7 @@ from ..positions import Positions
 from .base import Analyzer
 from .cases import missing_cases_file
 from .checker import Checker
-from .report import Report
+from .report import ValidationReport
 
 
 def validate(
@@ -45,9 +45,9 @@ def check_graph(
     base_dir: str | None = None,
     raw: dict[str, Any] | None = None,
     analyzer: Analyzer | None = None,
-) -> Report:
+) -> ValidationReport:
     """Validate an in-memory graph (as edited) and keep the path report: `validate` plus
-    `Report.paths` in one pass, for callers that have a graph rather than text.
+    `ValidationReport.paths` in one pass, for callers that have a graph rather than text.
 
     `analyzer` replaces `paths.analyze` (the editor passes a memo that reuses the last
     report while only text changed)."""
@@ -55,15 +55,15 @@ def check_graph(
     diags, paths = _run(graph, positions, file=file, base_dir=base_dir, raw=raw,
                         analyzer=analyzer)
     load = LoadResult(graph, [], positions=positions, raw=raw, file=file)
-    return Report(load, sorted(_dedupe(diags), key=sort_key), paths)
+    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths)
 
 
-def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> Report:
+def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> ValidationReport:
     """Load and validate TOML text: what the editor calls on every keystroke."""
     return check_load(load_text(text, file), base_dir=base_dir)
 
 
-def check_file(path: str | os.PathLike[str]) -> Report:
+def check_file(path: str | os.PathLike[str]) -> ValidationReport:
     """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error.
     A graph file on disk is also checked for its `[metric].cases` file (DAG113)."""
     report = check_load(load_file(path))  # a FIFO or device is refused unread (dagtui.inputs)
@@ -73,7 +73,7 @@ def check_file(path: str | os.PathLike[str]) -> Report:
     return report
 
 
-def check_load(load: LoadResult, *, base_dir: str | None = None) -> Report:
+def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationReport:
     """Validate what the loader produced (text already parsed): loader and semantic
     diagnostics together, plus the path report."""
     diags = list(load.diagnostics)
@@ -87,7 +87,7 @@ def check_load(load: LoadResult, *, base_dir: str | None = None) -> Report:
         specific = {(d.node, d.field) for d in semantic if d.code == "DAG019"}
         diags = [d for d in diags if not (d.code == "DAG002" and (d.node, d.field) in specific)]
         diags.extend(semantic)
-    return Report(load, sorted(_dedupe(diags), key=sort_key), paths)
+    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths)
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

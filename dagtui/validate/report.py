@@ -11,7 +11,7 @@ from ..paths import PathReport
 
 
 @dataclass
-class Report:
+class ValidationReport:
     """Load + validate + path analysis of one graph text, for the CLI and the editor."""
 
     load: LoadResult

@@ -51,7 +51,7 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
     import asyncio
 
     from dagtui.api import load
-    from dagtui.batch import Report
+    from dagtui.batch import RunReport
     from dagtui.cases import load_cases
     from dagtui.commands.run import print_summary
 
@@ -61,7 +61,7 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
     results = [asyncio.run(graph.a_measure(case, judge="labels"))
                for case in load_cases(CASES)[:2]]
     out = io.StringIO()
-    print_summary(Report("m", 0.5, results), out)
+    print_summary(RunReport("m", 0.5, results), out)
     text = out.getvalue()
     assert "cost -" in text and "0.0000" not in text
 
