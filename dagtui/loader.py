@@ -27,7 +27,7 @@ from .model import (
     TomlRecord,
     Verdict,
 )
-from .positions import Path, Positions, locate
+from .positions import KeyPath, Positions, locate
 from .text import suggest, verdict_text
 
 #: a graph file larger than this is refused before reading (see `dagtui.inputs.TOML_LIMIT`)
@@ -86,7 +86,7 @@ class Collector:
         self,
         code: str,
         message: str,
-        path: Path = (),
+        path: KeyPath = (),
         *,
         node: str | None = None,
         fld: str | None = None,
@@ -232,7 +232,7 @@ def _build_metric(data: Any, ctx: Collector) -> Metric:
 
 
 def _build_node(nid: str, data: Any, ctx: Collector) -> NodeBase | None:
-    path: Path = ("nodes", nid)
+    path: KeyPath = ("nodes", nid)
     if not isinstance(data, dict):
         ctx.add("DAG004", f"node '{nid}' must be a table ([nodes.{nid}])", path, node=nid)
         return None
@@ -274,7 +274,7 @@ def _owner_of(key: str) -> str:
 
 
 def _build_verdicts(nid: str, data: Any, ctx: Collector) -> list[Verdict]:
-    base: Path = ("nodes", nid, "verdicts")
+    base: KeyPath = ("nodes", nid, "verdicts")
     if not isinstance(data, list):
         ctx.add("DAG004", "'verdicts' must be a list of { verdict = ..., score = N } or "
                 "{ verdict = ..., then = \"node\" } tables", base, node=nid, fld="verdicts")
@@ -318,7 +318,7 @@ def _build_verdicts(nid: str, data: Any, ctx: Collector) -> list[Verdict]:
 
 
 def _build_record(
-    cls: type[TomlRecord], data: dict[str, Any], ctx: Collector, path: Path, nid: str | None
+    cls: type[TomlRecord], data: dict[str, Any], ctx: Collector, path: KeyPath, nid: str | None
 ) -> Any:
     """Build `cls` from `data`, leaving out each value of the wrong type and reporting it
     (DAG004) at the value, so the rest of the node stays usable while the bad value is shown."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import tomllib
 
-Path = tuple[str | int, ...]
+KeyPath = tuple[str | int, ...]
 Pos = tuple[int, int]
 
 _BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -27,13 +27,13 @@ class Positions:
 
     def __init__(
         self,
-        keys: dict[Path, Pos] | None = None,
-        values: dict[Path, Pos] | None = None,
+        keys: dict[KeyPath, Pos] | None = None,
+        values: dict[KeyPath, Pos] | None = None,
         *,
         text: str | None = None,
     ) -> None:
-        self._keys: dict[Path, Pos] = keys if keys is not None else {}
-        self._values: dict[Path, Pos] = values if values is not None else {}
+        self._keys: dict[KeyPath, Pos] = keys if keys is not None else {}
+        self._values: dict[KeyPath, Pos] = values if values is not None else {}
         self._text = text
 
     def _ensure(self) -> None:
@@ -44,20 +44,20 @@ class Positions:
                 _Scanner(text, self).run()
 
     @property
-    def keys(self) -> dict[Path, Pos]:
+    def keys(self) -> dict[KeyPath, Pos]:
         self._ensure()
         return self._keys
 
     @property
-    def values(self) -> dict[Path, Pos]:
+    def values(self) -> dict[KeyPath, Pos]:
         self._ensure()
         return self._values
 
-    def key(self, path: Path) -> Pos | None:
+    def key(self, path: KeyPath) -> Pos | None:
         """Position of the key at `path` (or of the closest ancestor that has one)."""
         return self._lookup(self.keys, path) or self._lookup(self.values, path)
 
-    def value(self, path: Path) -> Pos | None:
+    def value(self, path: KeyPath) -> Pos | None:
         """Position of the value at `path` (falls back to its key, then ancestors)."""
         values, keys = self.values, self.keys
         p = tuple(path)
@@ -70,7 +70,7 @@ class Positions:
         return None
 
     @staticmethod
-    def _lookup(table: dict[Path, Pos], path: Path) -> Pos | None:
+    def _lookup(table: dict[KeyPath, Pos], path: KeyPath) -> Pos | None:
         p = tuple(path)
         while p:
             if p in table:
@@ -88,7 +88,7 @@ class _Scanner:
         self.keys = into._keys
         self.values = into._values
         self.pos = into
-        self.aot_counts: dict[Path, int] = {}
+        self.aot_counts: dict[KeyPath, int] = {}
 
     # -- low level -------------------------------------------------------------------------
     def peek(self, k: int = 0) -> str:
@@ -202,7 +202,7 @@ class _Scanner:
         return value
 
     # -- structure -------------------------------------------------------------------------
-    def read_value(self, path: Path) -> None:
+    def read_value(self, path: KeyPath) -> None:
         self.values[path] = self.here()
         c = self.peek()
         if c == '"':
@@ -226,7 +226,7 @@ class _Scanner:
             j += 1
         return j >= len(self.text) or self.text[j] in ",]}\n#\r"
 
-    def read_array(self, path: Path) -> None:
+    def read_array(self, path: KeyPath) -> None:
         self.advance()  # [
         index = 0
         while True:
@@ -242,7 +242,7 @@ class _Scanner:
             self.read_value(path + (index,))
             index += 1
 
-    def read_inline_table(self, path: Path) -> None:
+    def read_inline_table(self, path: KeyPath) -> None:
         self.advance()  # {
         while True:
             self.skip_ws(newlines=True)
@@ -255,7 +255,7 @@ class _Scanner:
                 continue
             self.read_key_value(path)
 
-    def read_key_value(self, table: Path) -> None:
+    def read_key_value(self, table: KeyPath) -> None:
         start = self.here()
         parts = self.read_dotted_key()
         path = table + tuple(parts)
@@ -269,7 +269,7 @@ class _Scanner:
         self.read_value(path)
 
     def run(self) -> Positions:
-        table: Path = ()
+        table: KeyPath = ()
         while self.i < len(self.text):
             self.skip_ws(newlines=True)
             c = self.peek()
@@ -298,7 +298,7 @@ class _Scanner:
                 self.skip_line()
         return self.pos
 
-    def _resolve(self, parts: tuple[str, ...]) -> Path:
+    def _resolve(self, parts: tuple[str, ...]) -> KeyPath:
         """Map a header's dotted key to a path, inserting array-of-tables indices:
         `[nodes.x.verdicts.extra]` after `[[nodes.x.verdicts]]` lives in the last element."""
         out: list[str | int] = []

@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path as FsPath
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, unreadable
 from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
 from ..loader import Collector
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
-from ..positions import Path, Positions, locate
+from ..positions import KeyPath, Positions, locate
 from ..text import suggest
 from .codes import suite_diag
 from .model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
@@ -88,7 +88,7 @@ class SuiteError(Exception):
 class _Ctx(Collector):
     """The shared diagnostic collector, with the rule id named `rule` (it is the node slot)."""
 
-    def add(self, code: str, message: str, path: Path = (), *, rule: str | None = None,
+    def add(self, code: str, message: str, path: KeyPath = (), *, rule: str | None = None,
             fld: str | None = None, at_value: bool = False) -> None:
         super().add(code, message, path, node=rule, fld=fld, at_value=at_value)
 
@@ -97,7 +97,7 @@ class _Ctx(Collector):
 _SUITE_HEADER = re.compile(r"^\s*\[\s*(suite|rules)\s*[.\]]", re.MULTILINE)
 
 
-def is_suite_file(path: str | FsPath) -> bool:
+def is_suite_file(path: str | Path) -> bool:
     """True when the file is a suite (top-level `[suite]` or `[rules]`), not a graph.
 
     Parses the TOML when it can; for a file with a syntax error it looks at table headers so
@@ -121,7 +121,7 @@ def is_suite_text(text: str) -> bool:
 
 
 # -- loading ----------------------------------------------------------------------------------
-def load_suite_file(path: str | FsPath, *, check_graphs: bool = True) -> SuiteLoad:
+def load_suite_file(path: str | Path, *, check_graphs: bool = True) -> SuiteLoad:
     """Load and validate a suite file (see module doc). Never raises on bad input."""
     file = str(path)
     try:
@@ -212,7 +212,7 @@ def _build_meta(data: Any, ctx: _Ctx) -> SuiteMeta:
 
 
 def _build_rule(rid: str, data: Any, ctx: _Ctx) -> Rule | None:
-    base: Path = ("rules", rid)
+    base: KeyPath = ("rules", rid)
     if not isinstance(data, dict):
         ctx.add("SUI004", f"rule '{rid}' must be a table ([rules.{rid}])", base, rule=rid)
         return None
@@ -287,7 +287,7 @@ def _had_bad(data: dict[str, Any]) -> bool:
 
 
 def _build_sample(rid: str, value: Any, ctx: _Ctx) -> Sample | None:
-    path: Path = ("rules", rid, "sample")
+    path: KeyPath = ("rules", rid, "sample")
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = {"rate": value}
     if not isinstance(value, dict):
@@ -313,7 +313,7 @@ def _build_sample(rid: str, value: Any, ctx: _Ctx) -> Sample | None:
 
 
 def _build_filter(rid: str, value: Any, ctx: _Ctx) -> list[FilterCond]:
-    base: Path = ("rules", rid, "filter")
+    base: KeyPath = ("rules", rid, "filter")
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
@@ -445,8 +445,8 @@ def check_graph(rule: Rule) -> tuple[Graph | None, list[tuple[str, str]]]:
     return graph, problems
 
 
-def resolve_graph_path(suite: Suite, rule: Rule) -> FsPath:
-    base = FsPath(suite.path).parent if suite.path else FsPath(".")
+def resolve_graph_path(suite: Suite, rule: Rule) -> Path:
+    base = Path(suite.path).parent if suite.path else Path(".")
     return base / (rule.graph or "")
 
 
@@ -467,7 +467,7 @@ def _load_rule_graphs(load: SuiteLoad, ctx: _Ctx) -> None:
             _load_graph_rule(load, ctx, rule)
     for key, use in (("cases", "run"), ("labels", "test")):
         name = getattr(suite.meta, key)
-        cases = FsPath(suite.path).parent / name if name and suite.path else None
+        cases = Path(suite.path).parent / name if name and suite.path else None
         if cases is not None and not cases.exists():
             ctx.add("SUI104", f"default {key} file '{name}' not found (next to the suite "
                     f"file); pass --cases FILE to {use}", ("suite", key), fld=key,
@@ -495,7 +495,7 @@ def _load_graph_rule(load: SuiteLoad, ctx: _Ctx, rule: Rule) -> None:
     load.facts[rule.id] = graph_facts(graph)
 
 
-def _graph_with_diagnostics(path: FsPath) -> tuple[Graph | None, list[Diagnostic]]:
+def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic]]:
     """The graph and its full diagnostics: the graph validator when it is there (references,
     cycles, paths), else the loader's shape checks."""
     try:
@@ -576,14 +576,14 @@ def _check_gates(load: SuiteLoad, ctx: _Ctx) -> None:
                     at_value=True)
 
 
-def validate_suite_file(path: str | FsPath) -> list[Diagnostic]:
+def validate_suite_file(path: str | Path) -> list[Diagnostic]:
     """Every diagnostic for a suite file (suite codes plus its graphs' errors), sorted."""
     from ..diagnostics import sort_key
 
     return sorted(load_suite_file(path).diagnostics, key=sort_key)
 
 
-def check_suite_file(path: str | FsPath) -> Any:
+def check_suite_file(path: str | Path) -> Any:
     """A suite's diagnostics as a `dagtui.validate.ValidationReport`, so `dagtui validate` prints,
     counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
     `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs."""

@@ -10,7 +10,7 @@ from typing import Any
 from ..loader import Collector
 from ..model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS, Graph, NodeBase
 from ..paths import PathReport, analyze
-from ..positions import Path, Positions
+from ..positions import KeyPath, Positions
 from ..schedule import Topology
 from ..text import suggest
 
@@ -65,7 +65,7 @@ class CheckerBase:
         self._map_verdicts()
 
     # -- reporting: `self.add` is the shared Collector's (placed at path) ------------
-    def vpath(self, nid: str, i: int, *rest: str) -> Path:
+    def vpath(self, nid: str, i: int, *rest: str) -> KeyPath:
         """File path of model verdict #i of `nid` (the loader may have skipped bad ones)."""
         index = self.verdict_index.get(nid)
         raw_i = index[i] if index and i < len(index) else i

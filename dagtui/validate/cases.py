@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path as FsPath
+from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..loader import Collector, LoadResult
@@ -17,7 +17,7 @@ def missing_cases_file(load: LoadResult) -> list[Diagnostic]:
     cases = load.graph.metric.cases if load.graph is not None else None
     if not load.file or not isinstance(cases, str) or not cases.strip():
         return []
-    target = FsPath(os.path.dirname(load.file)) / cases
+    target = Path(os.path.dirname(load.file)) / cases
     if target.exists():
         return []
     sink = Collector(load.file, load.positions)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path as FsPath
+from pathlib import Path
 
 from ..inputs import JSON_LIMIT, InputError, read_text
 from ..model import CHECK_KINDS, CheckNode, TaskNode
@@ -162,7 +162,7 @@ class CheckNodeChecks(VerdictChecks):
             return
         if not schema.strip():
             return  # reported as missing
-        target = FsPath(self.base_dir) / schema
+        target = Path(self.base_dir) / schema
         try:
             text = read_text(target, limit=JSON_LIMIT, what="JSON Schema file")
         except InputError as exc:

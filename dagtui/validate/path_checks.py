@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model import TaskNode
 from ..paths import PathInfo, PathReport, describe_choices, describe_leaf
-from ..positions import Path
+from ..positions import KeyPath
 from ..text import verdict_text
 from .base import CheckerBase
 
@@ -94,7 +94,7 @@ class PathChecks(CheckerBase):
                             "its own branch")
         return ""
 
-    def dead_end(self, p: PathInfo) -> tuple[str, Path, tuple[str | None, str | None]]:
+    def dead_end(self, p: PathInfo) -> tuple[str, KeyPath, tuple[str | None, str | None]]:
         """Explain where a no-leaf run stops, and where to point at."""
         graph = self.graph
         if p.choices:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..graphcycles import components, holds_cycle
 from ..model import TaskNode
-from ..positions import Path
+from ..positions import KeyPath
 from .base import CheckerBase
 
 #: how many gates (judgement or check nodes) one path may pass before DAG110
@@ -20,11 +20,11 @@ MAX_GATE_DEPTH = 4
 class ShapeChecks(CheckerBase):
     """Edges, topological order, cycles and gate depth."""
 
-    def edges(self) -> dict[str, list[tuple[str, Path]]]:
+    def edges(self) -> dict[str, list[tuple[str, KeyPath]]]:
         """node -> [(target, path of the key/value that makes the edge)], known targets only."""
-        out: dict[str, list[tuple[str, Path]]] = {}
+        out: dict[str, list[tuple[str, KeyPath]]] = {}
         for nid, node in self.graph.nodes.items():
-            items: list[tuple[str, Path]] = []
+            items: list[tuple[str, KeyPath]] = []
             if isinstance(node, TaskNode):
                 for k, c in enumerate(node.children):
                     if c in self.graph.nodes:
@@ -54,14 +54,14 @@ class ShapeChecks(CheckerBase):
             self.report_cycle(group, edges, order)
         return False
 
-    def report_cycle(self, group: list[str], edges: dict[str, list[tuple[str, Path]]],
+    def report_cycle(self, group: list[str], edges: dict[str, list[tuple[str, KeyPath]]],
                      order: list[str]) -> None:
         members = set(group)
         start = min(group, key=order.index)
         # shortest way back to `start` inside the group (breadth first)
-        prev: dict[str, tuple[str, Path]] = {}
+        prev: dict[str, tuple[str, KeyPath]] = {}
         queue = [start]
-        closing: tuple[str, Path] | None = None
+        closing: tuple[str, KeyPath] | None = None
         while queue and closing is None:
             nxt = []
             for v in queue:
