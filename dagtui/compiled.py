@@ -47,7 +47,8 @@ class CompiledGraph:
         parents_of = parents if parents is not None else graph.parents()
         ids = tuple(graph.nodes)
         index = {nid: i for i, nid in enumerate(ids)}
-        parent_ix = tuple(tuple(index[p] for p in parents_of[nid]) for nid in ids)
+        at = index.__getitem__
+        parent_ix = tuple([tuple(map(at, parents_of[nid])) for nid in ids])
         out: list[list[int]] = [[] for _ in ids]
         for child, ps in enumerate(parent_ix):  # file order, so each target list is too
             for p in ps:
