@@ -17,80 +17,24 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from .batch import RunReport, evaluate_cases
-from .cache import Cache
-from .cases import Case, case_from_dict, load_cases
+from .cases import Case, case_from_dict, cases_source, load_cases
+from .checked import CheckedGraph
 from .checks import PythonConsent
 from .engine import Engine
 from .judges.base import Judge
-from .loader import GraphError, LoadResult, load_file
+from .judges.factory import make_judge, model_for  # noqa: F401 - model_for: the API's name too
+from .loader import GraphError  # noqa: F401 - re-exported: `except dagtui.api.GraphError`
 from .model import Graph
 from .trace import RunResult
 
 
 def load_checked(path: str | os.PathLike[str]) -> tuple[Graph, list[Any]]:
     """Load and validate a graph file: (graph, warnings); GraphError on any error."""
-    try:
-        from .validate import check_file
-    except ImportError:  # a partial install: loader diagnostics plus the engine's minimum
-        res: LoadResult = load_file(path)
-        diags = list(res.diagnostics)
-        if res.graph is None or any(d.is_error for d in diags):
-            raise GraphError(diags) from None
-        from .engine import fallback_checks
-
-        diags += fallback_checks(res.graph)
-        if any(d.is_error for d in diags):
-            raise GraphError(diags) from None
-        return res.graph, diags
-    report = check_file(path)
-    if not report.ok or report.graph is None:
-        raise GraphError(list(report.diagnostics))
-    return report.graph, list(report.warnings)
-
-
-def model_for(graph: Graph, model: str | None = None) -> str:
-    """The judge model: explicit, else DAGTUI_MODEL, else the graph's pinned model."""
-    from .judges.litellm_judge import DEFAULT_MODEL
-
-    return model or os.environ.get("DAGTUI_MODEL") or graph.metric.model or DEFAULT_MODEL
-
-
-def make_judge(
-    judge: str | Judge | None,
-    graph: Graph,
-    *,
-    api_base: str | None = None,
-    api_key: str | None = None,
-    cache: bool | str | os.PathLike[str] | Cache | None = True,
-    concurrency: int = 8,
-    timeout: float = 60.0,
-    retries: int = 3,
-    **options: Any,
-) -> Judge:
-    """A Judge from what a user passes: an instance, "labels", or a litellm model string."""
-    if isinstance(judge, Judge):
-        return judge
-    if judge == "labels":
-        from .judges.labels import LabelsJudge
-
-        return LabelsJudge()
-    from .judges.litellm_judge import LiteLLMJudge
-
-    if isinstance(cache, Cache):
-        store: Cache | None = cache
-    elif cache is True:
-        store = Cache()
-    elif cache:
-        store = Cache(cache)
-    else:
-        store = None
-    return LiteLLMJudge(model_for(graph, judge), api_base=api_base, api_key=api_key,
-                        cache=store, concurrency=concurrency, timeout=timeout,
-                        retries=retries, **options)
+    checked = CheckedGraph.read(path)
+    return checked.require(), list(checked.warnings)
 
 
 def _case(case: Case | Mapping[str, Any]) -> Case:
@@ -98,12 +42,16 @@ def _case(case: Case | Mapping[str, Any]) -> Case:
 
 
 class LoadedGraph:
-    """A validated graph, ready to measure cases with."""
+    """A validated graph, ready to measure cases with. Made from a `CheckedGraph` (as
+    `load` does), its engines trust that check; from a bare `Graph`, it is validated once,
+    when the first engine is built."""
 
-    def __init__(self, graph: Graph, warnings: list[Any] | None = None, *,
+    def __init__(self, graph: Graph | CheckedGraph, warnings: list[Any] | None = None, *,
                  python: PythonConsent | None = None) -> None:
-        self.graph = graph
-        self.warnings = warnings or []
+        self.checked = graph if isinstance(graph, CheckedGraph) else CheckedGraph.of_graph(graph)
+        self.graph: Graph = graph.require() if isinstance(graph, CheckedGraph) else graph
+        self.warnings = warnings if warnings is not None else (
+            list(graph.warnings) if isinstance(graph, CheckedGraph) else [])
         #: consent for python check nodes (see `load`)
         self.python = python if python is not None else PythonConsent.from_env()
         self._engines: dict[tuple[Any, ...], Engine] = {}
@@ -120,7 +68,8 @@ class LoadedGraph:
             key = (str(judge), repr(sorted(opts.items())))
         eng = self._engines.get(key)
         if eng is None:
-            eng = Engine(self.graph, make_judge(judge, self.graph, **opts), python=self.python)
+            eng = Engine(self.checked, make_judge(judge, self.graph, **opts),
+                         python=self.python)
             self._engines[key] = eng
         return eng
 
@@ -143,17 +92,16 @@ def load(path: str | os.PathLike[str], *, allow_python: bool = False,
 
     `allow_python=True` lets its python check nodes run (their modules are files beside the
     graph, or in a `python_path` directory); without it such a step fails, naming the node."""
-    graph, warnings = load_checked(path)
-    return LoadedGraph(graph, warnings,
+    return LoadedGraph(CheckedGraph.read(path),
                        python=PythonConsent.from_env(allow_python, python_path))
 
 
 def _cases(cases: Any, graph: Graph) -> list[Case]:
     if cases is None:
-        if not graph.metric.cases:
+        source = cases_source(graph)
+        if source is None:
             raise ValueError("no cases given and the graph names no [metric].cases file")
-        base = Path(graph.path).parent if graph.path else Path.cwd()
-        return load_cases(base / graph.metric.cases)
+        return load_cases(source)
     if isinstance(cases, str | os.PathLike):
         return load_cases(cases)
     items: Iterable[Any] = cases
@@ -169,12 +117,13 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
+    checked = graph.checked if isinstance(graph, LoadedGraph) else CheckedGraph.of_graph(graph)
     opts.setdefault("concurrency", concurrency)
     dirs = tuple(python_path)
     python = PythonConsent.from_env(allow_python, dirs)
     if isinstance(graph, LoadedGraph) and not allow_python and not dirs:
         python = graph.python  # the consent it was loaded with
-    engine = Engine(g, make_judge(judge, g, **opts), python=python)
+    engine = Engine(checked, make_judge(judge, g, **opts), python=python)
     batch = _cases(cases, g)
     from .cluster import evaluate_in_workers, resolve_workers
     from .judges.litellm_judge import LiteLLMJudge

@@ -10,13 +10,17 @@ line is an error naming its line) and lenient about content (unknown fields are 
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .inputs import CASES_LIMIT, InputError, open_brackets, parser_gave_up, read_text
 from .model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS
+
+if TYPE_CHECKING:
+    from .model import Graph
 
 #: fields a case may carry besides labels; anything else is kept but flagged as unknown.
 #: Single-turn cases carry exactly the graph's single-turn params; a multi-turn case carries
@@ -247,3 +251,17 @@ def select_case(cases: list[Case], key: str | int) -> Case:
                         f"0 to {len(cases) - 1} (or give a case name)")
     names = ", ".join(repr(c.name) for c in cases[:10]) + (", ..." if len(cases) > 10 else "")
     raise CaseError(f"no case named {key!r} ({count}: {names})")
+
+
+def cases_source(graph: Graph, graph_path: str | os.PathLike[str] | None = None,
+                 given: str | os.PathLike[str] | None = None) -> str | None:
+    """The cases file a graph runs on, for every command, the API and the debugger:
+    `given` (`--cases`), else its `[metric].cases`, relative to the graph file's folder
+    (the working directory for a graph with no file); None when neither names one."""
+    if given is not None:
+        return str(given)
+    if not graph.metric.cases:
+        return None
+    where = graph_path or graph.path
+    base = Path(where).parent if where else Path.cwd()
+    return str(base / graph.metric.cases)

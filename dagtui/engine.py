@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from .cases import Case, CaseError, case_from_dict
+from .checked import CheckedGraph
 from .checks import CheckError, PythonConsent, input_param, run_check
 from .diagnostics import Diagnostic
 from .judges.base import Ask, Judge, JudgeError, Reply
@@ -53,48 +54,8 @@ MULTI_TURN_TURN_PARAMS = ("role", "content")
 
 
 def graph_errors(graph: Graph) -> list[Diagnostic]:
-    """Errors that stop a graph from running: the validator's, or a built-in minimum.
-
-    `dagtui.validate` is imported lazily (it may not exist in a partial install); the
-    fallback covers what the engine itself cannot survive.
-    """
-    try:
-        from .validate import validate  # type: ignore[attr-defined]
-    except ImportError:
-        diags = fallback_checks(graph)
-    else:
-        diags = list(validate(graph))
-    return [d for d in diags if d.is_error]
-
-
-def fallback_checks(graph: Graph) -> list[Diagnostic]:
-    """Minimal structural checks used only when `dagtui.validate` is unavailable."""
-    from .diagnostics import severity_of
-    from .model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS
-
-    out: list[Diagnostic] = []
-    file = graph.path
-
-    def add(code: str, msg: str, node: str | None = None, fld: str | None = None) -> None:
-        out.append(Diagnostic(code, severity_of(code), msg, file, 0, 0, node, fld))
-
-    if not graph.nodes or not graph.roots():
-        add("DAG018", "graph has no nodes or no root")
-    allowed = MULTI_TURN_PARAMS if graph.metric.multi_turn else SINGLE_TURN_PARAMS
-    for nid, node in graph.nodes.items():
-        for p in node.params:
-            if p not in allowed:
-                add("DAG006", f"node '{nid}': unknown or unsupported param '{p}'", nid, "params")
-        for target in node.targets():
-            if target not in graph.nodes:
-                add("DAG008", f"node '{nid}' points at unknown node '{target}'", nid)
-        for v in getattr(node, "verdicts", []) or []:
-            if (v.score is None) == (v.then is None):
-                add("DAG012", f"node '{nid}': verdict {v.verdict!r} needs exactly one of "
-                    "score / then", nid, "verdicts")
-        if node.is_judgement and not getattr(node, "verdicts", None):
-            add("DAG014", f"node '{nid}' has no verdicts", nid, "verdicts")
-    return out
+    """Errors that stop a graph from running: the validator's (`dagtui.checked`)."""
+    return CheckedGraph.of_graph(graph).errors
 
 
 # --------------------------------------------------------------------------- the engine
@@ -103,14 +64,18 @@ def fallback_checks(graph: Graph) -> list[Diagnostic]:
 class Engine:
     """Runs one graph with one judge.
 
-    `validate=False` skips the refusal of invalid graphs (tests of runtime guards only).
-    `python` is the user's consent for python check nodes (None: only what
-    DAGTUI_ALLOW_PYTHON says); the graph itself can never grant it.
+    Built from a `CheckedGraph` (`dagtui.checked`), it trusts that check: a graph that
+    cannot run raises GraphError, and nothing is validated again. A bare `Graph` is
+    validated here first (its errors raise GraphError); `validate=False` skips that (tests
+    of runtime guards only). `python` is the user's consent for python check nodes (None:
+    only what DAGTUI_ALLOW_PYTHON says); the graph itself can never grant it.
     """
 
-    def __init__(self, graph: Graph, judge: Judge, *, validate: bool = True,
+    def __init__(self, graph: Graph | CheckedGraph, judge: Judge, *, validate: bool = True,
                  python: PythonConsent | None = None) -> None:
-        if validate:
+        if isinstance(graph, CheckedGraph):
+            graph = graph.require()
+        elif validate:
             errors = graph_errors(graph)
             if errors:
                 raise GraphError(errors)

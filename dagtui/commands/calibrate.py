@@ -69,26 +69,25 @@ def run(args: argparse.Namespace) -> int:
     if args.temperature < 0:
         err("--temperature must be >= 0")
         return ExitCode.USAGE
-    from ..diagnostics import unreadable
-    from ..loader import load_file
-    from ..suite.loader import is_suite_file
+    from ..checked import CheckedGraph
 
+    checked = CheckedGraph.read(args.graph)  # read and parsed once, for both questions
     # a suite that parses is refused in one line; one that does not gets its syntax error
-    if is_suite_file(args.graph) and not unreadable(load_file(args.graph).diagnostics):
+    if checked.is_suite and not checked.unreadable:
         err(f"{args.graph} is a suite: calibrate one of its rule graphs (each has its own "
             "nodes and labels)")
         return ExitCode.USAGE
-    graph, cases, code = load_graph_and_cases(args.graph, args.cases)
+    graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
     if not any(c.expected for c in cases):
         err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
         return ExitCode.USAGE
-    from ..api import model_for
+    from ..judges.factory import model_for
 
     model = model_for(graph, args.model)
     if args.dry_run:
-        sys.stdout.write(dry_run(graph, cases, model, args.samples, python_consent(args)))
+        sys.stdout.write(dry_run(checked, cases, model, args.samples, python_consent(args)))
         return ExitCode.OK
     from ..cache import open_cache
     from ..calibration.core import a_calibrate
@@ -186,13 +185,15 @@ def save_latest(graph_path: str, data: str) -> Path | None:
 
 
 def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any = None) -> str:
-    """The calls calibration would make, from the labels' path of every case (no calls)."""
+    """The calls calibration would make, from the labels' path of every case (no calls).
+    `graph`: a Graph, or a `CheckedGraph` (then not validated again)."""
     from ..calibration.core import check_labels
     from ..engine import Engine
     from ..judges.labels import LabelsJudge
     from ..model import CheckNode, GEvalNode
 
     engine = Engine(graph, LabelsJudge(), python=consent)
+    graph = engine.graph
 
     async def walk() -> list[Any]:
         return [await engine.run(c, overrides=check_labels(graph, c), check=False)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..checked import CheckedGraph
 from ..exitcodes import ExitCode
 from ..text import shorten
 from . import flags
@@ -76,48 +77,52 @@ def err(msg: str) -> None:
     print(f"dagtui: {msg}", file=sys.stderr)
 
 
-def load_graph_and_cases(graph_path: str, cases_arg: str | None) -> tuple[Any, Any, int]:
-    """(graph, cases, exit code): exit code is 0 when both loaded."""
-    from ..api import load_checked
-    from ..cases import CaseError, load_cases
-    from ..loader import GraphError
+def refusal(checked: CheckedGraph) -> int:
+    """0 when the graph can run; else its errors go to stderr and the exit code says why:
+    2 when the file did not read or parse, 1 when the graph has errors."""
+    if checked.ok:
+        return ExitCode.OK
+    for d in checked.errors:
+        print(d.format(), file=sys.stderr)
+    return ExitCode.USAGE if checked.unreadable else ExitCode.FAILURES
 
-    try:
-        graph, warnings = load_checked(graph_path)
-    except GraphError as exc:
-        for d in exc.diagnostics:
-            if d.is_error:
-                print(d.format(), file=sys.stderr)
-        from ..diagnostics import unreadable
 
-        bad_input = unreadable(exc.diagnostics)  # did not read or parse: exit 2
-        return None, None, ExitCode.USAGE if bad_input else ExitCode.FAILURES
-    cases_path = cases_arg
+def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None
+                         ) -> tuple[Any, Any, int]:
+    """(graph, cases, exit code): exit code is 0 when both loaded. `graph` is a path or a
+    graph file already read (`dagtui.checked`), checked here once."""
+    from ..cases import CaseError, cases_source, load_cases
+
+    checked = graph if isinstance(graph, CheckedGraph) else CheckedGraph.read(graph)
+    graph_path = checked.file or ""
+    code = refusal(checked)
+    if code:
+        return None, None, code
+    loaded = checked.require()
+    cases_path = cases_source(loaded, graph_path, cases_arg)
     if cases_path is None:
-        if not graph.metric.cases:
-            err(f"{graph_path}: no --cases given and [metric].cases is not set")
-            return graph, None, ExitCode.USAGE
-        cases_path = str(Path(graph_path).parent / graph.metric.cases)
+        err(f"{graph_path}: no --cases given and [metric].cases is not set")
+        return loaded, None, ExitCode.USAGE
     try:
         cases = load_cases(cases_path)
     except CaseError as exc:
         err(str(exc))
-        return graph, None, ExitCode.USAGE
+        return loaded, None, ExitCode.USAGE
     if not cases:
         err(f"{cases_path}: no cases")
-        return graph, None, ExitCode.USAGE
-    return graph, cases, ExitCode.OK
+        return loaded, None, ExitCode.USAGE
+    return loaded, cases, ExitCode.OK
 
 
 def run(args: argparse.Namespace) -> int:
     from ..cases import CaseError
-    from ..suite.loader import is_suite_file
 
-    if is_suite_file(args.graph):  # a suite of rules: dagtui.suite runs it
+    checked = CheckedGraph.read(args.graph)  # read and parsed once, for both questions
+    if checked.is_suite:  # a suite of rules: dagtui.suite runs it
         from .suite_run import run_suite_command
 
         return run_suite_command(args)
-    graph, cases, code = load_graph_and_cases(args.graph, args.cases)
+    graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
     cases, positions = take_shard(cases, getattr(args, "shard", None))
@@ -155,8 +160,7 @@ def run(args: argparse.Namespace) -> int:
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
-    # load_checked validated the graph (with its file, stricter than Engine's own check)
-    engine = Engine(graph, judge, validate=False, python=python_consent(args))
+    engine = Engine(checked, judge, python=python_consent(args))  # checked once, above
     workers = resolve_workers(workers_arg, len(cases), judge)
     from ..judges.litellm_judge import LiteLLMJudge, import_litellm
 

@@ -12,9 +12,8 @@ import sys
 from typing import Any
 
 from ..exitcodes import ExitCode
+from ..judges.factory import JUDGE_NAMES
 from .python_opts import add_python_options, python_consent
-
-JUDGES = ("labels", "human", "replay", "litellm")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="case to step (name or 0-based index; default: the first)")
     p.add_argument("--cases", metavar="FILE",
                    help="cases file (JSONL, JSON or TOML); default: [metric].cases")
-    p.add_argument("--judge", choices=JUDGES, default=None,
+    p.add_argument("--judge", choices=JUDGE_NAMES, default=None,
                    help="who answers each node (default: labels when the cases carry labels, "
                    "else human); litellm uses --model")
     p.add_argument("--model", help="litellm model (implies --judge litellm)")
@@ -52,23 +51,18 @@ def err(msg: str) -> None:
 
 def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     """Everything the app needs, or (None, exit code) after printing why not."""
-    from ..api import load_checked
     from ..cases import CaseError, select_case
-    from ..loader import GraphError
+    from ..checked import CheckedGraph
+    from ..judges.factory import default_judge_name, make_judge
     from ..trace import Trace
-    from ..tui.debugger.app import graph_cases
-    from ..tui.debugger.judge_choice import default_judge_name, make_debug_judge
+    from ..tui.debugger.app import TuiHumanJudge, graph_cases
+    from .run import refusal
 
-    try:
-        graph, _warnings = load_checked(args.graph)
-    except GraphError as exc:
-        for d in exc.diagnostics:
-            if d.is_error:
-                print(d.format(), file=sys.stderr)
-        from ..diagnostics import unreadable
-
-        bad_input = unreadable(exc.diagnostics)  # did not read or parse: exit 2
-        return None, ExitCode.USAGE if bad_input else ExitCode.FAILURES
+    checked = CheckedGraph.read(args.graph)
+    code = refusal(checked)
+    if code:
+        return None, code
+    graph = checked.require()
     cases, source, problem = graph_cases(graph, args.graph, args.cases)
     if problem:
         err(problem)
@@ -91,16 +85,16 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
             err(f"cannot read trace {args.trace}: {exc}")
             return None, ExitCode.USAGE
     name = args.judge or ("litellm" if args.model else default_judge_name(cases))
+
+    def factory(which: str) -> Any:  # the screen gives the human judge its app when shown
+        return make_judge(which, graph, model=args.model, api_base=args.api_base,
+                          trace=trace, cache=_cache_for(which, args), human=TuiHumanJudge)
+
     try:
-        judge = make_debug_judge(name, graph, model=args.model, api_base=args.api_base,
-                                 trace=trace, cache=_cache_for(name, args))
+        judge = factory(name)
     except ValueError as exc:
         err(str(exc))
         return None, ExitCode.USAGE
-
-    def factory(which: str) -> Any:
-        return make_debug_judge(which, graph, model=args.model, api_base=args.api_base,
-                                trace=trace, cache=_cache_for(which, args))
 
     return {
         "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,

@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 from typing import Any, TextIO
 
+from ..checked import CheckedGraph
 from ..checks import PythonConsent
 from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
@@ -75,31 +76,32 @@ def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..suite.loader import is_suite_file
-
     python = python_consent(args)
 
     paths, worst = _targets(args.graphs, args.cases)
     for path in paths:
-        if is_suite_file(path):  # rules gated on each other: labels per rule
+        checked = CheckedGraph.read(path)  # read and parsed once, for both questions
+        if checked.is_suite:  # rules gated on each other: labels per rule
             from .suite_labels import labels_test_command
 
             code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
                                        python=python)
         else:
             code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose,
-                              python=python)
+                              python=python, checked=checked)
         if code == ExitCode.USAGE or (code == ExitCode.FAILURES and worst != ExitCode.USAGE):
             worst = code
     return worst
 
 
 def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
-               python: PythonConsent | None = None) -> int:
+               python: PythonConsent | None = None, checked: CheckedGraph | None = None
+               ) -> int:
+    """The labels test of the graph at `path` (`checked`: that file, already read)."""
     from ..cases import CaseError
     from ..labeltest import check_graph_labels
 
-    graph, cases, code = load_graph_and_cases(path, cases_arg)
+    graph, cases, code = load_graph_and_cases(checked or path, cases_arg)
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")

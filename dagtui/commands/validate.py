@@ -1,6 +1,6 @@
 """`dagtui validate PATH...`: lint graph files like a compiler, for people and for CI.
 
-Each file is loaded and validated (`dagtui.validate.check_file`); problems print as
+Each file is read once and validated (`dagtui.checked`); problems print as
 `file:line:col: error DAG012 [node.field] message`, as JSON, or as GitHub annotations, then
 one summary line. Directories are searched for `*.toml` graphs (cases files and suite files
 are someone else's input and are skipped quietly). Exit codes: 0 no errors (warnings are
@@ -15,10 +15,10 @@ import argparse
 import json
 import os
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
+from ..checked import CheckedGraph
 from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
 
@@ -50,18 +50,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 # finding the graphs
 
 
-def file_kind(path: Path) -> str:
+def file_kind(path: Path, checked: CheckedGraph | None = None) -> str:
     """"graph", "cases" or "suite", from the file name and its top-level tables. Files that
-    do not parse count as graphs, so validation reports them instead of hiding them."""
+    do not parse count as graphs, so validation reports them instead of hiding them.
+    `checked`: the file already read, whose parse is reused."""
     if path.name.endswith(".cases.toml"):
         return "cases"
-    from ..inputs import TOML_LIMIT, InputError, read_text
-
-    try:  # a FIFO, a device or a huge file is refused unread: the loader then says why
-        data = tomllib.loads(read_text(path, limit=TOML_LIMIT))
-    except (InputError, tomllib.TOMLDecodeError, RecursionError, ValueError):
-        return "graph"
-    if "metric" in data or "nodes" in data:
+    # a FIFO, a device or a huge file is refused unread: the loader then says why
+    data = (checked if checked is not None else CheckedGraph.read(path)).load.raw
+    if data is None or "metric" in data or "nodes" in data:
         return "graph"
     if "rules" in data or "suite" in data:
         return "suite"
@@ -128,13 +125,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..validate import ValidationReport, check_file
+    from ..validate import ValidationReport
 
     files, problems = collect(args.paths)
     reports: list[tuple[Path, ValidationReport | None, str | None]] = []
     for f in files:
         try:
-            reports.append((f, _check_one(f, check_file), None))
+            reports.append((f, _check_one(f), None))
         except Exception as exc:  # one broken file must not hide the others
             reports.append((f, None, f"{type(exc).__name__}: {exc}"))
 
@@ -184,17 +181,15 @@ def _run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _check_one(path: Path, check_file: Any) -> Any:
-    """A named file: a graph, or a suite file when the suite checker is installed (it
-    returns the same ValidationReport shape, so output and exit codes work alike)."""
-    if path.is_file() and file_kind(path) == "suite":
-        try:
-            from ..suite.loader import check_suite_file  # type: ignore[attr-defined]
-        except ImportError:
-            pass
-        else:
-            return check_suite_file(path)
-    return check_file(path)
+def _check_one(path: Path) -> Any:
+    """A named file, read once: a graph, or a suite file (its report has the same shape,
+    so output and exit codes work alike)."""
+    checked = CheckedGraph.read(path)
+    if path.is_file() and file_kind(path, checked) == "suite":
+        from ..suite.loader import check_suite_file
+
+        return check_suite_file(path)
+    return checked.report
 
 
 def _print_paths(path: Path, report: Any) -> None:

@@ -1,6 +1,7 @@
 """Judges: who answers a node (a model, a person, the case's labels, a saved trace).
 
 Nothing here imports litellm at import time; `LiteLLMJudge` loads it on its first call.
+`make_judge` (`dagtui.judges.factory`) makes any of them from a name or a model string.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from .base import (
     JudgeError,
     Reply,
 )
+from .factory import JUDGE_NAMES, default_judge_name, make_judge, model_for
 from .labels import LabelsJudge
 from .litellm_judge import LiteLLMJudge
 from .replay import ReplayJudge
 
 __all__ = [
     "ERROR_KINDS",
+    "JUDGE_NAMES",
     "Ask",
     "CallRecord",
     "CallbackJudge",
@@ -33,4 +36,7 @@ __all__ = [
     "LiteLLMJudge",
     "Reply",
     "ReplayJudge",
+    "default_judge_name",
+    "make_judge",
+    "model_for",
 ]

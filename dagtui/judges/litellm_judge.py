@@ -38,6 +38,7 @@ from ..prompts import AnswerError, Parsed, Prompt, corrective_message, parse_ans
 from ..redact import redact, remember_secret
 from ..text import shorten
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
+from .factory import model_for
 from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from .lanes import DEFAULT_LANES, shared_lanes
 
@@ -211,7 +212,7 @@ class LiteLLMJudge(Judge):
         trip_after: int = TRIP_AFTER,
     ) -> None:
         remember_secret(api_key)
-        self.model = model or os.environ.get("DAGTUI_MODEL") or DEFAULT_MODEL
+        self.model = model_for(None, model)
         self.api_base = api_base
         self._api_key = api_key
         self.temperature = temperature

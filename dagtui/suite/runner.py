@@ -113,7 +113,8 @@ class EngineRuleRunner:
             if judge not in self.judges:
                 self._guards.enter_context(judge.guarded())
             self.judges.append(judge)
-            self._engines[rule.id] = Engine(graph, judge, python=self.python)
+            # the suite loader keeps only graphs its validation passed: not checked again
+            self._engines[rule.id] = Engine(graph, judge, validate=False, python=self.python)
         return self._engines[rule.id]
 
     async def run(self, rule: Rule, case: Any) -> RuleOutcome:

@@ -308,14 +308,15 @@ async def test_save_a_trace_and_open_it_read_only(tmp_path) -> None:  # type: ig
 
 
 async def test_switch_judge_by_key() -> None:
-    from dagtui.tui.debugger.judge_choice import make_debug_judge
+    from dagtui.judges.factory import make_judge
+    from dagtui.tui.debugger.human import TuiHumanJudge
 
     from .debugger_helpers import GRAPH
 
     def factory(name: str):  # type: ignore[no-untyped-def]
         from dagtui.api import load_checked
 
-        return make_debug_judge(name, load_checked(GRAPH)[0])
+        return make_judge(name, load_checked(GRAPH)[0], human=TuiHumanJudge)
 
     app = meeting_app(LabelsJudge(), case=0, judge_factory=factory)
     async with app.run_test(size=SIZE) as pilot:

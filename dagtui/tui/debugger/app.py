@@ -9,21 +9,17 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from ...cases import Case, CaseError, load_cases
+from ...cases import Case, CaseError, cases_source, load_cases
+from ...judges.factory import default_judge_name, make_judge
 from ...model import Graph
-from .judge_choice import default_judge_name, make_debug_judge
+from .human import TuiHumanJudge
 from .screen import DebuggerScreen
 
 
 def graph_cases(graph: Graph, graph_path: str | Path | None,
                 cases_file: str | Path | None = None) -> tuple[list[Case], str | None, str | None]:
     """(cases, where they came from, problem): `--cases`, else `[metric].cases`."""
-    source: str | None = None
-    if cases_file is not None:
-        source = str(cases_file)
-    elif graph.metric.cases:
-        base = Path(graph_path).parent if graph_path else Path.cwd()
-        source = str(base / graph.metric.cases)
+    source = cases_source(graph, graph_path, cases_file)
     if source is None:
         return [], None, None
     try:
@@ -109,7 +105,7 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
         editor.notify(problem, severity="warning", title="cases")
 
     def factory(name: str) -> Any:
-        return make_debug_judge(name, graph, app=editor)
+        return make_judge(name, graph, human=lambda: TuiHumanJudge(editor))
 
     python = getattr(editor, "python", None)  # the editor's consent: one per session
 
@@ -129,8 +125,8 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
     judge = factory(default_judge_name(cases))
     model = ((calibration or {}).get("judge") or {}).get("model") if case is not None else None
     if model:
-        judge = make_debug_judge("litellm", graph, model=model, app=editor,
-                                 api_base=(calibration or {}).get("judge", {}).get("api_base"))
+        judge = make_judge("litellm", graph, model=model,
+                           api_base=(calibration or {}).get("judge", {}).get("api_base"))
     editor.push_screen(DebuggerScreen(graph, path, cases=cases, judge=judge,
                                       cases_source=source, judge_factory=factory,
                                       on_edit=edited, python=python, case=case,

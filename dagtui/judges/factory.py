@@ -1,0 +1,96 @@
+"""The one place a judge is made from what a person names: `dagtui run` and `step`, the
+Python API, the suite runner and the debugger's `j` key all come here.
+
+A judge is named `labels` (the case's own labels), `human` (a person answers: the caller
+says how, since asking needs a user interface and this module stays free of one), `replay`
+(a saved trace), `litellm` (a model), or by a litellm model string; a `Judge` instance is
+used as it is. The model a litellm judge calls is resolved by `model_for` only. litellm
+itself is not imported here: `LiteLLMJudge` loads it on its first call, so a labels or
+human run never pays for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .base import Judge
+
+if TYPE_CHECKING:
+    from ..cache import Cache
+    from ..model import Graph
+    from ..trace import Trace
+
+#: the judges a person can name (`dagtui step --judge`, the debugger's `j` key)
+JUDGE_NAMES = ("labels", "human", "replay", "litellm")
+
+
+def model_for(graph: Graph | None, model: str | None = None) -> str:
+    """The judge model: explicit, else DAGTUI_MODEL, else the graph's pinned model, else
+    the default."""
+    from .litellm_judge import DEFAULT_MODEL
+
+    pinned = graph.metric.model if graph is not None else None
+    return model or os.environ.get("DAGTUI_MODEL") or pinned or DEFAULT_MODEL
+
+
+def make_judge(
+    judge: str | Judge | None,
+    graph: Graph | None,
+    *,
+    model: str | None = None,
+    human: Callable[[], Judge] | None = None,
+    trace: Trace | str | os.PathLike[str] | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    cache: bool | str | os.PathLike[str] | Cache | None = True,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retries: int = 3,
+    **options: Any,
+) -> Judge:
+    """A judge from a name, a litellm model string, or an instance (returned as is).
+
+    `judge=None` or `"litellm"` is a litellm judge on `model_for(graph, model)`; any other
+    string not in `JUDGE_NAMES` is itself the model. `human` makes the human judge (the
+    debugger passes one that asks in its dialogs); `trace` is what the replay judge replays.
+    `cache`: True the default `.dagtui` cache, a directory, a `Cache`, or False/None for
+    none. The rest goes to `LiteLLMJudge`. Raises ValueError with a message a person can
+    act on when the named judge cannot be made."""
+    if isinstance(judge, Judge):
+        return judge
+    if judge == "labels":
+        from .labels import LabelsJudge
+
+        return LabelsJudge()
+    if judge == "human":
+        if human is None:
+            raise ValueError("the human judge needs a way to ask a person (the debugger)")
+        return human()
+    if judge == "replay":
+        if trace is None:
+            raise ValueError("the replay judge needs a saved trace (--trace FILE)")
+        from .replay import ReplayJudge
+
+        return ReplayJudge(trace)
+    from ..cache import Cache
+    from .litellm_judge import LiteLLMJudge
+
+    if isinstance(cache, Cache):
+        store: Cache | None = cache
+    elif cache is True:
+        store = Cache()
+    elif cache:
+        store = Cache(cache)
+    else:
+        store = None
+    named = model if judge in (None, "litellm") else judge
+    return LiteLLMJudge(model_for(graph, named), api_base=api_base, api_key=api_key,
+                        cache=store, concurrency=concurrency, timeout=timeout,
+                        retries=retries, **options)
+
+
+def default_judge_name(cases: list[Any]) -> str:
+    """Offline first: the labels judge when the cases carry labels, else the human judge."""
+    return "labels" if any(getattr(c, "expected", None) for c in cases) else "human"

@@ -1,0 +1,82 @@
+"""One process reads a graph file once, parses it once and analyses its paths once
+(`dagtui.checked`): counted for `dagtui run` against the loopback stub, `dagtui test`,
+`dagtui validate` and the Python API."""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+import pytest
+from stub_server import StubServer
+
+import dagtui.inputs
+import dagtui.paths
+from dagtui.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GRAPH = ROOT / "graphs" / "meeting_summary.toml"
+CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
+
+
+@pytest.fixture
+def counts() -> Iterator[collections.Counter[str]]:
+    """Reads of the graph file, parses of its text, path analyses: counted by a profile
+    hook on the functions themselves, so no way of calling them (an imported name, a
+    default argument) escapes the count."""
+    tally: collections.Counter[str] = collections.Counter()
+    graph_text = GRAPH.read_text(encoding="utf-8")
+    codes = {dagtui.inputs.read_bytes_stat.__code__: "read", tomllib.loads.__code__: "parse",
+             dagtui.paths.analyze.__code__: "analyze"}
+
+    def hook(frame: FrameType, event: str, arg: object) -> None:
+        what = codes.get(frame.f_code) if event == "call" else None
+        if what == "read" and os.path.abspath(frame.f_locals["path"]) != str(GRAPH):
+            return
+        if what == "parse" and frame.f_locals["s"].lstrip("\ufeff") != graph_text:
+            return
+        if what is not None:
+            tally[what] += 1
+
+    sys.setprofile(hook)
+    try:
+        yield tally
+    finally:
+        sys.setprofile(None)
+
+
+ONCE = {"read": 1, "parse": 1, "analyze": 1}
+
+
+@pytest.mark.parametrize("extra", [[], ["--cases", str(CASES)]], ids=["metric-cases", "cases"])
+def test_run_reads_parses_and_analyses_the_graph_once(
+        counts: collections.Counter[str], extra: list[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    with StubServer() as stub:
+        code = main(["run", str(GRAPH), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--no-cache", "-q", *extra])
+    assert code == 0
+    assert dict(counts) == ONCE
+
+
+def test_validate_reads_parses_and_analyses_once(counts: collections.Counter[str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--paths", str(GRAPH)]) == 0
+    assert dict(counts) == ONCE
+
+
+def test_the_api_checks_once_and_its_engines_trust_it(counts: collections.Counter[str]
+                                                      ) -> None:
+    import dagtui
+
+    graph = dagtui.load(GRAPH)
+    report = dagtui.evaluate(graph, judge="labels")
+    assert report.results and graph.engine("labels").graph is graph.graph
+    assert dict(counts) == ONCE
