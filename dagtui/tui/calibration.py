@@ -16,6 +16,8 @@ from typing import Any
 
 from rich.text import Text
 
+from ..text import verdict_text
+
 SAVE_DIR = Path(".dagtui") / "calibration"
 #: kappa at or above GOOD is green, at or above FAIR yellow, below red (Landis & Koch's
 #: "substantial" and "moderate" bands, the usual reading of kappa)
@@ -93,13 +95,11 @@ def label_note(expected: dict[str, Any] | None, node_id: str, answer: Any,
 
 def _show(value: Any) -> str:
     """A label as written in TOML (true/false), an item list as its items."""
-    if isinstance(value, bool):
-        return json.dumps(value)
     if isinstance(value, list):
         return ", ".join(map(str, value))
     if isinstance(value, dict):
         return ", ".join(map(str, value.get("contains") or [])) or str(value.get("text", ""))
-    return str(value)
+    return verdict_text(value)
 
 
 def pct(value: Any) -> str:
