@@ -16,7 +16,7 @@ import re
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 from .exitcodes import ExitCode
@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         choice = _INVALID_CHOICE.match(message)
         if choice:  # a misspelt command or --to/--judge value
             options = re.findall(r"'([^']*)'", choice.group(2))

@@ -507,7 +507,7 @@ class Graph(Record):
     """
 
     metric: Metric = field(default_factory=Metric)
-    nodes: dict[str, Node] = field(default_factory=dict)
+    nodes: dict[str, NodeBase] = field(default_factory=dict)
     path: str | None = None
 
     def node(self, node_id: str) -> NodeBase:

@@ -186,10 +186,9 @@ class Calibration:
 
     @property
     def mae(self) -> float | None:
-        scored = [o for o in self.scored if o.judge_score is not None]
-        if not scored:
-            return None
-        return sum(abs(o.judge_score - o.human_score) for o in scored) / len(scored)  # type: ignore[operator]
+        errors = [abs(o.judge_score - o.human_score) for o in self.scored
+                  if o.judge_score is not None and o.human_score is not None]
+        return sum(errors) / len(errors) if errors else None
 
     def below(self, min_kappa: float) -> list[str]:
         """Judgement nodes whose kappa is under `min_kappa` (nodes with no cases excluded)."""
@@ -460,9 +459,10 @@ def _stability(nc: NodeCalibration, cases: Sequence[Case],
     margins: list[float] = []
     for case in cases:
         got = [observed.get((case.name, nc.node, s)) for s in range(samples)]
-        if any(o is None or not o.ok for o in got):
+        answered = [o for o in got if o is not None and o.ok]
+        if len(answered) < len(got):
             continue
-        ratings = [_rating(o.value) for o in got]  # type: ignore[union-attr]
+        ratings = [_rating(o.value) for o in answered]
         items.append(ratings)
         top, margin = stats.majority(ratings)
         margins.append(margin)

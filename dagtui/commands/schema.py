@@ -265,7 +265,7 @@ class _Builder:
         if origin is list:
             return _generic(list, self._annotation(args[0], key))
         if origin is tuple:
-            return tuple[tuple(self._annotation(a, key) for a in args)]  # type: ignore[misc]
+            return _generic(tuple, *(self._annotation(a, key) for a in args))
         if origin is dict:
             return _generic(dict, str, self._annotation(args[1], key))
         if dataclasses.is_dataclass(ann) and isinstance(ann, type):

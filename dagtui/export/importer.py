@@ -135,9 +135,9 @@ class _Importer:
                     owners[child].append(nid)
                     self.owner.setdefault(child, nid)
         for vid in verdict_ids:
-            child = self.specs[vid].get("child")
-            if isinstance(child, dict) and child.get("type") == "node":
-                ref = child.get("ref")
+            target = self.specs[vid].get("child")
+            if isinstance(target, dict) and target.get("type") == "node":
+                ref = target.get("ref")
                 if not isinstance(ref, str) or ref not in self.specs:
                     raise ImportFailed(f"{self._vname(vid)} refers to unknown node {ref!r}",
                                        usage=True)

@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..exitcodes import ExitCode
 from .model import FilterCond, Rule, Suite
@@ -532,7 +532,7 @@ async def _run_rule(
         await limit.acquire()
         tasks.append(asyncio.create_task(evaluate(i, worst if budget is not None else 0)))
     if admitted:
-        batch: BatchRuleRunner = runner  # type: ignore[assignment]
+        batch = cast(BatchRuleRunner, runner)  # may_batch saw its `batches`
         if batch.batches(rule, len(admitted)):
             try:
                 outcomes = await batch.run_batch(rule, [cases[i] for i in admitted])

@@ -271,8 +271,8 @@ class Suite:
             rid = todo.pop(0)
             if rid == goal:
                 out = [rid]
-                while prev[out[-1]] is not None:
-                    out.append(prev[out[-1]])  # type: ignore[arg-type]
+                while (back := prev[out[-1]]) is not None:
+                    out.append(back)
                 return list(reversed(out))
             for dep in self._known_deps(rid):
                 if dep not in prev:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from .gating import (
@@ -46,13 +46,13 @@ def _cost(value: float | None) -> str:
 def summary_table(result: SuiteResult) -> Table:
     table = Table(title=f"Suite: {result.suite}", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True, padding=(0, 1))
-    cols = [
+    cols: list[tuple[str, JustifyMethod]] = [
         ("lvl", "right"), ("rule", "left"), ("kind", "left"), ("cases", "right"), ("deps✗", "right"), ("filter✗", "right"), ("sample✗", "right"),
         ("budget✗", "right"), ("eval", "right"), ("pass", "right"), ("<thr", "right"), ("err", "right"),
         ("calls", "right"), ("cost", "right"),
     ]
     for name, justify in cols:
-        table.add_column(name, justify=justify, no_wrap=True, min_width=len(name))  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=True, min_width=len(name))
     for st in result.rules.values():
         table.add_row(
             str(st.level), st.rule, st.kind + (" (paused)" if st.status != "active" else ""),

@@ -174,7 +174,7 @@ def result_lines(result: RunResult | None, overridden: bool) -> tuple[str, str]:
     cached = f" · {result.cache_hits} cached" if result.cache_hits else ""
     totals = f"{calls_text(result.calls)} · {result.tokens} tokens{cost}{cached}"
     path = path_text(result)
-    if result.error is not None:
+    if result.error is not None or result.score is None:  # no score: the run failed
         return "✘ error", f"{result.error}\n{path}\n{totals}"
     mark = "✔ passes" if result.success else "✘ fails"
     cmp = ">=" if result.success else "<"

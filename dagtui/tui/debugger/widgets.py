@@ -81,7 +81,7 @@ def node_label(nid: str, node_type: str, st: NodeStatus, width: int = 13,
     return text
 
 
-def verdict_label(verdict: Any, then: str | None, score: int | None, chosen: bool,
+def verdict_label(verdict: Any, then: str | None, score: float | None, chosen: bool,
                   reached: bool, decided: bool) -> Text:
     where = f"→ {then}" if then is not None else f"→ score {score}"
     style = "green" if chosen else ("dim" if decided else "")
@@ -183,16 +183,18 @@ class PathTree(Tree[RowRef]):
         out = [node_label(nid, node.type, st, self._width, leaf)]
         rec = st.record
         decided = rec is not None and rec.error is None
+        verdicts = getattr(node, "verdicts", [])
         for idx in range(self._verdict_rows.get(nid, 0)):
-            v = node.verdicts[idx]  # type: ignore[attr-defined]
-            chosen = decided and rec.answer == v.verdict \
-                and type(rec.answer) is type(v.verdict)  # type: ignore[union-attr]
+            v = verdicts[idx]
+            chosen = decided and rec is not None and rec.answer == v.verdict \
+                and type(rec.answer) is type(v.verdict)
             reached = bool(chosen and v.score is not None and result is not None
                            and result.leaf == nid)
             out.append(verdict_label(v.verdict, v.then, v.score, chosen, reached, decided))
         return out
 
-    def select_node(self, nid: str) -> None:
+    # selects by node id, not by TreeNode as Tree's does (Textual itself never calls it)
+    def select_node(self, nid: str) -> None:  # type: ignore[override]
         row = self._rows.get((nid, None))
         if row is not None:
             self.move_cursor(row)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
@@ -63,7 +64,7 @@ class GraphView(ScrollableContainer):
         #: the node the drawing starts from (the first root drawn), for `reveal_root`
         self.root: str | None = None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="graph-legend")
         yield Static(id="graph-canvas")
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
@@ -116,7 +117,7 @@ class FormPage(Vertical):
                     isinstance(node, CheckNode) and node.check != "python")
                 self._rows.append(self._verdict_section())
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield from self._rows
 
     # -- building -------------------------------------------------------------------------
@@ -351,7 +352,7 @@ class NodeForm(VerticalScroll):
         self._shown: tuple[object, ...] | None = None
         self._empty = Static("no node selected", classes="form-empty")
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self._empty
 
     # -- pages ----------------------------------------------------------------------------
@@ -373,8 +374,8 @@ class NodeForm(VerticalScroll):
         self._local_errors = {}
         key = page_key(graph, node_id)
         if key == "none":
-            for page in self._pages.values():
-                page.display = False
+            for hidden in self._pages.values():
+                hidden.display = False
             self._empty.display = True
             self.page = None
             self._shown = self._shown_key(graph, node_id)
@@ -440,13 +441,13 @@ class NodeForm(VerticalScroll):
             if name in self._local_errors:
                 self._say(widget, Text(f"✖ {self._local_errors[name]}", style="bold red"))
                 continue
-            d = per_field.get(name)
-            if d is None:
+            problem = per_field.get(name)
+            if problem is None:
                 self._say(widget, Text(""))
                 continue
-            style = "bold red" if d.severity is Severity.ERROR else "yellow"
-            mark = "✖" if d.severity is Severity.ERROR else "⚠"
-            self._say(widget, Text(f"{mark} {d.code} {d.message}", style=style))
+            style = "bold red" if problem.severity is Severity.ERROR else "yellow"
+            mark = "✖" if problem.severity is Severity.ERROR else "⚠"
+            self._say(widget, Text(f"{mark} {problem.code} {problem.message}", style=style))
 
     @staticmethod
     def _say(widget: Static, text: Text) -> None:
@@ -479,6 +480,7 @@ class NodeForm(VerticalScroll):
         try:
             if kind == "verdict":
                 index_s, _, part = rest.partition(":")
+                value: Any  # the verdict (true/false or a label), its score, or its `then`
                 if part == "verdict":
                     boolean = self.page.boolean if self.page is not None else False
                     value = F.verdict_from_text(raw, boolean=boolean)

@@ -61,7 +61,8 @@ class ProblemsTable(DataTable):
         Only rows whose text changed are rewritten, in place: a keystroke that adds or
         fixes one problem costs one row, and a same-sized list never relayouts the screen.
         """
-        shown = [(d.code, d.line, d.node, d.field, d.message) for d in diagnostics]
+        shown: list[tuple[object, ...]] = [(d.code, d.line, d.node, d.field, d.message)
+                                           for d in diagnostics]
         shown.append(("checking",) if checking else ())
         if shown == self._shown:
             return
