@@ -18,16 +18,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from .cases import Case, CaseError
 from .engine import Engine
 from .exitcodes import ExitCode
+from .tally import BINS, Tally
 from .text import verdict_text
 from .trace import RunResult
+
+if TYPE_CHECKING:
+    from .stream import ResultLog
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -75,11 +79,16 @@ class NodeStats:
 
 @dataclass
 class RunReport:
-    """The outcome of a batch: one RunResult per case plus aggregates."""
+    """The outcome of a batch: one RunResult per case plus aggregates.
+
+    `results` is a list, or for a run that streams (`dagtui run`) a `dagtui.stream.ResultLog`
+    keeping them on disk; either way the aggregates come from a `dagtui.tally.Tally` (the
+    log's own, kept as cases finish, or one made from the list when asked), and reports are
+    written reading one result at a time."""
 
     graph_name: str
     threshold: float
-    results: list[RunResult] = field(default_factory=list)
+    results: Any = field(default_factory=list)
     wall_time: float = 0.0
     judge: dict[str, Any] = field(default_factory=dict)
     node_order: list[str] = field(default_factory=list)
@@ -87,138 +96,130 @@ class RunReport:
     #: `dagtui merge`; None for a whole run
     shard: dict[str, Any] | None = None
 
+    def tally(self) -> Tally:
+        """The aggregates of `results` (kept by a ResultLog, else counted now)."""
+        kept = getattr(self.results, "tally", None)
+        return kept if isinstance(kept, Tally) else Tally.of(self.results)
+
+    def _with(self, status: str) -> list[RunResult]:
+        return [r for r in self.results if r.status == status]
+
     @property
     def passed(self) -> list[RunResult]:
-        return [r for r in self.results if r.status == "pass"]
+        return self._with("pass")
 
     @property
     def failed(self) -> list[RunResult]:
-        return [r for r in self.results if r.status == "fail"]
+        return self._with("fail")
 
     @property
     def errored(self) -> list[RunResult]:
-        return [r for r in self.results if r.status == "error"]
+        return self._with("error")
 
     @property
     def not_run(self) -> list[RunResult]:
         """Cases never judged because the judge halted (`dagtui.judges.health`)."""
-        return [r for r in self.results if r.status == "not_run"]
+        return self._with("not_run")
+
+    def count(self, status: str) -> int:
+        """How many cases ended with `status` (pass, fail, error, not_run)."""
+        return self.tally().statuses[status]
+
+    def first(self, status: str) -> list[RunResult]:
+        """The first (at most 10, in dataset order) cases that ended in "fail" or "error"."""
+        return self.tally().first(status)
 
     @property
     def halt(self) -> str | None:
         """Why the judge halted (the one line to print), or None when it did not."""
-        from .judges.health import halt_line
-
-        return next((line for r in self.not_run if (line := halt_line(r.error))), None)
+        return self.tally().halt
 
     @property
     def pass_rate(self) -> float | None:
-        scored = len(self.passed) + len(self.failed)
-        return len(self.passed) / scored if scored else None
+        return _pass_rate(self.tally())
 
     @property
     def calls(self) -> int:
-        return sum(r.calls for r in self.results)
+        return self.tally().calls
 
     @property
     def cache_hits(self) -> int:
-        return sum(r.cache_hits for r in self.results)
+        return self.tally().cache_hits
 
     @property
     def cached_steps(self) -> int:
-        """Steps of every case answered wholly from the cache."""
-        return sum(r.cached_steps for r in self.results)
+        """Steps answered wholly from the cache."""
+        return self.tally().cached_steps
 
     @property
     def tokens(self) -> int:
-        return sum(r.tokens for r in self.results)
+        return self.tally().tokens
 
     @property
     def cost(self) -> float | None:
-        costs = [r.cost for r in self.results if r.cost is not None]
-        return sum(costs) if costs else None
+        return self.tally().cost
 
     def error_kinds(self) -> Counter:
         """Cases that ended in a judge error, by kind."""
-        return Counter(r.error_kind or "other" for r in self.errored)
+        return self.tally().error_kinds.counter()
 
     def retried_kinds(self) -> Counter:
         """Transient failures that were retried (whether or not the retry succeeded)."""
-        out: Counter = Counter()
-        for r in self.results:
-            for s in r.steps:
-                for c in s.calls:
-                    out.update(c.retry_kinds)
-        return out
+        return self.tally().retried.counter()
 
     def corrections(self) -> int:
         """Answers that needed the corrective turn."""
-        return sum(1 for r in self.results for s in r.steps for c in s.calls
-                   if c.purpose == "correction")
+        return self.tally().corrections
 
-    def histogram(self, bins: int = 10) -> list[tuple[float, float, int]]:
+    def histogram(self, bins: int = BINS) -> list[tuple[float, float, int]]:
         """Score counts in `bins` equal bins over 0..1 (1.0 falls in the last)."""
-        counts = [0] * bins
-        for r in self.results:
-            if r.score is not None:
-                counts[min(bins - 1, int(r.score * bins + 1e-9))] += 1
+        if bins == BINS:
+            counts = list(self.tally().bins)
+        else:
+            counts = [0] * bins
+            for r in self.results:
+                if r.score is not None:
+                    counts[min(bins - 1, int(r.score * bins + 1e-9))] += 1
         return [(i / bins, (i + 1) / bins, c) for i, c in enumerate(counts)]
 
     def node_stats(self) -> dict[str, NodeStats]:
-        stats = {nid: NodeStats(nid) for nid in self.node_order}
-        for r in self.results:
-            for s in r.steps:
-                st = stats.setdefault(s.node, NodeStats(s.node))
-                st.reached += 1
-                if s.error is not None:
-                    st.errors[s.error_kind or "other"] += 1
-                elif s.node_type not in ("task", "geval", "metric"):
-                    st.verdicts[s.answer] += 1
-                elif s.node_type in ("geval", "metric") and s.answer is not None:
-                    st.verdicts[f"{float(s.answer):.1f}"] += 1
-                st.calls += s.calls_made
-                st.cache_hits += sum(1 for c in s.calls if c.cache_hit)
-                st.prompt_tokens += s.prompt_tokens
-                st.completion_tokens += s.completion_tokens
-                st.cost += s.cost or 0.0
-                if s.calls_made:
-                    st.latencies.append(s.latency)
-        return stats
+        return _node_stats(self.tally(), self.node_order)
 
     def exit_code(self) -> int:
-        if self.not_run:
-            return ExitCode.JUDGE
-        if self.failed:
-            return ExitCode.FAILURES
-        if self.errored:
-            return ExitCode.JUDGE
-        return ExitCode.OK
+        return _exit_code(self.tally())
 
     # ---------------------------------------------------------------- outputs
 
     def to_dict(self, *, steps: bool = False, results: bool = True) -> dict[str, Any]:
         """The report as plain data; `results=False` leaves the per-case list empty (the
         aggregates still count every case)."""
+        t = self.tally()
         return {
             "metric": self.graph_name, "threshold": self.threshold, "judge": self.judge,
-            "cases": len(self.results), "passed": len(self.passed),
-            "failed": len(self.failed), "errors": len(self.errored),
-            "not_run": len(self.not_run), "halt": self.halt,
-            "pass_rate": self.pass_rate, "wall_time": self.wall_time,
-            "calls": self.calls, "cache_hits": self.cache_hits,
-            "cached_steps": self.cached_steps, "tokens": self.tokens,
-            "cost": self.cost,
-            "judge_errors": dict(self.error_kinds()),
-            "retried": dict(self.retried_kinds()), "corrections": self.corrections(),
-            "histogram": [{"from": lo, "to": hi, "count": c} for lo, hi, c in self.histogram()],
-            "nodes": {k: v.to_dict() for k, v in self.node_stats().items()},
-            "results": [
-                r.to_dict() if steps else {k: v for k, v in r.to_dict().items() if k != "steps"}
-                for r in (self.results if results else [])
-            ],
-            "exit_code": self.exit_code(),
+            "cases": t.cases, "passed": t.statuses["pass"],
+            "failed": t.statuses["fail"], "errors": t.statuses["error"],
+            "not_run": t.statuses["not_run"], "halt": t.halt,
+            "pass_rate": _pass_rate(t), "wall_time": self.wall_time,
+            "calls": t.calls, "cache_hits": t.cache_hits,
+            "cached_steps": t.cached_steps, "tokens": t.tokens,
+            "cost": t.cost,
+            "judge_errors": dict(t.error_kinds.counter()),
+            "retried": dict(t.retried.counter()), "corrections": t.corrections,
+            "histogram": [{"from": i / BINS, "to": (i + 1) / BINS, "count": c}
+                          for i, c in enumerate(t.bins)],
+            "nodes": {k: v.to_dict() for k, v in _node_stats(t, self.node_order).items()},
+            "results": list(self._result_dicts(steps)) if results else [],
+            "exit_code": _exit_code(t),
             **({"shard": self.shard} if self.shard else {}),
         }
+
+    def _result_dicts(self, steps: bool) -> Iterator[dict[str, Any]]:
+        """Each result as the report writes it, in dataset order, one at a time."""
+        dicts = getattr(self.results, "dicts", None)
+        for data in dicts() if dicts is not None else (r.to_dict() for r in self.results):
+            if not steps:
+                data.pop("steps", None)
+            yield data
 
     def to_json(self, *, steps: bool = False) -> str:
         """The report as JSON; user and judge text made writable (`dagtui.outputs`).
@@ -227,58 +228,97 @@ class RunReport:
         into a dict and encoded one at a time: a run of many cases never holds every result's
         dict tree at once (that tree, not the text, is what made a large run's memory peak
         at the end)."""
+        return "".join(self.json_parts(steps=steps))
+
+    def json_parts(self, *, steps: bool = False) -> Iterator[str]:
+        """`to_json`'s text in pieces (one per result), for writing without building it."""
         from .outputs import safe_json
 
         head = self.to_dict(steps=steps, results=False)
-        results = self.results
-
-        def encoded(key: str, value: Any) -> str:
-            if key != "results" or not results:
-                return safe_json(value).replace("\n", "\n  ")
-            items = []
-            for r in results:
-                data = r.to_dict()
-                if not steps:
-                    data.pop("steps", None)
-                items.append("    " + safe_json(data).replace("\n", "\n    "))
-            return "[\n" + ",\n".join(items) + "\n  ]"
-
-        return "{\n" + ",\n".join(f"  {safe_json(k)}: {encoded(k, v)}"
-                                    for k, v in head.items()) + "\n}"
+        yield "{\n"
+        for n, (key, value) in enumerate(head.items()):
+            yield (",\n" if n else "") + f"  {safe_json(key)}: "
+            if key != "results" or not self.results:
+                yield safe_json(value).replace("\n", "\n  ")
+                continue
+            yield "[\n"
+            for k, data in enumerate(self._result_dicts(steps)):
+                yield (",\n" if k else "") + "    " + safe_json(data).replace("\n", "\n    ")
+            yield "\n  ]"
+        yield "\n}"
 
     def to_junit(self) -> str:
         """JUnit XML: a failing case is a <failure>, a judge error an <error>."""
-        name = quoteattr(self.graph_name)
-        lines = [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            f'<testsuites name={name} tests="{len(self.results)}" '
-            f'failures="{len(self.failed)}" errors="{len(self.errored)}" '
-            f'skipped="{len(self.not_run)}" time="{self.wall_time:.3f}">',
-            f'  <testsuite name={name} tests="{len(self.results)}" '
-            f'failures="{len(self.failed)}" errors="{len(self.errored)}" '
-            f'skipped="{len(self.not_run)}" time="{self.wall_time:.3f}">',
-        ]
-        for r in self.results:
-            lines.append(f'    <testcase classname={name} name={quoteattr(r.case)} '
-                         f'time="{r.wall_time:.3f}">')
-            if r.status == "fail":
-                msg = f"score {r.score:.2f} < threshold {r.threshold:g}"
-                lines.append(f"      <failure message={quoteattr(msg)}>"
-                             f"{escape(r.describe_path())}\n{escape(r.reason)}</failure>")
-            elif r.status == "not_run":
-                lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}"
-                             "/>")
-            elif r.status == "error":
-                lines.append(f"      <error type={quoteattr(r.error_kind or 'other')} "
-                             f"message={quoteattr(r.error or '')}>"
-                             f"{escape(r.describe_path())}</error>")
-            else:
-                lines.append(f"      <system-out>{escape(r.describe_path())}</system-out>")
-            lines.append("    </testcase>")
-        lines += ["  </testsuite>", "</testsuites>", ""]
+        return "".join(self.junit_parts())
+
+    def junit_parts(self) -> Iterator[str]:
+        """`to_junit`'s text in pieces (one per case), for writing without building it."""
         from .outputs import safe_text
 
-        return safe_text("\n".join(lines))  # no NUL, escape byte or lone surrogate: well-formed
+        t = self.tally()
+        name = quoteattr(self.graph_name)
+        counts = (f'tests="{t.cases}" failures="{t.statuses["fail"]}" '
+                  f'errors="{t.statuses["error"]}" skipped="{t.statuses["not_run"]}" '
+                  f'time="{self.wall_time:.3f}"')
+        yield safe_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                        f'<testsuites name={name} {counts}>\n'
+                        f'  <testsuite name={name} {counts}>\n')
+        for r in self.results:
+            # no NUL, escape byte or lone surrogate: well-formed
+            yield safe_text("\n".join(_junit_case(name, r)) + "\n")
+        yield "  </testsuite>\n</testsuites>\n"
+
+
+def _junit_case(name: str, r: RunResult) -> list[str]:
+    """One case's <testcase> lines."""
+    lines = [f'    <testcase classname={name} name={quoteattr(r.case)} '
+             f'time="{r.wall_time:.3f}">']
+    if r.status == "fail":
+        msg = f"score {r.score:.2f} < threshold {r.threshold:g}"
+        lines.append(f"      <failure message={quoteattr(msg)}>"
+                     f"{escape(r.describe_path())}\n{escape(r.reason)}</failure>")
+    elif r.status == "not_run":
+        lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}/>")
+    elif r.status == "error":
+        lines.append(f"      <error type={quoteattr(r.error_kind or 'other')} "
+                     f"message={quoteattr(r.error or '')}>"
+                     f"{escape(r.describe_path())}</error>")
+    else:
+        lines.append(f"      <system-out>{escape(r.describe_path())}</system-out>")
+    lines.append("    </testcase>")
+    return lines
+
+
+def _pass_rate(t: Tally) -> float | None:
+    passed, failed = t.statuses["pass"], t.statuses["fail"]
+    return passed / (passed + failed) if passed + failed else None
+
+
+def _exit_code(t: Tally) -> int:
+    if t.statuses["not_run"]:
+        return ExitCode.JUDGE
+    if t.statuses["fail"]:
+        return ExitCode.FAILURES
+    if t.statuses["error"]:
+        return ExitCode.JUDGE
+    return ExitCode.OK
+
+
+def _node_stats(t: Tally, known: list[str]) -> dict[str, NodeStats]:
+    """Per node figures: the graph's nodes in order, then any other node a result met."""
+    stats = {}
+    for nid in t.node_order(known):
+        st = stats[nid] = NodeStats(nid)
+        totals = t.nodes.get(nid)
+        if totals is None:
+            continue
+        st.reached, st.calls, st.cache_hits = totals.reached, totals.calls, totals.cache_hits
+        st.prompt_tokens, st.completion_tokens = totals.prompt_tokens, totals.completion_tokens
+        st.cost = float(totals.cost)
+        st.verdicts = totals.verdicts.counter()
+        st.errors = totals.errors.counter()
+        st.latencies = list(totals.latencies)
+    return stats
 
 
 def preflight_all(engine: Engine, cases: Iterable[Case]) -> None:
@@ -301,27 +341,64 @@ async def run_cases(
     concurrency: int = 16,
     on_result: Callable[[int, RunResult], None] | None = None,
 ) -> list[RunResult]:
-    """Run `cases` at most `concurrency` at a time; results in case order.
+    """Run `cases` at most `concurrency` at a time; results in case order (see
+    `run_stream`). `on_result(index, result)` fires as each case ends."""
+    slots: dict[int, RunResult] = {}
 
-    `on_result(index, result)` fires as each case ends. This is the one loop both the
-    in-process batch and each Dask worker (`dagtui.dask_worker`) run, so the two cannot
-    drift apart in how cases are scheduled. The judge is guarded meanwhile: its first
-    uncached call goes out alone, and a judge that cannot work or goes down halts, leaving
-    the cases still to come `not_run` (`dagtui.judges.health`).
-    """
-    sem = asyncio.Semaphore(max(1, concurrency))
-    slots: list[RunResult | None] = [None] * len(cases)
-
-    async def one(i: int, case: Case) -> None:
-        async with sem:
-            result = await engine.run(case, check=False)
+    def done(i: int, _case: Case, result: RunResult) -> None:
         slots[i] = result
         if on_result is not None:
             on_result(i, result)
 
+    await run_stream(engine, cases, concurrency=concurrency, on_case=done)
+    return [slots[i] for i in sorted(slots)]
+
+
+async def run_stream(
+    engine: Engine,
+    cases: Iterable[Case],
+    *,
+    concurrency: int = 16,
+    on_case: Callable[[int, Case, RunResult], None],
+) -> None:
+    """Run `cases` at most `concurrency` at a time, taking the next case from `cases` only
+    when one in flight ends, so a dataset read lazily stays lazy: only the cases in flight
+    are in memory. `on_case(position, case, result)` fires as each case ends.
+
+    This is the one loop both the in-process batch and each Dask worker
+    (`dagtui.dask_worker`) run, so the two cannot drift apart in how cases are scheduled.
+    The judge is guarded meanwhile: its first uncached call goes out alone, and a judge
+    that cannot work or goes down halts, leaving the cases still to come `not_run`
+    (`dagtui.judges.health`). A case whose run raises stops the loop; the exception is
+    raised once the cases in flight have ended.
+    """
+    slots = asyncio.Semaphore(max(1, concurrency))
+    running: set[asyncio.Task[None]] = set()
+    raised: list[BaseException] = []
+
+    async def one(i: int, case: Case) -> None:
+        try:
+            result = await engine.run(case, check=False)
+            on_case(i, case, result)
+        except Exception as exc:
+            raised.append(exc)
+            raise
+        finally:
+            slots.release()
+
     with engine.judge.guarded():
-        await asyncio.gather(*(one(i, c) for i, c in enumerate(cases)))
-    return [r for r in slots if r is not None]
+        for i, case in enumerate(cases):
+            await slots.acquire()
+            if raised:
+                slots.release()
+                break
+            task = asyncio.create_task(one(i, case))
+            running.add(task)
+            task.add_done_callback(running.discard)
+        if running:
+            await asyncio.gather(*running)
+        if raised:
+            raise raised[0]
 
 
 def new_report(engine: Engine) -> RunReport:
@@ -333,17 +410,37 @@ def new_report(engine: Engine) -> RunReport:
 
 async def evaluate_cases(
     engine: Engine,
-    cases: list[Case],
+    cases: Iterable[Case],
     *,
     concurrency: int = 16,
     on_result: Callable[[RunResult], None] | None = None,
+    on_case: Callable[[int, Case, RunResult], None] | None = None,
+    log: ResultLog | None = None,
 ) -> RunReport:
-    """Run every case (at most `concurrency` at a time) and collect the report."""
+    """Run every case (at most `concurrency` at a time) and collect the report.
+
+    `cases` may be read lazily (`dagtui.case_stream.CaseStream`: one pass checks the
+    fields, one runs). `on_result(result)` or `on_case(position, case, result)` fires as
+    each case ends, before the result is kept: in a list, or in `log` (on disk, for flat
+    memory) when given."""
+    if iter(cases) is cases:  # a one-pass iterator: the preflight would use it up
+        cases = list(cases)
     preflight_all(engine, cases)
     report = new_report(engine)
+    kept: dict[int, RunResult] = {}
+
+    def done(i: int, case: Case, result: RunResult) -> None:
+        if on_case is not None:
+            on_case(i, case, result)
+        if on_result is not None:
+            on_result(result)
+        if log is not None:
+            log.add(i, result)
+        else:
+            kept[i] = result
+
     start = time.perf_counter()
-    report.results = await run_cases(
-        engine, cases, concurrency=concurrency,
-        on_result=None if on_result is None else (lambda _i, r: on_result(r)))
+    await run_stream(engine, cases, concurrency=concurrency, on_case=done)
     report.wall_time = time.perf_counter() - start
+    report.results = log if log is not None else [kept[i] for i in sorted(kept)]
     return report

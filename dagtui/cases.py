@@ -152,19 +152,26 @@ def load_cases(path: str | os.PathLike[str]) -> list[Case]:
 def parse_jsonl(text: str, file: str | None = None) -> list[Case]:
     cases: list[Case] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("//"):
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaseError(f"not valid JSON ({exc.msg} at column {exc.colno})", file,
-                            lineno) from None
-        except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
-            raise CaseError(f"not usable JSON: {parser_gave_up(exc, line)[0]}", file,
-                            lineno) from None
-        cases.append(case_from_dict(data, index=len(cases), file=file, line=lineno))
+        case = _jsonl_case(line, lineno, len(cases), file)
+        if case is not None:
+            cases.append(case)
     _check_names(cases)
     return cases
+
+
+def _jsonl_case(line: str, lineno: int, index: int, file: str | None) -> Case | None:
+    """The case on one JSONL line (None for a blank or `//` comment line)."""
+    if not line.strip() or line.lstrip().startswith("//"):
+        return None
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"not valid JSON ({exc.msg} at column {exc.colno})", file,
+                        lineno) from None
+    except (RecursionError, ValueError) as exc:  # deep nesting, a 5,000-digit integer
+        raise CaseError(f"not usable JSON: {parser_gave_up(exc, line)[0]}", file,
+                        lineno) from None
+    return case_from_dict(data, index=index, file=file, line=lineno)
 
 
 def parse_json(text: str, file: str | None = None) -> list[Case]:

@@ -30,19 +30,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import math
 import os
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .batch import RunReport, new_report, preflight_all
 from .cases import Case
 from .engine import Engine
 from .trace import RunResult
+
+if TYPE_CHECKING:
+    from .stream import ResultLog
 
 AUTO_MAX_WORKERS = 4
 #: `--workers auto` stays in process below this many cases, or with fewer calls in flight
@@ -54,6 +58,10 @@ AUTO_MIN_CONCURRENCY = 32
 WORKER_ERROR = "worker"
 SCHEDULER_ENV = "DAGTUI_SCHEDULER"
 DASK_MISSING = "--workers needs dask: pip install 'dagtui[dask]'"
+#: cases looked up in the cache (and read from the dataset) at a time
+PROBE_WINDOW = 1024
+#: chunks submitted per worker at most (one running, one waiting its turn)
+IN_FLIGHT = 2
 #: chunks per worker share: big enough to keep its calls in flight, small enough that a lost
 #: worker costs little and results stream back
 CHUNK_WAVES = 4
@@ -297,13 +305,14 @@ def _cache_only_judge(judge: Any, recording: _Recording) -> Any:
     """A copy of `judge` that answers only from the cache: a miss is a step error."""
     from .judges.base import JudgeError
     from .judges.litellm_judge import LiteLLMJudge
+    from .kinds import kind_of
 
     class CacheOnly(LiteLLMJudge):
         async def _send(self, request: dict[str, Any], purpose: str) -> Any:
             raise JudgeError("cache_miss", "not in the cache")
 
         async def answer(self, ask: Any) -> Any:
-            if ask.prompt.kind == "metric":  # DeepEval asks for itself: never cached here
+            if kind_of(ask.node).measure is not None:  # it asks for itself: never cached here
                 raise JudgeError("cache_miss", "not in the cache")
             return await super().answer(ask)
 
@@ -352,37 +361,48 @@ def _worker_error(engine: Engine, case: Case, why: str) -> RunResult:
 
 def evaluate_in_workers(
     engine: Engine,
-    cases: list[Case],
+    cases: Iterable[Case],
     *,
     workers: int = 2,
     concurrency: int = 16,
     on_result: Callable[[RunResult], None] | None = None,
     cluster: Cluster | None = None,
     scheduler: str | None = None,
+    on_case: Callable[[int, Case, RunResult], None] | None = None,
+    log: ResultLog | None = None,
 ) -> RunReport:
     """Like `batch.evaluate_cases`, with the cases run by Dask workers: those of `cluster`
     when given (it stays up for the next batch), else of a cluster made and closed here (a
-    `LocalCluster` of `workers` processes, or the one at `scheduler`).
+    `LocalCluster` of `workers` processes, or the one at `scheduler`). `cases` may be read
+    lazily (`dagtui.case_stream.CaseStream`), `on_case`, `on_result` and `log` are
+    `evaluate_cases`'s.
 
     Blocking (call it from a thread inside an event loop). The wall time counts from the
     moment every worker is warm, as an in-process run counts from after litellm's import.
     Raises DaskMissing when Dask is not installed.
     """
+    if iter(cases) is cases:  # a one-pass iterator: the preflight would use it up
+        cases = list(cases)
     preflight_all(engine, cases)
     report = new_report(engine)
     with contextlib.ExitStack() as stack:
         if cluster is None:
             cluster = stack.enter_context(Cluster(workers, scheduler=scheduler))
         batch = Batch(engine, cases, cluster, concurrency)
-        report.results = batch.run(on_result)
+        results = batch.run(on_result, on_case=on_case, log=log)
+        report.results = log if log is not None else results
         report.wall_time = time.perf_counter() - batch.started
     return report
 
 
 class Batch:
-    """One batch on a cluster: probe the cache, send chunks, gather, store new answers."""
+    """One batch on a cluster: probe the cache, send chunks, gather, store new answers.
 
-    def __init__(self, engine: Engine, cases: list[Case], cluster: Cluster,
+    The cases are taken PROBE_WINDOW at a time (a lazily read dataset stays lazy) and at
+    most IN_FLIGHT chunks per worker are submitted at once: memory holds the cases in
+    flight, never the whole dataset or a future per chunk of it."""
+
+    def __init__(self, engine: Engine, cases: Iterable[Case], cluster: Cluster,
                  concurrency: int) -> None:
         from .judges.litellm_judge import LiteLLMJudge
 
@@ -394,81 +414,119 @@ class Batch:
         self.started = time.perf_counter()
         #: CPU seconds the workers spent on their chunks, added up
         self.cpu = 0.0
-        self.slots: list[RunResult | None] = [None] * len(cases)
+        self._kept: dict[int, RunResult] = {}
+        self._on_result: Callable[[RunResult], None] | None = None
+        self._on_case: Callable[[int, Case, RunResult], None] | None = None
+        self._log: ResultLog | None = None
+        self._client: Any = None
 
-    def run(self, on_result: Callable[[RunResult], None] | None) -> list[RunResult]:
-        from .dask_worker import BatchSpec, run_chunk
-
-        done, hits = _probe(self.engine, self.cases)
-        for i, result in done.items():  # every step cached: never leaves this process
-            self._set(i, result, on_result)
-        todo = [i for i in range(len(self.cases)) if i not in done]
-        if not todo:  # a rerun from the cache: no worker is even started
-            return self._results()
-        started = time.perf_counter()
-        client = self.cluster.connect()
-        n = self.cluster.size()
-        self.started += time.perf_counter() - started  # the start is not the run's time
-        per_worker = max(1, self.total_concurrency // n)
-        judge = self.engine.judge
-        cache = judge.cache
-        config = judge.worker_config(max(1, judge.concurrency // n))
-        spec = BatchSpec(uuid.uuid4().hex, self.engine.graph, dict(config, cache=None),
-                         per_worker, self.engine.python, shipped_env(),
-                         cached=getattr(cache, "path", None) is not None)
-        size = max(1, min(per_worker * CHUNK_WAVES, math.ceil(len(todo) / n)))
-        chunks = [todo[k:k + size] for k in range(0, len(todo), size)]
-        remote_spec = client.scatter(spec, broadcast=True, hash=False)
-        futures = {
-            client.submit(run_chunk, remote_spec,
-                               [(i, self.cases[i], hits[i]) for i in chunk],
-                               pure=False, key=f"dagtui-{spec.batch}-{n}"): chunk
-            for n, chunk in enumerate(chunks)}
-        pending = list(futures)
+    def run(self, on_result: Callable[[RunResult], None] | None = None, *,
+            on_case: Callable[[int, Case, RunResult], None] | None = None,
+            log: ResultLog | None = None) -> list[RunResult]:
+        """Run every case; the results in case order (empty when they go to `log`)."""
+        self._on_result, self._on_case, self._log = on_result, on_case, log
+        pending: dict[Any, list[tuple[int, Case]]] = {}
+        self._unsent: list[tuple[int, Case]] = []
+        items = enumerate(self.cases)
         try:
+            while not self.cluster.closing:
+                window = list(itertools.islice(items, PROBE_WINDOW))
+                if not window:
+                    break
+                last = len(window) < PROBE_WINDOW
+                done, hits = _probe(self.engine, [case for _, case in window])
+                for k, result in done.items():  # every step cached: never leaves here
+                    self._set(*window[k], result)
+                todo = [(i, case, hits[k]) for k, (i, case) in enumerate(window)
+                        if k not in done]
+                if todo:  # a rerun from the cache never starts a worker
+                    self._submit(todo, pending, last=last)
             while pending and not self.cluster.closing:
-                finished = [fut for fut in pending if fut.done()]
-                if not finished:  # polled, so a close() from another thread is seen
-                    time.sleep(POLL)
-                    continue
-                pending = [fut for fut in pending if not fut.done()]
-                for fut in finished:
-                    self._collect(fut, futures[fut], on_result)
+                self._wait(pending)
         finally:
             for fut in pending:
                 with contextlib.suppress(Exception):
                     fut.cancel()
-        for fut in pending:
-            for i in futures[fut]:
-                if self.slots[i] is None:
-                    self._set(i, _worker_error(self.engine, self.cases[i],
-                                               "the run was interrupted before its worker "
-                                               "finished"), on_result)
-        return self._results()
+        left = itertools.chain(*pending.values(), self._unsent,
+                               items if self.cluster.closing else ())
+        for i, case in left:
+            self._set(i, case, _worker_error(self.engine, case, "the run was interrupted "
+                                             "before its worker finished"))
+        return [self._kept[i] for i in sorted(self._kept)]
 
-    def _collect(self, fut: Any, chunk: list[int],
-                 on_result: Callable[[RunResult], None] | None) -> None:
+    def _connect(self) -> None:
+        """The client, the spec every chunk shares, scattered once; the clock restarted
+        (the workers' start is not the run's time)."""
+        from .dask_worker import BatchSpec
+
+        started = time.perf_counter()
+        self._client = self.cluster.connect()
+        self.workers = n = self.cluster.size()
+        self.started += time.perf_counter() - started
+        self.per_worker = max(1, self.total_concurrency // n)
+        judge = self.engine.judge
+        config = judge.worker_config(max(1, judge.concurrency // n))
+        self.spec = BatchSpec(uuid.uuid4().hex, self.engine.graph, dict(config, cache=None),
+                              self.per_worker, self.engine.python, shipped_env(),
+                              cached=getattr(judge.cache, "path", None) is not None)
+        self._remote_spec = self._client.scatter(self.spec, broadcast=True, hash=False)
+        self._chunks = 0
+
+    def _submit(self, todo: list[tuple[int, Case, dict[str, Any]]],
+                pending: dict[Any, list[tuple[int, Case]]], *, last: bool) -> None:
+        """Send `todo` in chunks, waiting while IN_FLIGHT chunks per worker are out."""
+        from .dask_worker import run_chunk
+
+        if self._client is None:
+            self._connect()
+        n = self.workers
+        size = self.per_worker * CHUNK_WAVES
+        if last and not pending:  # the whole batch is here: spread it over every worker
+            size = max(1, min(size, math.ceil(len(todo) / n)))
+        for k in range(0, len(todo), size):
+            while len(pending) >= IN_FLIGHT * n and not self.cluster.closing:
+                self._wait(pending)
+            if self.cluster.closing:
+                self._unsent += [(i, case) for i, case, _ in todo[k:]]
+                return
+            chunk = todo[k:k + size]
+            fut = self._client.submit(run_chunk, self._remote_spec, chunk, pure=False,
+                                      key=f"dagtui-{self.spec.batch}-{self._chunks}")
+            self._chunks += 1
+            pending[fut] = [(i, case) for i, case, _ in chunk]
+
+    def _wait(self, pending: dict[Any, list[tuple[int, Case]]]) -> None:
+        """Collect the chunks done by now (polled, so a close() from another thread is
+        seen), or sleep a moment."""
+        finished = [fut for fut in pending if fut.done()]
+        if not finished:
+            time.sleep(POLL)
+            return
+        for fut in finished:
+            self._collect(fut, pending.pop(fut))
+
+    def _collect(self, fut: Any, chunk: list[tuple[int, Case]]) -> None:
         try:
             results, new, cpu = fut.result()
         except Exception as exc:  # noqa: BLE001 - Dask gave up on it (KilledWorker, ...)
             why = f"Dask worker failed: {type(exc).__name__}: {exc}"
-            for i in chunk:
-                if self.slots[i] is None:
-                    self._set(i, _worker_error(self.engine, self.cases[i], why[:300]),
-                              on_result)
+            for i, case in chunk:
+                self._set(i, case, _worker_error(self.engine, case, why[:300]))
             return
         self.cpu += cpu
         cache = self.engine.judge.cache
         for key, model, response, api_base in new:  # the one writer of the sqlite file
             cache.put(key, model, response, api_base=api_base)
+        cases = dict(chunk)
         for i, result in results:
-            self._set(i, result, on_result)
+            self._set(i, cases[i], result)
 
-    def _set(self, i: int, result: RunResult,
-             on_result: Callable[[RunResult], None] | None) -> None:
-        self.slots[i] = result
-        if on_result is not None:
-            on_result(result)
-
-    def _results(self) -> list[RunResult]:
-        return [r for r in self.slots if r is not None]
+    def _set(self, i: int, case: Case, result: RunResult) -> None:
+        if self._on_case is not None:
+            self._on_case(i, case, result)
+        if self._on_result is not None:
+            self._on_result(result)
+        if self._log is not None:
+            self._log.add(i, result)
+        else:
+            self._kept[i] = result

@@ -10,6 +10,7 @@ the order cases finish, not the dataset's; text is made writable as in every rep
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,26 +63,87 @@ def slim(result: Any) -> None:
 
 class Finished:
     """What `dagtui run` does with each case the moment it ends: its line in the results
-    stream, its trace (`--trace-dir`), the progress line, then `slim` when the stream holds
-    the details. A failed write is kept (`error`) and said after the run, not raised into it."""
+    stream, its trace (`--trace-dir`), its labels' agreement counted, the progress line,
+    then `slim` when the stream holds the details. A failed write is kept (`error`) and
+    said after the run, not raised into it. Called as `on_case(position, case, result)`."""
 
     def __init__(self, stream: ResultsStream | None, progress: Any, *,
-                 traces: Any = None) -> None:
+                 traces: Any = None, agreement: Any = None) -> None:
         self.stream = stream
         self.progress = progress
-        #: (result) -> None writing the case's trace, or None without --trace-dir
+        #: (position, case, result) -> None writing the case's trace, or None without
+        #: --trace-dir
         self.traces = traces
+        #: a `dagtui.calibration.summary.Agreement` to count the case in, or None
+        self.agreement = agreement
         self.error: OSError | None = None
 
-    def __call__(self, result: Any) -> None:
+    def __call__(self, position: int, case: Any, result: Any) -> None:
         if self.error is None:
             try:
                 if self.stream is not None:
                     self.stream.write(result)
                 if self.traces is not None:
-                    self.traces(result)
+                    self.traces(position, case, result)
             except OSError as exc:  # full disk, a directory removed meanwhile
                 self.error = exc
+        if self.agreement is not None:
+            self.agreement.add(position, case, result)
         if self.stream is not None and self.error is None:
             slim(result)
         self.progress.add(result)
+
+
+class ResultLog:
+    """A run's results in dataset order, kept in a temporary file instead of memory.
+
+    `add(position, result)` takes each case as it finishes (in any order), counts it in
+    `tally` and writes it as one JSON line; reading (`dicts()`, iteration) gives the
+    results back in dataset order. Text is written ASCII-escaped, so any string a result
+    holds (a lone surrogate included) comes back exactly as it was. Memory: the tally and
+    8 bytes a case."""
+
+    def __init__(self) -> None:
+        import tempfile
+        from array import array
+
+        from .tally import Tally
+
+        self.tally = Tally()
+        self._file = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - open for the run
+        self._offsets = array("q")
+
+    def add(self, position: int, result: Any) -> None:
+        import json
+
+        while len(self._offsets) <= position:
+            self._offsets.append(-1)
+        self._file.seek(0, 2)
+        self._offsets[position] = self._file.tell()
+        self._file.write(json.dumps(result.to_dict(), default=str).encode("ascii") + b"\n")
+        self.tally.add(position, result)
+
+    def __len__(self) -> int:
+        return self.tally.cases
+
+    def __bool__(self) -> bool:
+        return self.tally.cases > 0
+
+    def dicts(self) -> Iterator[dict[str, Any]]:
+        """Each result's `to_dict()`, in dataset order."""
+        import json
+
+        for offset in self._offsets:
+            if offset < 0:
+                continue
+            self._file.seek(offset)
+            yield json.loads(self._file.readline())
+
+    def __iter__(self) -> Iterator[Any]:
+        from .trace import RunResult
+
+        for data in self.dicts():
+            yield RunResult.from_dict(data)
+
+    def close(self) -> None:
+        self._file.close()

@@ -8,12 +8,16 @@ lines say so and point at `dagtui calibrate`. Kappa comes from the same `stats` 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import heapq
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode
 from . import stats
 from .core import TOLERANCE, normalize_label
+from .stats import _key
 
 LIST_MAX = 10
 
@@ -21,44 +25,76 @@ LIST_MAX = 10
 def agreement_lines(graph: Graph, cases: Sequence[Any], results: Sequence[Any]) -> list[str]:
     """Summary lines (empty when no case carries labels)."""
     by_name = {c.name: c for c in cases}
-    pairs: dict[str, tuple[list[Hashable], list[Hashable]]] = {}
-    for r in results:
-        case = by_name.get(r.case)
+    agreement = Agreement(graph)
+    for position, r in enumerate(results):
+        agreement.add(position, by_name.get(r.case), r)
+    return agreement.lines()
+
+
+class Agreement:
+    """The agreement lines, counted one finished case at a time (`dagtui run` over a large
+    dataset keeps no result): per node the (label, verdict) pairs as counts, the score
+    figures as totals, and the first LIST_MAX differing scores in dataset order."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        #: node -> ((label class, label), (verdict class, verdict)) -> count
+        self.pairs: dict[str, Counter] = {}
+        self.scored = 0
+        self.same_pf = 0
+        self.error = Fraction(0)
+        self.differ = 0
+        self._shown: list[tuple[int, str]] = []  # heap of (-position, line)
+
+    def add(self, position: int, case: Any, r: Any) -> None:
+        """Count the result `r` of `case` (the `position`-th case of the dataset)."""
         expected = (case.expected or {}) if case is not None else {}
         for step in r.steps:
-            node = graph.nodes.get(step.node)
+            node = self.graph.nodes.get(step.node)
             if step.error is not None or step.node not in expected \
                     or not isinstance(node, BinaryNode | NonBinaryNode | CheckNode):
                 continue
-            labels, verdicts = pairs.setdefault(step.node, ([], []))
-            labels.append(normalize_label(node, expected[step.node]))
-            verdicts.append(step.answer)
-    scored = [r for r in results if r.expected_score is not None and r.score is not None]
-    if not pairs and not scored:
-        return []
-    out = ["", "agreement with the labels (the run's own path: nodes it skipped are not "
-           "measured; `dagtui calibrate` judges every labelled node)"]
-    if pairs:
-        out.append("  node               cases  agree  kappa")
-        for nid in graph.nodes:
-            if nid in pairs:
-                labels, verdicts = pairs[nid]
-                kappa = stats.cohen_kappa(labels, verdicts)
-                agree = stats.raw_agreement(labels, verdicts)
-                out.append(f"  {nid[:18]:18} {len(labels):5d} {agree:6.0%} "
-                           f"{'-' if kappa is None else f'{kappa:6.2f}':>6}")
-    if scored:
-        threshold = graph.metric.effective_threshold
-        differ = [r for r in scored if abs(r.score - r.expected_score) > TOLERANCE]
-        same_pf = sum((r.score + 1e-9 >= threshold) == (r.expected_score + 1e-9 >= threshold)
-                      for r in scored)
-        mae = sum(abs(r.score - r.expected_score) for r in scored) / len(scored)
-        out.append(f"  score vs expected_score: {len(scored)} cases, exact "
-                   f"{1 - len(differ) / len(scored):.0%}, pass/fail {same_pf / len(scored):.0%}, "
-                   f"mean absolute error {mae:.3f}")
-        for r in differ[:LIST_MAX]:
-            out.append(f"    {r.case}: score {r.score:.2f}, expected {r.expected_score:.2f}")
-        if len(differ) > LIST_MAX:
-            out.append(f"    … and {len(differ) - LIST_MAX} more")
-    return out
+            label = normalize_label(node, expected[step.node])
+            self.pairs.setdefault(step.node, Counter())[(_key(label), _key(step.answer))] += 1
+        if r.expected_score is None or r.score is None:
+            return
+        self.scored += 1
+        threshold = self.graph.metric.effective_threshold
+        self.same_pf += (r.score + 1e-9 >= threshold) == (r.expected_score + 1e-9 >= threshold)
+        self.error += Fraction(abs(r.score - r.expected_score))
+        if abs(r.score - r.expected_score) > TOLERANCE:
+            self.differ += 1
+            item = (-position, f"    {r.case}: score {r.score:.2f}, expected "
+                               f"{r.expected_score:.2f}")
+            if len(self._shown) < LIST_MAX:
+                heapq.heappush(self._shown, item)
+            elif position < -self._shown[0][0]:
+                heapq.heapreplace(self._shown, item)
+
+    def lines(self) -> list[str]:
+        if not self.pairs and not self.scored:
+            return []
+        out = ["", "agreement with the labels (the run's own path: nodes it skipped are not "
+               "measured; `dagtui calibrate` judges every labelled node)"]
+        if self.pairs:
+            out.append("  node               cases  agree  kappa")
+            for nid in self.graph.nodes:
+                if nid in self.pairs:
+                    counts = self.pairs[nid]
+                    labels = [a[1] for (a, _), n in counts.items() for _ in range(n)]
+                    verdicts = [b[1] for (_, b), n in counts.items() for _ in range(n)]
+                    kappa = stats.cohen_kappa(labels, verdicts)
+                    agree = stats.raw_agreement(labels, verdicts)
+                    out.append(f"  {nid[:18]:18} {len(labels):5d} {agree:6.0%} "
+                               f"{'-' if kappa is None else f'{kappa:6.2f}':>6}")
+        if self.scored:
+            n = self.scored
+            mae = float(self.error / n)
+            out.append(f"  score vs expected_score: {n} cases, exact "
+                       f"{1 - self.differ / n:.0%}, pass/fail {self.same_pf / n:.0%}, "
+                       f"mean absolute error {mae:.3f}")
+            out += [line for _, line in sorted(self._shown, key=lambda t: -t[0])]
+            if self.differ > LIST_MAX:
+                out.append(f"    … and {self.differ - LIST_MAX} more")
+        return out
 

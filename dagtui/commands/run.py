@@ -87,10 +87,12 @@ def refusal(checked: CheckedGraph) -> int:
     return ExitCode.USAGE if checked.unreadable else ExitCode.FAILURES
 
 
-def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None
-                         ) -> tuple[Any, Any, int]:
+def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
+                         lazy: bool = False) -> tuple[Any, Any, int]:
     """(graph, cases, exit code): exit code is 0 when both loaded. `graph` is a path or a
-    graph file already read (`dagtui.checked`), checked here once."""
+    graph file already read (`dagtui.checked`), checked here once. `lazy`: the cases as a
+    checked `dagtui.case_stream.CaseStream` (read again per pass), else a list."""
+    from ..case_stream import open_cases
     from ..cases import CaseError, cases_source, load_cases
 
     checked = graph if isinstance(graph, CheckedGraph) else CheckedGraph.read(graph)
@@ -104,7 +106,7 @@ def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None
         err(f"{graph_path}: no --cases given and [metric].cases is not set")
         return loaded, None, ExitCode.USAGE
     try:
-        cases = load_cases(cases_path)
+        cases = open_cases(cases_path) if lazy else load_cases(cases_path)
     except CaseError as exc:
         err(str(exc))
         return loaded, None, ExitCode.USAGE
@@ -122,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         from .suite_run import run_suite_command
 
         return run_suite_command(args)
-    graph, cases, code = load_graph_and_cases(checked, args.cases)
+    graph, cases, code = load_graph_and_cases(checked, args.cases, lazy=True)
     if code:
         return code
     cases, positions = take_shard(cases, getattr(args, "shard", None))
@@ -175,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(judge, LiteLLMJudge):
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
-    from ..stream import Finished, ResultsStream, results_path
+    from ..calibration.summary import Agreement  # labelled cases: no extra calls
+    from ..stream import Finished, ResultLog, ResultsStream, results_path
 
     try:  # --json out.json: out.results.jsonl gets each case as it finishes
         stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
@@ -189,20 +192,20 @@ def run(args: argparse.Namespace) -> int:
     if args.trace_dir:  # written as each case ends, while its details are in memory
         from ..trace import Trace, trace_file_name
 
-        by_name = {c.name: (i, c) for i, c in enumerate(cases)}
-
-        def traces(r: Any) -> None:
-            i, case = by_name[r.case]
+        def traces(i: int, case: Any, r: Any) -> None:
             Trace.of(graph, case, judge, r).save(Path(args.trace_dir) / trace_file_name(i, r.case))
 
-    finished = Finished(stream, progress, traces=traces)
+    agreement = Agreement(graph)
+    finished = Finished(stream, progress, traces=traces, agreement=agreement)
+    log = ResultLog()  # the results on disk, in dataset order: memory stays flat
 
     try:
         if on_dask:  # a LocalCluster of `workers` processes, or the cluster at `scheduler`
             report = evaluate_in_workers(engine, cases, workers=workers, scheduler=scheduler,
-                                         concurrency=args.concurrency, on_result=finished)
+                                         concurrency=args.concurrency, on_case=finished,
+                                         log=log)
         else:
-            report = asyncio.run(_go(engine, cases, args.concurrency, finished))
+            report = asyncio.run(_go(engine, cases, args.concurrency, finished, log))
     except (CaseError, ClusterError) as exc:
         progress.close()
         err(str(exc))
@@ -219,43 +222,48 @@ def run(args: argparse.Namespace) -> int:
         if finished.error is not None:
             raise finished.error
         if args.junit:
-            write_report(args.junit, report.to_junit())
+            write_report(args.junit, report.junit_parts())
         if args.json_out:
-            write_report(args.json_out, report.to_json(steps=True))
+            write_report(args.json_out, report.json_parts(steps=True))
     except OSError as exc:  # changed since the check before the run (full disk, ...)
         err(safe_text(f"cannot write a report: {exc}"))
         print_summary(report, out)
         return ExitCode.USAGE
     from ..judges.health import is_unusable
 
-    if is_unusable(report.halt) and not (report.passed or report.failed):
+    if is_unusable(report.halt) and not (report.count("pass") or report.count("fail")):
         err(report.halt or "")  # the judge never worked: one line, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
-    from ..calibration.summary import agreement_lines  # labelled cases: no extra calls
-
-    for line in agreement_lines(graph, cases, report.results):
+    for line in agreement.lines():
         print(line, file=out)
     return report.exit_code()
 
 
-def take_shard(cases: list[Any], shard: Any) -> tuple[list[Any], list[int] | None]:
+def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
     """(the cases of `--shard I/N`, their positions in the dataset); (cases, None) unsharded.
     Says on stderr how many cases the shard holds (it may hold none: that run passes)."""
     if shard is None:
         return cases, None
+    from ..case_stream import CaseStream
+
+    if isinstance(cases, CaseStream):  # still streamed: the shard's cases, read per pass
+        part = cases.sharded(shard)
+        print(f"shard {shard}: {len(part)} of {part.total} cases", file=sys.stderr)
+        return part, part.positions
     positions = [i for i, case in enumerate(cases) if shard.holds(case.name)]
     print(f"shard {shard}: {len(positions)} of {len(cases)} cases", file=sys.stderr)
     return [cases[i] for i in positions], positions
 
 
-async def _go(engine: Any, cases: Any, concurrency: int, on_result: Any) -> Any:
+async def _go(engine: Any, cases: Any, concurrency: int, on_case: Any, log: Any) -> Any:
     from ..batch import evaluate_cases
 
     warm_up = getattr(engine.judge, "warm_up", None)
     if warm_up is not None:  # litellm's first-call setup, before the report's clock starts
         await warm_up()
-    return await evaluate_cases(engine, cases, concurrency=concurrency, on_result=on_result)
+    return await evaluate_cases(engine, cases, concurrency=concurrency, on_case=on_case,
+                                log=log)
 
 
 class Progress:
@@ -342,12 +350,13 @@ def print_summary(report: Any, out: TextIO) -> None:
 
     n = len(report.results)
     rate = report.pass_rate
-    w(f"\n{report.graph_name}: {n} cases, {len(report.passed)} passed, {len(report.failed)} "
-      f"failed, {len(report.errored)} judge errors"
-      + (f", {len(report.not_run)} not run" if report.not_run else "")
+    not_run = report.count("not_run")
+    w(f"\n{report.graph_name}: {n} cases, {report.count('pass')} passed, "
+      f"{report.count('fail')} failed, {report.count('error')} judge errors"
+      + (f", {not_run} not run" if not_run else "")
       + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
     if report.halt:
-        w(f"{report.halt}; {len(report.not_run)} case(s) not run\n")
+        w(f"{report.halt}; {not_run} case(s) not run\n")
     cost = report.cost
     w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
       f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
@@ -378,10 +387,10 @@ def print_summary(report: Any, out: TextIO) -> None:
         w("retried and recovered or not, by kind: "
           + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none")
           + f"; corrective turns: {report.corrections()}\n")
-    failing = report.failed[:10]
+    failing = report.first("fail")
     if failing:
         w("\nfailing cases\n")
         for r in failing:
             w(f"  {r.case}: score {r.score:.2f} — {r.describe_path()}\n")
-    for r in report.errored[:10]:
+    for r in report.first("error"):
         w(f"  error {r.case}: {r.error_kind}: {r.error}\n")
