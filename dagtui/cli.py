@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return ExitCode.USAGE
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args) or ExitCode.OK)
     except KeyboardInterrupt:
         print("dagtui: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT  # as a shell reports a program Ctrl+C stopped
