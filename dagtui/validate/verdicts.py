@@ -112,13 +112,11 @@ class VerdictChecks(CheckerBase):
                 self.add("DAG012", f"verdict {name} has neither score nor then; add score = "
                          "0..10 to end the path here, or then = \"<node>\" to continue",
                          self.vpath(nid, i), node=nid, fld="verdicts", at_value=True)
-        if has_score:
-            s = v.score
-            if not 0 <= s <= 10:  # type: ignore[operator]  # NaN fails this too
-                self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a number from 0 "
-                         "to 10, like 7 or 7.5 (the final score is score/10)",
-                         self.vpath(nid, i, "score"),
-                         node=nid, fld="verdicts", at_value=True)
+        s = v.score
+        if s is not None and not 0 <= s <= 10:  # NaN fails this too
+            self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a number from 0 "
+                     "to 10, like 7 or 7.5 (the final score is score/10)",
+                     self.vpath(nid, i, "score"), node=nid, fld="verdicts", at_value=True)
         if has_then and v.then not in self.graph.nodes and v.then not in self.raw_nodes:
             self.add("DAG008", f"verdict {name}: then = '{v.then}' is not a node"
                      f"{suggest(v.then or '', self.graph.nodes)}", self.vpath(nid, i, "then"),

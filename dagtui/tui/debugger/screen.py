@@ -206,7 +206,7 @@ class DebuggerScreen(RunActions, Screen[None]):
     def _attach_judge(self) -> None:
         judge = self.live.judge if self.live else None
         if judge is not None and getattr(judge, "name", "") == "human" and hasattr(judge, "app"):
-            judge.app = self.app  # type: ignore[attr-defined]
+            judge.app = self.app
 
     # ------------------------------------------------------------------ drawing
 

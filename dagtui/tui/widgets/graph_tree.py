@@ -9,6 +9,7 @@ kept across rebuilds by each row's stable key.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
@@ -41,8 +42,8 @@ class GraphTree(Tree[ItemRef]):
         Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
     ]
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__("graph", **kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("graph", **kwargs)
         self.show_root = False
         self.guide_depth = 3
         self.auto_expand = False
