@@ -14,13 +14,14 @@ Nodes named only as predecessors are ignored: unknown names are reported on thei
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+import sys
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from typing import TypeVar
 
 N = TypeVar("N", bound=Hashable)
 
-__all__ = ["CycleError", "components", "find_cycle", "holds_cycle", "levels"]
+__all__ = ["CycleError", "components", "cycles", "find_cycle", "levels"]
 
 
 def _sorter(before: Mapping[N, Iterable[N]]) -> TopologicalSorter[N]:
@@ -57,50 +58,49 @@ def levels(before: Mapping[N, Iterable[N]]) -> list[list[N]]:
 def components(nodes: Iterable[N], after: Mapping[N, Sequence[N]]) -> list[list[N]]:
     """The strongly connected components (Tarjan), starting from `nodes` in order;
     `after[v]` lists the nodes v points at. A component comes after every component it
-    points at, so when none holds a cycle (`holds_cycle`), the reversed list is a topological
+    points at, so when none holds a cycle (`cycles`), the reversed list is a topological
     order. Iterative, so depth costs no stack."""
-    index_of: dict[N, int] = {}
+    # low[v]: the smallest visit number v reaches while its component is open; a closed
+    # component's nodes get `closed`, larger than any, so they never lower another's
     low: dict[N, int] = {}
-    on_stack: set[N] = set()
+    closed = sys.maxsize
     stack: list[N] = []
     out: list[list[N]] = []
-    counter = 0
     for start in nodes:
-        if start in index_of:
+        if start in low:
             continue
-        work: list[tuple[N, int]] = [(start, 0)]
+        low[start] = number = len(low)
+        stack.append(start)
+        # each frame: a node, its visit number and what is left of its successors
+        work: list[tuple[N, int, Iterator[N]]] = [(start, number, iter(after[start]))]
         while work:
-            v, pi = work.pop()
-            if pi == 0:
-                index_of[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack.add(v)
-            succ = after[v]
-            if pi < len(succ):
-                work.append((v, pi + 1))
-                w = succ[pi]
-                if w not in index_of:
-                    work.append((w, 0))
-                elif w in on_stack:
-                    low[v] = min(low[v], index_of[w])
-                continue
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-            if low[v] == index_of[v]:
-                group = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    group.append(w)
-                    if w == v:
-                        break
-                out.append(group)
+            v, number, rest = work[-1]
+            for w in rest:
+                reached = low.get(w)
+                if reached is None:
+                    low[w] = reached = len(low)
+                    stack.append(w)
+                    work.append((w, reached, iter(after[w])))
+                    break
+                if reached < low[v]:
+                    low[v] = reached
+            else:  # every successor seen: v is done
+                work.pop()
+                if work and low[v] < low[parent := work[-1][0]]:
+                    low[parent] = low[v]
+                if low[v] == number:
+                    group = []
+                    while True:
+                        w = stack.pop()
+                        low[w] = closed
+                        group.append(w)
+                        if w == v:
+                            break
+                    out.append(group)
     return out
 
 
-def holds_cycle(component: Sequence[N], after: Mapping[N, Sequence[N]]) -> bool:
-    """Whether a strongly connected component is a cycle: two or more nodes, or one node
-    pointing at itself."""
-    return len(component) > 1 or component[0] in after[component[0]]
+def cycles(found: Iterable[list[N]], after: Mapping[N, Sequence[N]]) -> list[list[N]]:
+    """The components of `found` that are cycles: two or more nodes, or one node pointing at
+    itself."""
+    return [c for c in found if len(c) > 1 or c[0] in after[c[0]]]

@@ -8,7 +8,7 @@ topological order the gate depth is counted in.
 
 from __future__ import annotations
 
-from ..graphcycles import components, holds_cycle
+from ..graphcycles import components, cycles
 from ..model import TaskNode
 from ..positions import KeyPath
 from .base import CheckerBase
@@ -39,14 +39,12 @@ class ShapeChecks(CheckerBase):
         """Report one cycle per strongly connected group. Returns True when acyclic (and
         then `topo_order` holds the nodes, each after its parents)."""
         nodes = self.graph.nodes
-        after: dict[str, list[str]] = {n: [] for n in nodes}
-        for n, ps in self.parents.items():
-            for p in ps:
-                after[p].append(n)
-        found = components(nodes, after)
-        groups = [c for c in found if holds_cycle(c, after)]
+        # followed backwards (child -> parents) the groups are the same, and each comes
+        # after the groups it points at: after its parents, a topological order as it stands
+        found = components(nodes, self.parents)
+        groups = cycles(found, self.parents)
         if not groups:
-            self.topo_order = [c[0] for c in reversed(found)]
+            self.topo_order = [c[0] for c in found]
             return True
         edges = self.edges()
         order = list(nodes)
