@@ -80,3 +80,16 @@ def test_the_api_checks_once_and_its_engines_trust_it(counts: collections.Counte
     report = dagtui.evaluate(graph, judge="labels")
     assert report.results and graph.engine("labels").graph is graph.graph
     assert dict(counts) == ONCE
+
+
+def test_a_directory_search_reads_each_graph_once(counts: collections.Counter[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`dagtui validate DIR` reads a file to know it is a graph, then checks that read."""
+    main(["validate", str(GRAPH.parent)])
+    assert (counts["read"], counts["parse"]) == (1, 1)
+
+
+def test_labels_test_reads_and_parses_the_graph_once(counts: collections.Counter[str],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    main(["test", str(GRAPH)])
+    assert (counts["read"], counts["parse"]) == (1, 1)

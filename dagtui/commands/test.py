@@ -17,6 +17,7 @@ import asyncio
 import os
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any, TextIO
 
 from ..checked import CheckedGraph
@@ -50,23 +51,27 @@ def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
               "at a labelled file", file=sys.stderr)
 
 
-def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
+def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGraph]
+             ) -> tuple[list[str], int]:
     """The files to test and the exit code so far. A directory means every graph below it,
     found as `dagtui validate DIR` finds them (cases and suite files skipped); a graph found
     that way without `[metric].cases` (a suite's rule graph, say) is skipped with a note,
-    while a file named on the command line is always tested."""
-    from ..loader import load_file
+    while a file named on the command line is always tested. `read` gets the files the
+    search already read (tested without reading them again)."""
     from .validate import collect
 
     named = {a for a in args if not os.path.isdir(a)}
-    files, problems = collect(args)
+    found: dict[Path, CheckedGraph] = {}
+    files, problems = collect(args, found)
     for problem in problems:
         print(problem, file=sys.stderr)
     out: list[str] = []
     for f in files:
         path = str(f)
+        if f in found:
+            read[path] = found[f]
         if path not in named and cases_arg is None:
-            graph = load_file(f).graph
+            graph = found[f].graph if f in found else CheckedGraph.read(f).graph
             if graph is not None and not graph.metric.cases:
                 print(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
                       "it with --cases FILE)")
@@ -78,9 +83,11 @@ def _targets(args: list[str], cases_arg: str | None) -> tuple[list[str], int]:
 def run(args: argparse.Namespace) -> int:
     python = python_consent(args)
 
-    paths, worst = _targets(args.graphs, args.cases)
+    read: dict[str, CheckedGraph] = {}
+    paths, worst = _targets(args.graphs, args.cases, read)
     for path in paths:
-        checked = CheckedGraph.read(path)  # read and parsed once, for both questions
+        # read and parsed once, for both questions (a directory's files by the search)
+        checked = read.pop(path, None) or CheckedGraph.read(path)
         if checked.is_suite:  # rules gated on each other: labels per rule
             from .suite_labels import labels_test_command
 

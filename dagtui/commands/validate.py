@@ -67,14 +67,11 @@ def file_kind(path: Path, checked: CheckedGraph | None = None) -> str:
     return "graph"
 
 
-def is_graph_file(path: Path) -> bool:
-    """False for files a directory search skips: cases files and suite files (their own
-    commands read them)."""
-    return file_kind(path) == "graph"
-
-
-def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
-    """Files to check, and one-line problems with the arguments themselves."""
+def collect(paths: list[str], read: dict[Path, CheckedGraph] | None = None
+            ) -> tuple[list[Path], list[str]]:
+    """Files to check, and one-line problems with the arguments themselves. `read` gets
+    the graph files a directory search read to know them as graphs, so they are not read
+    again."""
     files: list[Path] = []
     problems: list[str] = []
     for raw in paths:
@@ -90,7 +87,13 @@ def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
         if not is_dir:
             files.append(p)  # missing or unreadable files are reported by the loader
             continue
-        found = [f for f in _walk_toml(p) if is_graph_file(f)]
+        found = []
+        for f in _walk_toml(p):
+            checked = CheckedGraph.read(f)
+            if file_kind(f, checked) == "graph":
+                found.append(f)
+                if read is not None:
+                    read[f] = checked
         if not found:
             problems.append(f"{raw}: error DAG022 no graph files (*.toml) in this directory")
         files.extend(found)
@@ -127,11 +130,12 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from ..validate import ValidationReport
 
-    files, problems = collect(args.paths)
+    read: dict[Path, CheckedGraph] = {}
+    files, problems = collect(args.paths, read)
     reports: list[tuple[Path, ValidationReport | None, str | None]] = []
     for f in files:
         try:
-            reports.append((f, _check_one(f), None))
+            reports.append((f, _check_one(f, read.pop(f, None)), None))
         except Exception as exc:  # one broken file must not hide the others
             reports.append((f, None, f"{type(exc).__name__}: {exc}"))
 
@@ -181,10 +185,10 @@ def _run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _check_one(path: Path) -> Any:
-    """A named file, read once: a graph, or a suite file (its report has the same shape,
-    so output and exit codes work alike)."""
-    checked = CheckedGraph.read(path)
+def _check_one(path: Path, checked: CheckedGraph | None = None) -> Any:
+    """A file, read once (`checked`: already read): a graph, or a suite file (its report
+    has the same shape, so output and exit codes work alike)."""
+    checked = checked if checked is not None else CheckedGraph.read(path)
     if path.is_file() and file_kind(path, checked) == "suite":
         from ..suite.loader import check_suite_file
 
