@@ -310,7 +310,7 @@ async def step(app, pilot, *, finish: bool = True) -> None:  # noqa: ANN001
 async def test_debugger_asks_once_naming_module_and_function(tmp_path, choice) -> None:
     from textual.widgets import Label
 
-    from dagtui.tui.debugger.dialogs import PickScreen
+    from dagtui.tui.screens.dialogs import PickScreen
 
     path = make_graph(tmp_path)
     app = debugger(path)
@@ -318,7 +318,7 @@ async def test_debugger_asks_once_naming_module_and_function(tmp_path, choice) -
         await pilot.pause()
         await step(app, pilot, finish=False)
         assert isinstance(app.screen, PickScreen)
-        title = str(app.screen.query_one(".dlg-title", Label).render())
+        title = str(app.screen.query_one(".dialog-title", Label).render())
         assert f"Run python check code: helper:grade from {tmp_path / 'helper.py'}?" in title
         assert not ran(tmp_path)  # asking imports nothing
         await pilot.press("enter" if choice == "allow" else "escape")
@@ -340,7 +340,7 @@ async def test_debugger_asks_once_naming_module_and_function(tmp_path, choice) -
 
 
 async def test_debugger_with_consent_asks_nothing(tmp_path) -> None:
-    from dagtui.tui.debugger.dialogs import PickScreen
+    from dagtui.tui.screens.dialogs import PickScreen
 
     path = make_graph(tmp_path)
     app = debugger(path, PythonConsent(allow=True))
@@ -355,7 +355,7 @@ async def test_debugger_with_consent_asks_nothing(tmp_path) -> None:
 async def test_editor_f5_asks_once_for_the_whole_session(tmp_path, monkeypatch) -> None:
     from dagtui.tui.app import EditorApp
     from dagtui.tui.debugger import DebuggerScreen
-    from dagtui.tui.debugger.dialogs import PickScreen
+    from dagtui.tui.screens.dialogs import PickScreen
 
     make_graph(tmp_path)
     monkeypatch.chdir(tmp_path)

@@ -71,26 +71,20 @@ def run(args: argparse.Namespace) -> int:
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
         print("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
+    from ..keyfile import KeymapError, checked_keymap
+    from ..tui.app import EditorApp, known_binding_ids
+
+    try:  # DAGTUI_KEYS / keys.toml: one file for every screen
+        keymap = checked_keymap(known_binding_ids)
+    except KeymapError as exc:
+        print(f"dagtui edit: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     from ..suite.loader import is_suite_file
 
     if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
         from ..tui.suite_view import run_suite_editor
 
-        return run_suite_editor(args.graph)
-    from ..tui.keymap import KeymapError, load_keymap, unknown_ids
-
-    try:
-        keymap = load_keymap()
-    except KeymapError as exc:
-        print(f"dagtui edit: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
-    from ..tui.app import EditorApp, binding_ids
-
-    unknown = unknown_ids(keymap, binding_ids()) if keymap else []
-    if unknown:
-        print(f"dagtui edit: unknown binding id(s) in the key remaps: {', '.join(unknown)} "
-              "(F1 in the editor lists the ids)", file=sys.stderr)
-        return ExitCode.USAGE
+        return run_suite_editor(args.graph, keymap=keymap)
     app = EditorApp(args.graph, starter=args.starter, python=python_consent(args),
                     calibration=getattr(args, "calibration", None))
     if keymap:

@@ -118,11 +118,11 @@ def run(args: argparse.Namespace) -> int:
     ready, code = prepare(args)
     if ready is None:
         return code
-    from ..tui.debugger.keys import load_debugger_keymap
-    from ..tui.keymap import KeymapError
+    from ..keyfile import KeymapError, checked_keymap
+    from ..tui.debugger.app import known_binding_ids
 
-    try:  # DAGTUI_KEYS / keys.toml: the debugger.* remaps
-        keymap = load_debugger_keymap()
+    try:  # DAGTUI_KEYS / keys.toml: one file for every screen
+        keymap = checked_keymap(known_binding_ids)
     except KeymapError as exc:
         err(str(exc))
         return ExitCode.USAGE

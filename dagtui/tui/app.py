@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
-from textual.binding import Binding
 from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
@@ -32,6 +31,15 @@ from ..diagnostics import Diagnostic
 from ..model import CheckNode, TaskNode
 from . import backend
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
+from .keys import (
+    EDITOR_KEYS,
+    Remappable,
+    bindings,
+    declared,
+    describe_key,
+    editor_widgets,
+)
+from .keys import binding_ids as all_binding_ids
 from .outline import ItemRef
 from .state import EditorState, EditRefused, environment_editor, fallback_editor
 from .widgets.graph_tree import GraphTree
@@ -56,33 +64,6 @@ if TYPE_CHECKING:
 # tables, ~20 ms of imports) are mounted right after the first frame, and the read-only
 # source view (a TextArea, ~15 ms) only for a file that does not parse.
 
-#: (binding id, key, action, footer text, shown in footer)
-EDITOR_KEYS: list[tuple[str, str, str, str, bool]] = [
-    ("editor.save", "ctrl+s", "save", "save", True),
-    ("editor.add_node", "a", "add_node", "add", True),
-    ("editor.add_verdict", "v", "add_verdict", "verdict+", False),
-    ("editor.remove_verdict", "x", "remove_verdict", "verdict−", False),
-    ("editor.delete", "d", "delete", "delete", True),
-    ("editor.delete_detach", "D", "delete_detach", "delete and detach", False),
-    ("editor.rename", "r", "rename", "rename", True),
-    ("editor.move_up", "alt+up", "move(-1)", "move up", False),
-    ("editor.move_down", "alt+down", "move(1)", "move down", False),
-    ("editor.undo", "ctrl+z", "undo", "undo", True),
-    ("editor.redo", "ctrl+y", "redo", "redo", False),
-    ("editor.external_editor", "ctrl+o", "external_editor", "$EDITOR", False),
-    ("editor.goto", "slash,ctrl+g", "goto", "go to", True),
-    ("editor.problems", "p", "show_tab('problems')", "problems", False),
-    ("editor.paths", "t", "show_tab('paths')", "paths", False),
-    ("editor.graph", "g", "show_graph", "graph", True),
-    ("editor.graph_scope", "f", "graph_scope", "whole/focus graph", False),
-    ("editor.tree", "escape", "focus_tree", "back to tree", False),
-    ("editor.reload", "ctrl+r", "reload", "reload file", False),
-    ("editor.debug", "f5", "debug", "debug", True),
-    ("editor.calibration", "K", "calibration", "calibration", False),
-    ("editor.help", "f1", "help", "help", True),
-    ("editor.quit", "ctrl+q,q", "quit", "quit", True),
-]
-
 #: actions that need the bottom panels: they wait the instant until those are mounted
 BOTTOM_ACTIONS: frozenset[str] = frozenset({"show_tab", "show_graph", "graph_scope", "help"})
 
@@ -92,37 +73,8 @@ READ_ONLY_HIDDEN: frozenset[str] = frozenset({"goto", "show_graph", "graph_scope
 
 #: the action names of the editor's bindings (without parameters): they run only while the
 #: editor's main screen is on top (see `EditorApp.check_action`)
-EDITOR_ACTIONS: frozenset[str] = frozenset(action.split("(", 1)[0]
-                                           for _bid, _key, action, _desc, _show in EDITOR_KEYS)
-
-#: what each action does, for help, palette and README
-ACTION_HELP: dict[str, str] = {
-    "save": "save the graph (atomic, comments kept)",
-    "add_node": "add a node: child of the selected task, or the highlighted verdict's then",
-    "add_verdict": "add a verdict to the selected judgement/check node",
-    "remove_verdict": "remove the highlighted (or last) verdict",
-    "delete": "delete the selected node (refused while anything points at it)",
-    "delete_detach": "delete the node and detach every reference to it",
-    "rename": "rename the node; every reference follows",
-    "move(-1)": "move the highlighted verdict, or the node among its task's children, up",
-    "move(1)": "move the highlighted verdict, or the node among its task's children, down",
-    "undo": "undo the last change",
-    "redo": "redo",
-    "external_editor": "edit the focused long field in $VISUAL/$EDITOR",
-    "goto": "go to a node by (fuzzy) name",
-    "show_tab('problems')": "show the problems panel",
-    "show_tab('paths')": "show the path analysis table",
-    "show_graph": "show the graph drawing (again: enlarge and focus it; arrows/hjkl, "
-                  "pgup/pgdn, home scroll it; esc back)",
-    "graph_scope": "graph: whole graph / selected node's upstream+downstream",
-    "focus_tree": "back to the tree (leave the form)",
-    "reload": "re-read the file from disk",
-    "debug": "open the step debugger",
-    "calibration": "calibration view (from dagtui calibrate): per-node kappa, confusion, "
-                   "disagreeing cases; enter opens the debugger there",
-    "help": "this help",
-    "quit": "quit (asks when there are unsaved changes)",
-}
+EDITOR_ACTIONS: frozenset[str] = frozenset(spec.action.split("(", 1)[0]
+                                           for spec in EDITOR_KEYS)
 
 CSS_PATH = Path(__file__).with_name("editor.tcss")
 
@@ -176,20 +128,13 @@ class NodeCommands(Provider):
                       help=f"go to {nid}")
 
 
-class EditorApp(App[None]):
+class EditorApp(Remappable, App[None]):
     """The graph editor. `state` holds everything that is not pixels."""
 
     CSS_PATH = CSS_PATH
     TITLE = "dagtui"
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [
-        Binding(key, action, desc, show=show, id=bid, priority=bid in (
-            "editor.save", "editor.help", "editor.debug"))
-        for bid, key, action, desc, show in EDITOR_KEYS
-    ]
-
-    #: the user's remaps as given to `set_keymap` (F1 lists the keys in force from it)
-    user_keymap: dict[str, str] = {}
+    BINDINGS = bindings(EDITOR_KEYS)
 
     #: set by `exit`: the disk poll stops asking once the app is on its way out
     exiting = False
@@ -198,11 +143,6 @@ class EditorApp(App[None]):
              message: RenderableType | None = None) -> None:
         self.exiting = True
         super().exit(result, return_code, message)
-
-    def set_keymap(self, keymap: Mapping[str, str]) -> None:
-        """Remap keys, and keep the remaps where F1 can read them (Textual's copy is private)."""
-        self.user_keymap = dict(keymap)
-        super().set_keymap(keymap)
 
     def __init__(self, path: str | Path, *, starter: str | None = None,
                  poll_interval: float = 1.0, state: EditorState | None = None,
@@ -244,9 +184,9 @@ class EditorApp(App[None]):
 
     def settle_blink(self, root: Any) -> None:
         """Apply the blink setting to the text widgets under `root` (just mounted)."""
-        if not self.cursor_blink:
-            for widget in root.query("Input, TextArea"):
-                widget.cursor_blink = False
+        from .screens.dialogs import settle_blink
+
+        settle_blink(root)
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -764,7 +704,6 @@ class EditorApp(App[None]):
             # name the key (as remapped) that does the delete and detach
             key = next((k for k, active in self.active_bindings.items()
                         if active.binding.action == "delete_detach"), "D")
-            from .screens.help import describe_key
             self._refused(EditRefused(f"{exc} (press {describe_key(key)})"))
             return
         await self._after_delete(nid)
@@ -796,7 +735,7 @@ class EditorApp(App[None]):
         self.notify(f"deleted {nid} (ctrl+z brings it back)")
 
     def action_rename(self) -> None:
-        from .screens.dialogs import PromptScreen
+        from .screens.dialogs import TextScreen
         old = self.state.selected
         if old is None:
             return
@@ -816,9 +755,9 @@ class EditorApp(App[None]):
             self.query_one(GraphTree).select_node_id(new)
             self.notify(f"renamed {old} → {new} (every reference updated)")
 
-        self.push_screen(PromptScreen(f"Rename {old}", old, check,
-                                      "Every children / then / evidence reference follows."),
-                         done)
+        self.push_screen(TextScreen(f"Rename {old}",
+                                    "Every children / then / evidence reference follows.",
+                                    old, check=check), done)
 
     async def action_move(self, delta: int) -> None:
         """Move the highlighted verdict, or the node within its task parent's children."""
@@ -993,74 +932,24 @@ class EditorApp(App[None]):
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
-        from .widgets.long_text import LongText
-        groups: list[tuple[str, list[Binding]]] = [
-            ("editor", [self._described(b) for b in self._bindings_of(self)]),
-            ("tree", list(self._bindings_of(self.query_one(GraphTree)))),
-            ("problems list", list(self._bindings_of(self.bottom.problems))),
-            ("graph (g g)",
-             list(self._bindings_of(self.bottom.graph))),
-            # a long field may not be on screen (or mounted) yet: its keys come from the class
-            ("long field", [b for b in LongText.BINDINGS if isinstance(b, Binding)]),
-        ]
-        groups[0][1].append(Binding(self.COMMAND_PALETTE_BINDING, "command_palette",
-                                    "command palette: every action by name",
-                                    id="app.command_palette"))
-        self.push_screen(HelpScreen(groups))
 
-    def _described(self, b: Binding) -> Binding:
-        return Binding(b.key, b.action, ACTION_HELP.get(b.action, b.description), id=b.id)
-
-    def _bindings_of(self, node: Any) -> Iterable[Binding]:
-        """`node`'s bindings with the user's remaps applied (what the keys really are)."""
-        keymap = self.user_keymap
-        return [Binding(keymap[b.id], b.action, b.description, id=b.id)
-                if b.id in keymap else b for b in self._declared_bindings(node)]
-
-    @staticmethod
-    def _declared_bindings(node: Any) -> Iterable[Binding]:
-        """The `BINDINGS` `node`'s classes declare, merged as Textual merges them (a subclass's
-        key wins), read from the public class attributes rather than Textual's private map."""
-        by_key: dict[str, list[Binding]] = {}
-        for cls in reversed(type(node).__mro__):
-            for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
-                by_key.setdefault(b.key, []).append(b)
-        out: dict[str, Binding] = {}
-        for key, bindings in by_key.items():
-            for b in bindings:
-                if b.id and (b.id.startswith(("editor.", "tree.", "problems.", "graph."))):
-                    if b.id in out:
-                        out[b.id] = Binding(f"{out[b.id].key},{key}", b.action,
-                                            b.description, id=b.id)
-                    else:
-                        out[b.id] = Binding(key, b.action, b.description, id=b.id)
-        return out.values()
+        # the focused widget's keys come from the screen's active bindings; the others'
+        # (a long field may not even be mounted yet) from their classes
+        self.push_screen(HelpScreen(self.screen, "editor", [
+            ("editor", bindings(EDITOR_KEYS)),
+            *[(title, declared(cls)) for title, cls in editor_widgets()],
+        ], heading="dagtui edit — keys"))
 
     async def action_quit(self) -> None:
-        from .screens.dialogs import ChoiceScreen
-        if not self.state.dirty:
-            self.exit()
-            return
+        from .screens.dialogs import ask_to_quit
 
-        async def done(choice: str | None) -> None:
-            if choice == "save":
-                await self.action_save()
-                if not self.state.dirty:
-                    self.exit()
-            elif choice == "discard":
-                self.exit()
+        async def save() -> bool:
+            await self.action_save()
+            return not self.state.dirty
 
-        errors = self.state.errors
-        # saving a graph with errors is allowed (work in progress), but not unannounced
-        detail = f"{self.state.path} has unsaved changes." + (
-            f" The graph has {errors} error{'s' if errors != 1 else ''} (see the problems "
-            "panel): saved as is, it will not load or run until fixed." if errors else "")
-        save_label = (f"Save with {errors} error{'s' if errors != 1 else ''} and quit"
-                      if errors else "Save and quit")
-        self.push_screen(ChoiceScreen("Unsaved changes", detail,
-                                      [("save", save_label, "warning" if errors else "primary"),
-                                       ("discard", "Quit without saving", "error"),
-                                       ("cancel", "Cancel", "default")]), done)
+        ask_to_quit(self, unsaved=f"{self.state.path} has unsaved changes."
+                    if self.state.dirty else None, leave=self.exit, save=save,
+                    errors=self.state.errors, quit_key=("editor.quit", "ctrl+q,q"))
 
     # -- external editor ------------------------------------------------------------------
     async def action_external_editor(self) -> None:
@@ -1192,14 +1081,13 @@ class EditorApp(App[None]):
             # the debugger (F5) or a dialog is on top: the editor's actions are off there
             yield from super().get_system_commands(screen)
             return
-        from .screens.help import describe_key
-        for bid, key, action, _desc, _show in EDITOR_KEYS:
-            if action in ("quit",):
+        for spec in EDITOR_KEYS:
+            if spec.action in ("quit",):
                 continue
-            title = ACTION_HELP.get(action, action)
+            title = spec.help
             yield SystemCommand(title[0].upper() + title[1:],
-                                f"{describe_key(key)}   ({bid})",
-                                self._palette_runner(action))
+                                f"{describe_key(spec.key)}   ({spec.id})",
+                                self._palette_runner(spec.action))
         yield from super().get_system_commands(screen)
 
     def _palette_runner(self, action: str) -> Any:
@@ -1211,18 +1099,13 @@ class EditorApp(App[None]):
 def binding_ids() -> set[str]:
     """Every remappable binding id of the editor, its widgets and dialogs, and of the
     debugger it opens with F5 (one keys file serves both)."""
-    from .debugger.keys import binding_ids as debugger_binding_ids
-    from .screens.dialogs import AddNodeScreen
-    from .screens.help import HelpScreen
-    from .widgets.graph_view import GraphView
-    from .widgets.long_text import LongText
-    from .widgets.panels import ProblemsTable
+    return all_binding_ids("editor")
 
-    ids: set[str] = set()
-    for owner in (EditorApp, GraphTree, ProblemsTable, GraphView, LongText, AddNodeScreen,
-                  HelpScreen):
-        ids.update(b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id)
-    return ids | debugger_binding_ids()
+
+def known_binding_ids() -> set[str]:
+    """Every id a keys file may name: the editor's, the debugger's and the suite view's
+    (`dagtui edit SUITE.toml` opens the suite view, and one file serves them all)."""
+    return all_binding_ids()
 
 
 def node_kind_text(node: Any) -> str:

@@ -11,6 +11,7 @@ graph in the graph editor, then comes back here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,8 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, ScrollableContainer, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..exitcodes import ExitCode
@@ -29,6 +28,7 @@ from ..suite.drawing import draw_suite
 from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text, resolve_graph_path
 from ..suite.model import Rule, SuiteEditError
 from ..suite.save import SuiteSaveError, render_suite, save_suite
+from .keys import SUITE_KEYS, Remappable, bindings
 from .widgets.graph_view import styled_text
 
 UPSTREAM_STYLE = "cyan"
@@ -44,48 +44,12 @@ class OpenGraph:
     rule: str
 
 
-class PickRuleScreen(ModalScreen[str | None]):
-    """Pick one rule from a list (escape: none)."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="suite.pick.cancel")]
-
-    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
-        super().__init__()
-        self.title_text = title
-        self.choices = choices
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text)
-            yield OptionList(*[Option(text, id=rid) for rid, text in self.choices],
-                             id="pick-list")
-
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
-    @on(OptionList.OptionSelected, "#pick-list")
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class SuiteApp(App[OpenGraph | None]):
+class SuiteApp(Remappable, App[OpenGraph | None]):
     """The suite dependencies editor."""
 
     TITLE = "dagtui suite"
-    CSS_PATH = "suite.tcss"  # beside this module; PickRuleScreen's rules too
-    BINDINGS = [
-        Binding("f", "toggle_focus", "Focus view", id="suite.focus"),
-        Binding("a", "add_dependency", "Add dep", id="suite.add_dep"),
-        Binding("x", "remove_dependency", "Remove dep", id="suite.remove_dep"),
-        Binding("p", "toggle_paused", "Pause/resume", id="suite.pause"),
-        Binding("delete,d", "delete_rule", "Delete rule", id="suite.delete"),
-        Binding("enter,o", "open_graph", "Open graph", id="suite.open"),
-        Binding("ctrl+s", "save", "Save", id="suite.save"),
-        Binding("q", "quit_suite", "Quit", id="suite.quit"),
-    ]
+    CSS_PATH = "suite.tcss"  # beside this module
+    BINDINGS = bindings(SUITE_KEYS)
 
     def __init__(self, path: str | Path, *, select: str | None = None) -> None:
         super().__init__()
@@ -95,7 +59,6 @@ class SuiteApp(App[OpenGraph | None]):
         self.focus_mode = False
         self.modified = False
         self.status_text = ""
-        self._quit_armed = False
         self.drawing_text = ""
         self.drawing: Any = None
         #: problems of the suite as edited (re-checked after every edit, before saving)
@@ -247,7 +210,6 @@ class SuiteApp(App[OpenGraph | None]):
 
     def _edited(self, message: str) -> None:
         self.modified = True
-        self._quit_armed = False
         self._recheck()
         self.refresh_all()
         self.say(message)
@@ -305,7 +267,16 @@ class SuiteApp(App[OpenGraph | None]):
             if dep is not None:
                 self.add_dependency(rule.id, dep)
 
-        self.push_screen(PickRuleScreen(f"'{rule.id}' depends on…", choices), chosen)
+        self._pick_rule(f"'{rule.id}' depends on…", choices, chosen)
+
+    def _pick_rule(self, title: str, choices: list[tuple[str, str]],
+                   chosen: Callable[[str | None], None]) -> None:
+        """Ask for one rule of `choices` (rule id, text); `chosen` gets its id (None: esc)."""
+        from .screens.dialogs import PickScreen
+
+        ids = [rid for rid, _text in choices]
+        self.push_screen(PickScreen(title, "", [text for _rid, text in choices], ids),
+                         lambda index: chosen(None if index is None else ids[index]))
 
     def add_dependency(self, rule_id: str, dep: str) -> bool:
         """Add the edge or refuse it at once (a cycle names every rule on it)."""
@@ -332,8 +303,8 @@ class SuiteApp(App[OpenGraph | None]):
                 self.load.suite.remove_dependency(rule.id, dep)
                 self._edited(f"'{rule.id}' no longer depends on '{dep}' (ctrl+s saves)")
 
-        self.push_screen(PickRuleScreen(f"remove a dependency of '{rule.id}'",
-                                        [(d, d) for d in rule.depends_on]), chosen)
+        self._pick_rule(f"remove a dependency of '{rule.id}'",
+                        [(d, d) for d in rule.depends_on], chosen)
 
     def action_toggle_paused(self) -> None:
         rule = self._rule()
@@ -375,22 +346,52 @@ class SuiteApp(App[OpenGraph | None]):
         self.refresh_all()
         self.say(f"saved {self.path}")
 
-    def action_quit_suite(self) -> None:
-        if self.modified and not self._quit_armed:
-            self._quit_armed = True
-            self.say("unsaved edits: q again discards them, ctrl+s saves", error=True)
-            return
-        self.exit(None)
+    def action_cursor(self, delta: int) -> None:
+        """`j` / `k`: the next / previous rule (as the arrows in the list)."""
+        rules = self.query_one("#rules", OptionList)
+        if delta > 0:
+            rules.action_cursor_down()
+        else:
+            rules.action_cursor_up()
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(self.screen, "suite", [("suite", bindings(SUITE_KEYS))],
+                                    heading="dagtui suite — keys"))
+
+    async def action_quit(self) -> None:
+        from .screens.dialogs import ask_to_quit
+
+        async def save() -> bool:
+            self.action_save()
+            return not self.modified
+
+        if self.modified:
+            self.status_text = "unsaved edits: save them, quit without (q again), or stay"
+            self._show_status()
+        ask_to_quit(self, unsaved=f"{Path(self.path).name} has unsaved edits."
+                    if self.modified else None, leave=self.exit, save=save,
+                    errors=sum(1 for d in self.diagnostics if d.is_error),
+                    quit_key=("suite.quit", "q"))
 
 
-def run_suite_editor(path: str | Path, *, select: str | None = None) -> int:
+def run_suite_editor(path: str | Path, *, select: str | None = None,
+                     keymap: Mapping[str, str] | None = None) -> int:
     """`dagtui edit SUITE.toml`: the suite view; enter on a graph rule opens that graph in
-    the graph editor and comes back to the suite when it closes."""
+    the graph editor and comes back to the suite when it closes. `keymap`: the user's
+    remaps (`dagtui.keyfile`), for both."""
     while True:
-        result: Any = SuiteApp(path, select=select).run()
+        suite = SuiteApp(path, select=select)
+        if keymap:
+            suite.set_keymap(keymap)
+        result: Any = suite.run()
         if not isinstance(result, OpenGraph):
             return ExitCode.OK
         from .app import EditorApp
 
-        EditorApp(result.path).run()
+        editor = EditorApp(result.path)
+        if keymap:
+            editor.set_keymap(keymap)
+        editor.run()
         select = result.rule

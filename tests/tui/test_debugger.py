@@ -12,9 +12,9 @@ import sys
 from dagtui.judges.base import CallbackJudge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger import TuiHumanJudge
-from dagtui.tui.debugger.dialogs import CaseEditScreen, HumanAnswerScreen, PickScreen
 from dagtui.tui.debugger.panes_text import format_messages
 from dagtui.tui.debugger.widgets import StepPanes
+from dagtui.tui.screens.dialogs import CaseEditScreen, HumanAnswerScreen, PickScreen
 
 from .debugger_helpers import (
     SIZE,

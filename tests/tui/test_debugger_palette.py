@@ -15,12 +15,14 @@ import pytest
 from textual.command import CommandList, CommandPalette
 
 from dagtui.judges.labels import LabelsJudge
+from dagtui.keyfile import KeymapError, checked_keymap
 from dagtui.tui.debugger import DEBUGGER_KEYS, DebuggerScreen
-from dagtui.tui.debugger.dialogs import KeysScreen, PickScreen
-from dagtui.tui.debugger.keys import binding_ids, load_debugger_keymap
+from dagtui.tui.debugger.app import known_binding_ids
 from dagtui.tui.debugger.screen import WORKER_GROUP
 from dagtui.tui.debugger.widgets import PANES, StepPanes
-from dagtui.tui.keymap import KeymapError
+from dagtui.tui.keys import binding_ids
+from dagtui.tui.screens.dialogs import PickScreen
+from dagtui.tui.screens.help import HelpScreen as KeysScreen
 
 from .debugger_helpers import SIZE, held_task_app, meeting_app, select, settle
 from .test_debugger_editor import editor, workdir  # noqa: F401 - workdir is a fixture
@@ -233,23 +235,24 @@ async def test_f1_lists_every_binding_id_and_the_palette_key() -> None:
         await settle(app, pilot)
         keys = await press_and_wait(app, pilot, "f1")
         assert isinstance(keys, KeysScreen)
-        assert keys.binding_ids == binding_ids()
+        assert keys.binding_ids == binding_ids("debugger")
         assert keys.key_for("debugger.help") == "? or F1"
         rows = [row for _title, section in keys.sections for row in section]
-        assert ("^p", "command palette: every debugger action by name", "") in rows
+        assert ("^p", "command palette: every action by name", "app.command_palette") in rows
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, DebuggerScreen)
 
 
-def test_step_reads_only_the_debugger_part_of_the_shared_keymap(tmp_path: Path) -> None:
+def test_step_reads_the_shared_keymap_and_refuses_unknown_ids(tmp_path: Path) -> None:
     missing = tmp_path / "keys.toml"
     env = {"DAGTUI_KEYS": "editor.rename=n; debugger.step=s; debugger.back=q"}
-    assert load_debugger_keymap(env, missing) == {"debugger.step": "s", "debugger.back": "q"}
+    assert checked_keymap(known_binding_ids, env, missing) == {
+        "editor.rename": "n", "debugger.step": "s", "debugger.back": "q"}
     with pytest.raises(KeymapError, match="debugger.stpe"):
-        load_debugger_keymap({"DAGTUI_KEYS": "debugger.stpe=s"}, missing)
+        checked_keymap(known_binding_ids, {"DAGTUI_KEYS": "debugger.stpe=s"}, missing)
     assert {"debugger.step", "debugger.tree.down", "debugger.human.pick9",
-            "debugger.case.submit", "debugger.pane.usage"} <= binding_ids()
+            "debugger.case.submit", "debugger.pane.usage"} <= binding_ids("debugger")
 
 
 @pytest.mark.usefixtures("workdir")  # the example graph and its cases in a temp cwd

@@ -90,7 +90,7 @@ def copied_app(tmp_path):  # type: ignore[no-untyped-def]
 async def test_a_case_written_with_i_is_offered_to_the_cases_file_on_esc(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json
 
-    from dagtui.tui.debugger.dialogs import CaseEditScreen, PickScreen
+    from dagtui.tui.screens.dialogs import CaseEditScreen, ChoiceScreen
 
     app, cases_path = copied_app(tmp_path)
     before = cases_path.read_text().splitlines()
@@ -106,7 +106,7 @@ async def test_a_case_written_with_i_is_offered_to_the_cases_file_on_esc(tmp_pat
         assert [c.name for c in screen.unsaved_cases] == ["written here"]
         await pilot.press("escape")
         await pilot.pause()
-        assert isinstance(app.screen, PickScreen)
+        assert isinstance(app.screen, ChoiceScreen)
         await pilot.press("enter")  # append and leave
         await pilot.pause()
     after = cases_path.read_text().splitlines()
@@ -118,7 +118,7 @@ async def test_edits_in_standalone_step_are_not_dropped_on_esc_without_a_questio
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     from textual.widgets import TextArea
 
-    from dagtui.tui.debugger.dialogs import PickScreen
+    from dagtui.tui.screens.dialogs import ChoiceScreen
 
     app, _ = copied_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -132,8 +132,8 @@ async def test_edits_in_standalone_step_are_not_dropped_on_esc_without_a_questio
         assert screen.unsaved_edits == ["present.criteria"]
         await pilot.press("escape")
         await pilot.pause()
-        assert isinstance(app.screen, PickScreen)
-        assert "present.criteria" in str(app.screen.hint)
-        await pilot.press("end", "enter")  # stay
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "present.criteria" in str(app.screen.message)
+        await pilot.press("escape")  # stay
         await pilot.pause()
         assert app.screen is screen and app.is_running

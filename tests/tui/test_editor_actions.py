@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dagtui.tui.app import EDITOR_KEYS, EditorApp
-from dagtui.tui.screens.dialogs import AddNodeScreen, ChoiceScreen, PromptScreen
+from dagtui.tui.screens.dialogs import AddNodeScreen, ChoiceScreen, TextScreen
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
@@ -238,7 +238,7 @@ async def test_rename_updates_every_reference_and_saves(graph_file: Path) -> Non
         await goto_row(pilot, app, node_key("order", "extract"))
         await pilot.press("r")
         await pilot.pause()
-        assert isinstance(app.screen, PromptScreen)
+        assert isinstance(app.screen, TextScreen)
         await pilot.press("ctrl+u")
         for ch in "ordering":
             await pilot.press(ch)
@@ -264,8 +264,8 @@ async def test_rename_refuses_an_existing_id(graph_file: Path) -> None:
         await goto_row(pilot, app, node_key("order", "extract"))
         await pilot.press("r", "ctrl+u", *"present", "enter")
         await pilot.pause()
-        assert isinstance(app.screen, PromptScreen)
-        assert "already exists" in str(app.screen.query_one("#prompt-error").render())
+        assert isinstance(app.screen, TextScreen)
+        assert "already exists" in str(app.screen.query_one("#text-error").render())
         await pilot.press("escape")
         assert set(app.state.graph.nodes) == {"extract", "present", "order"}
 
@@ -395,7 +395,7 @@ async def test_command_palette_has_every_action(graph_file: Path) -> None:
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, PromptScreen)
+        assert isinstance(app.screen, TextScreen)
 
 
 async def test_help_lists_every_key(graph_file: Path) -> None:
@@ -420,7 +420,7 @@ async def test_every_binding_has_an_id_and_can_be_remapped(graph_file: Path) -> 
         await goto_row(pilot, app, node_key("order", "extract"))
         await pilot.press("n")
         await pilot.pause()
-        assert isinstance(app.screen, PromptScreen)
+        assert isinstance(app.screen, TextScreen)
         await pilot.press("escape", "f1")
         await pilot.pause()
         listed = {b.id: b.key for _, bindings in app.screen.groups for b in bindings}

@@ -336,7 +336,7 @@ async def test_verdict_labels_are_shown_whole_in_the_form(graph_file: Path) -> N
 
 async def test_a_case_written_in_f5_on_a_starter_lands_in_a_new_cases_file_named_by_the_graph(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dagtui.tui.debugger.dialogs import CaseEditScreen, PickScreen
+    from dagtui.tui.screens.dialogs import CaseEditScreen
 
     monkeypatch.chdir(tmp_path)
     app = make_app(tmp_path / "new.toml", starter="blank")
@@ -351,7 +351,7 @@ async def test_a_case_written_in_f5_on_a_starter_lands_in_a_new_cases_file_named
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
-        assert isinstance(app.screen, PickScreen)
+        assert isinstance(app.screen, ChoiceScreen)
         await pilot.press("enter")  # append and leave
         await pilot.pause()
         assert app.screen is app.screen_stack[0]

@@ -60,8 +60,8 @@ def test_delete_and_detach_then_undo(state: EditorState) -> None:
 
 
 def test_keymap_from_env_and_file(tmp_path: Path) -> None:
+    from dagtui.keyfile import KeymapError, load_keymap, parse_env, unknown_ids
     from dagtui.tui.app import binding_ids
-    from dagtui.tui.keymap import KeymapError, load_keymap, parse_env, unknown_ids
 
     keys = tmp_path / "keys.toml"
     keys.write_text('"editor.rename" = "n"\n"editor.save" = "ctrl+w"\n')

@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
+from ..keys import DEBUGGER_KEYS
 from .app import DebuggerApp, graph_cases, open_debugger
 from .human import TuiHumanJudge
-from .keys import DEBUGGER_HELP, DEBUGGER_KEYS
 from .screen import DebuggerScreen
 
 __all__ = [
-    "DEBUGGER_HELP",
     "DEBUGGER_KEYS",
     "DebuggerApp",
     "DebuggerScreen",

@@ -78,7 +78,7 @@ class RunActions:
     # ------------------------------------------------------------------ what-if
 
     def action_override(self) -> None:
-        from .dialogs import PickScreen, TextScreen
+        from ..screens.dialogs import PickScreen, TextScreen
 
         run = self.live
         nid = self.query_one(PathTree).selected_node
@@ -164,7 +164,7 @@ class RunActions:
     # ------------------------------------------------------------------ edit & re-run
 
     def action_edit_node(self) -> None:
-        from .dialogs import TextScreen
+        from ..screens.dialogs import TextScreen
 
         run = self.live
         nid = self.query_one(PathTree).selected_node
@@ -214,7 +214,7 @@ class RunActions:
     # ------------------------------------------------------------------ the case & judge
 
     def action_pick_case(self) -> None:
-        from .dialogs import CasePickerScreen
+        from ..screens.dialogs import CasePickerScreen
 
         run = self.live
         if run is None:
@@ -232,7 +232,7 @@ class RunActions:
         self.app.push_screen(CasePickerScreen(self.cases, current, self.cases_source), chosen)
 
     def action_edit_case(self) -> None:
-        from .dialogs import CaseEditScreen
+        from ..screens.dialogs import CaseEditScreen
 
         run = self.live
         if run is None:
@@ -262,7 +262,7 @@ class RunActions:
             self.query_one(PathTree).select_node(run.order[0])
 
     def action_pick_judge(self) -> None:
-        from .dialogs import PickScreen
+        from ..screens.dialogs import PickScreen
 
         if self.judge_factory is None or self.live is None:
             return
@@ -292,7 +292,7 @@ class RunActions:
     # ------------------------------------------------------------------ traces
 
     def action_save_trace(self) -> None:
-        from .dialogs import TextScreen
+        from ..screens.dialogs import TextScreen
 
         run = self.run
         if run is None or not run.started:
@@ -325,7 +325,7 @@ class RunActions:
         return saved
 
     def action_open_trace(self) -> None:
-        from .dialogs import TextScreen
+        from ..screens.dialogs import TextScreen
 
         def named(path: str | None) -> None:
             if path:

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from ...cases import Case, CaseError, cases_source, load_cases
 from ...judges.factory import default_judge_name, make_judge
 from ...model import Graph
+from ..keys import Remappable
 from .human import TuiHumanJudge
 from .screen import DebuggerScreen
 
@@ -28,11 +29,11 @@ def graph_cases(graph: Graph, graph_path: str | Path | None,
         return [], source, str(exc)
 
 
-class DebuggerApp(App[int]):
+class DebuggerApp(Remappable, App[int]):
     """`dagtui step`: the debugger screen alone; esc quits.
 
-    `keymap`: binding id -> key(s), the user's remaps (`keys.load_debugger_keymap`); tests
-    and screenshots pass none, so they never depend on the machine's settings.
+    `keymap`: binding id -> key(s), the user's remaps (`dagtui.keyfile`); tests and
+    screenshots pass none, so they never depend on the machine's settings.
     """
 
     TITLE = "dagtui step"
@@ -48,7 +49,8 @@ class DebuggerApp(App[int]):
         self.graph = graph
         self.graph_path = graph_path
         self.screen_args = screen_args
-        self.user_keymap = dict(keymap or {})
+        if keymap:
+            self.set_keymap(keymap)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, less its "Keys" panel (F1 is the debugger's list)."""
@@ -57,10 +59,15 @@ class DebuggerApp(App[int]):
                 yield command
 
     def on_mount(self) -> None:
-        if self.user_keymap:
-            self.set_keymap(self.user_keymap)
         self.push_screen(DebuggerScreen(self.graph, self.graph_path, standalone=True,
                                         **self.screen_args))
+
+    async def action_quit(self) -> None:
+        """ctrl+q: leave as esc does, asking first when work would be lost."""
+        try:
+            self.debugger.leave_asking()
+        except LookupError:
+            self.exit()
 
     @property
     def debugger(self) -> DebuggerScreen:
@@ -68,6 +75,14 @@ class DebuggerApp(App[int]):
             if isinstance(screen, DebuggerScreen):
                 return screen
         raise LookupError("the debugger screen is not open")
+
+
+def known_binding_ids() -> set[str]:
+    """Every id a keys file may name: the debugger's, and the editor's and the suite
+    view's, which share the file (`dagtui step` checks remaps against these)."""
+    from ..keys import binding_ids
+
+    return binding_ids()
 
 
 def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None = None) -> None:

@@ -44,7 +44,7 @@ PYTHON_CHOICES = ("Allow: run it (for this session)", "Deny: the step fails")
 
 async def ask_python(app: App[Any], target: PythonTarget) -> bool:
     """The one-time question before a python check runs code; True when allowed."""
-    from .dialogs import PickScreen
+    from ..screens.dialogs import PickScreen
 
     hint = (f"The graph's check node '{target.node}' calls {target.function}() in "
             f"{target.path}. That is code running on this machine: allow it only if you "
@@ -69,7 +69,7 @@ class TuiHumanJudge(HumanJudge):
         return {"name": self.name}
 
     async def ask_person(self, ask: Ask) -> HumanAnswer:
-        from .dialogs import HumanAnswerScreen
+        from ..screens.dialogs import HumanAnswerScreen
 
         if self.app is None:
             raise RuntimeError("the human judge needs the app to ask in")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from .keys import DEBUGGER_HELP, DEBUGGER_KEYS, shown_key
+from ..keys import DEBUGGER_KEYS, shown_key
 from .widgets import PANES, PathTree, StepPanes
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def why_not(screen: DebuggerScreen, action: str) -> str | None:
 
 
 def _key_named(screen: DebuggerScreen) -> Callable[[str], str]:
-    keys = {action: (bid, key) for bid, key, action, _desc, _show in DEBUGGER_KEYS}
+    keys = {spec.action: (spec.id, spec.key) for spec in DEBUGGER_KEYS}
 
     def key(action: str) -> str:
         bid, default = keys[action]
@@ -123,10 +123,10 @@ def _key_named(screen: DebuggerScreen) -> Callable[[str], str]:
 def palette_commands(screen: DebuggerScreen) -> list[PaletteCommand]:
     """Every debugger action as a palette entry, in the order of the key table."""
     out: list[PaletteCommand] = []
-    for bid, key, action, _desc, _show in DEBUGGER_KEYS:
-        out.append(PaletteCommand(_title(screen, action), action, bid,
-                                  shown_key(screen.app, bid, key), DEBUGGER_HELP[action],
-                                  why_not(screen, action)))
+    for spec in DEBUGGER_KEYS:
+        out.append(PaletteCommand(_title(screen, spec.action), spec.action, spec.id,
+                                  shown_key(screen.app, spec.id, spec.key), spec.help,
+                                  why_not(screen, spec.action)))
     for number, (pid, name) in enumerate(PANES, start=1):
         bid = f"debugger.pane.{pid}"
         out.append(PaletteCommand(f"Show the {name} pane", f"pane('{pid}')", bid,

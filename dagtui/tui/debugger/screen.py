@@ -20,7 +20,6 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
@@ -33,9 +32,20 @@ from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
 from ..calibration import forced_overrides, label_note, load_calibration
+from ..keys import (
+    CASE_KEYS,
+    DEBUGGER_KEYS,
+    DIALOG_KEYS,
+    HELP_KEYS,
+    HUMAN_KEYS,
+    TEXT_KEYS,
+    bindings,
+    debugger_widgets,
+    declared,
+    pane_keys,
+)
+from ..screens.dialogs import settle_blink
 from .actions import RunActions
-from .dialogs import DEBUGGER_CSS_PATH, settle_blink
-from .keys import DEBUGGER_KEYS, help_sections
 from .palette import DebuggerCommands
 from .panes_text import (
     calls_text,
@@ -68,17 +78,11 @@ class DebuggerScreen(RunActions, Screen[None]):
     as the consent object lives (the editor keeps one for its whole session).
     """
 
-    #: the screen and its dialogs share one stylesheet (loaded with the screen, in either app)
-    CSS_PATH = DEBUGGER_CSS_PATH
+    #: loaded with the screen, in either app (the dialogs have their own, `dialogs.tcss`)
+    CSS_PATH = Path(__file__).with_name("debugger.tcss")
     #: ctrl+p lists every action below by name (see `palette.py`)
     COMMANDS = {DebuggerCommands}
-    BINDINGS = [
-        Binding(key, action, desc, show=show, id=bid)
-        for bid, key, action, desc, show in DEBUGGER_KEYS
-    ] + [
-        Binding(str(i), f"pane('{pid}')", title, show=False, id=f"debugger.pane.{pid}")
-        for i, (pid, title) in enumerate(PANES, start=1)
-    ]
+    BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(PANES))
 
     def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
                  cases: list[Case] | None = None, case: Case | str | int | None = None,
@@ -481,9 +485,17 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.refresh_view()
 
     def action_keys(self) -> None:
-        from .dialogs import KeysScreen
+        from ..screens.help import HelpScreen
 
-        self.app.push_screen(KeysScreen(help_sections(self.app)))
+        more = [("debugger", bindings([*DEBUGGER_KEYS, *pane_keys(PANES)]))]
+        more += [(title, declared(cls)) for title, cls in debugger_widgets()]
+        more.append(("dialogs", bindings([*DIALOG_KEYS, *HUMAN_KEYS, *TEXT_KEYS, *CASE_KEYS,
+                                          *HELP_KEYS])))
+        notes = [("path tree", "↑ ↓ space", "move; space folds or unfolds a node's verdicts"),
+                 ("step panes", "tab",
+                  "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies")]
+        self.app.push_screen(HelpScreen(self, "debugger", more, notes,
+                                        heading="Debugger keys (esc closes)"))
 
     def action_copy_pane(self) -> None:
         panes = self.query_one(StepPanes)
@@ -504,16 +516,14 @@ class DebuggerScreen(RunActions, Screen[None]):
             self.refresh_view()
             self.notify("back to the live run")
             return
+        self.leave_asking()
+
+    def leave_asking(self) -> None:
+        """Leave (the editor, or quit `dagtui step`); cases written here and edits no editor
+        took would vanish, so then ask first (`ask_to_quit`: the three screens' one way)."""
+        from ..screens.dialogs import ask_to_quit
+
         lost_edits = self.unsaved_edits if self.on_edit is None else []
-        if self.unsaved_cases or lost_edits:
-            self._ask_before_leaving(lost_edits)
-            return
-        self._leave()
-
-    def _ask_before_leaving(self, lost_edits: list[str]) -> None:
-        """Cases written here and edits no editor took would vanish: ask first."""
-        from .dialogs import PickScreen
-
         target = self.cases_file()
         n = len(self.unsaved_cases)
         what = []
@@ -523,23 +533,20 @@ class DebuggerScreen(RunActions, Screen[None]):
         if lost_edits:
             what.append(f"edits to {', '.join(lost_edits)} (only in this run: make them in "
                         "the graph file to keep them)")
-        options = ([f"Append the case{'s' if n != 1 else ''} to {target} and leave"]
-                   if n else []) + ["Leave without saving", "Stay"]
 
-        def chosen(index: int | None) -> None:
-            choice = options[index] if index is not None else "Stay"
-            if choice.startswith("Append"):
-                try:
-                    self.append_cases(target)
-                except OSError as exc:
-                    self.notify(f"could not write {target}: {exc}", severity="error")
-                    return
-                self._leave()
-            elif choice == "Leave without saving":
-                self._leave()
+        async def append() -> bool:
+            try:
+                self.append_cases(target)
+            except OSError as exc:
+                self.notify(f"could not write {target}: {exc}", severity="error")
+                return False
+            return True
 
-        self.app.push_screen(PickScreen("Leave the debugger?", "Unsaved: " + "; ".join(what)
-                                        + ".", options), chosen)
+        ask_to_quit(self.app, unsaved="Unsaved: " + "; ".join(what) + "." if what else None,
+                    leave=self._leave, save=append if n else None,
+                    title="Leave the debugger?",
+                    save_label=f"Append the case{'s' if n != 1 else ''} to {target} and leave",
+                    discard_label="Leave without saving", cancel_label="Stay")
 
     def cases_file(self) -> Path:
         """Where written cases go: the cases file in use, else GRAPH.cases.jsonl beside the

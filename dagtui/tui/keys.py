@@ -1,0 +1,306 @@
+"""Every key of the editor, the debugger and the suite view, in one table.
+
+Each binding has an id (`editor.save`, `debugger.step`, `suite.delete`, ...) so a person
+can move it with `DAGTUI_KEYS` or `~/.config/dagtui/keys.toml` (read and checked before
+the UI opens by `dagtui.keyfile`, applied with Textual's `App.set_keymap`). The screens'
+`BINDINGS` are built from these rows; F1 and the command palettes read the same rows for
+what each key does, so a key added here shows up everywhere without a second list.
+
+The tree, problem list, graph view and long-field widgets keep their own `BINDINGS` (they
+are reused outside these screens); `binding_ids` and F1 read those from the classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from textual.binding import Binding
+
+
+class KeySpec(NamedTuple):
+    """One binding: its id, default key(s), action, footer label, whether the footer shows
+    it, what it does (F1, the palette) and whether it beats a focused widget's own key."""
+
+    id: str
+    key: str
+    action: str
+    description: str
+    show: bool
+    help: str
+    priority: bool = False
+
+    def binding(self) -> Binding:
+        return Binding(self.key, self.action, self.description, show=self.show,
+                       priority=self.priority, id=self.id)
+
+
+def bindings(specs: Iterable[KeySpec]) -> list[Binding]:
+    """Textual bindings for a `BINDINGS` class attribute."""
+    return [spec.binding() for spec in specs]
+
+
+EDITOR_KEYS: list[KeySpec] = [
+    KeySpec("editor.save", "ctrl+s", "save", "save", True,
+            "save the graph (atomic, comments kept)", priority=True),
+    KeySpec("editor.add_node", "a", "add_node", "add", True,
+            "add a node: child of the selected task, or the highlighted verdict's then"),
+    KeySpec("editor.add_verdict", "v", "add_verdict", "verdict+", False,
+            "add a verdict to the selected judgement/check node"),
+    KeySpec("editor.remove_verdict", "x", "remove_verdict", "verdict−", False,
+            "remove the highlighted (or last) verdict"),
+    KeySpec("editor.delete", "d", "delete", "delete", True,
+            "delete the selected node (refused while anything points at it)"),
+    KeySpec("editor.delete_detach", "D", "delete_detach", "delete and detach", False,
+            "delete the node and detach every reference to it"),
+    KeySpec("editor.rename", "r", "rename", "rename", True,
+            "rename the node; every reference follows"),
+    KeySpec("editor.move_up", "alt+up", "move(-1)", "move up", False,
+            "move the highlighted verdict, or the node among its task's children, up"),
+    KeySpec("editor.move_down", "alt+down", "move(1)", "move down", False,
+            "move the highlighted verdict, or the node among its task's children, down"),
+    KeySpec("editor.undo", "ctrl+z", "undo", "undo", True, "undo the last change"),
+    KeySpec("editor.redo", "ctrl+y", "redo", "redo", False, "redo"),
+    KeySpec("editor.external_editor", "ctrl+o", "external_editor", "$EDITOR", False,
+            "edit the focused long field in $VISUAL/$EDITOR"),
+    KeySpec("editor.goto", "slash,ctrl+g", "goto", "go to", True,
+            "go to a node by (fuzzy) name"),
+    KeySpec("editor.problems", "p", "show_tab('problems')", "problems", False,
+            "show the problems panel"),
+    KeySpec("editor.paths", "t", "show_tab('paths')", "paths", False,
+            "show the path analysis table"),
+    KeySpec("editor.graph", "g", "show_graph", "graph", True,
+            "show the graph drawing (again: enlarge and focus it; arrows/hjkl, pgup/pgdn, "
+            "home scroll it; esc back)"),
+    KeySpec("editor.graph_scope", "f", "graph_scope", "whole/focus graph", False,
+            "graph: whole graph / selected node's upstream+downstream"),
+    KeySpec("editor.tree", "escape", "focus_tree", "back to tree", False,
+            "back to the tree (leave the form)"),
+    KeySpec("editor.reload", "ctrl+r", "reload", "reload file", False,
+            "re-read the file from disk"),
+    KeySpec("editor.debug", "f5", "debug", "debug", True, "open the step debugger",
+            priority=True),
+    KeySpec("editor.calibration", "K", "calibration", "calibration", False,
+            "calibration view (from dagtui calibrate): per-node kappa, confusion, "
+            "disagreeing cases; enter opens the debugger there"),
+    KeySpec("editor.help", "f1", "help", "help", True, "this help", priority=True),
+    KeySpec("editor.quit", "ctrl+q,q", "quit", "quit", True,
+            "quit (asks when there are unsaved changes)"),
+]
+
+DEBUGGER_KEYS: list[KeySpec] = [
+    KeySpec("debugger.step", "n", "step", "step", True,
+            "run the next node (one judge call at most)"),
+    KeySpec("debugger.continue", "c", "continue_run", "continue", True,
+            "run to the end, or until a node with a breakpoint is next"),
+    KeySpec("debugger.restart", "r", "restart", "restart", True,
+            "start the case again from the first node"),
+    KeySpec("debugger.breakpoint", "b", "breakpoint", "breakpoint", True,
+            "toggle a breakpoint on the selected node"),
+    KeySpec("debugger.override", "o", "override", "override", True,
+            "what-if: set the selected node's verdict yourself and follow that branch"),
+    KeySpec("debugger.edit", "e", "edit_node", "edit & rerun", True,
+            "edit the selected node's criteria/instructions and re-run from it "
+            "(upstream steps reused)"),
+    KeySpec("debugger.case", "p", "pick_case", "case", True,
+            "pick the case from the cases file (or edit it inline)"),
+    KeySpec("debugger.edit_case", "i", "edit_case", "edit case", False,
+            "edit every field of the current case inline"),
+    KeySpec("debugger.judge", "J", "pick_judge", "judge", False,
+            "switch judge: labels, human, or the graph's model"),
+    KeySpec("debugger.stop", "x", "stop", "stop", True, "cancel the judge call in flight"),
+    KeySpec("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True,
+            "save the run as a trace (JSON)"),
+    KeySpec("debugger.open_trace", "t", "open_trace", "open trace", False,
+            "open a saved trace read-only"),
+    KeySpec("debugger.copy_pane", "y", "copy_pane", "copy pane", False,
+            "copy the whole text of the pane shown (prompt, response, ...) to the clipboard"),
+    KeySpec("debugger.help", "question_mark,f1", "keys", "keys", True, "this list of keys"),
+    KeySpec("debugger.back", "escape", "back", "back", True,
+            "close a trace view / back to the editor / quit"),
+]
+
+SUITE_KEYS: list[KeySpec] = [
+    KeySpec("suite.focus", "f", "toggle_focus", "Focus", True,
+            "drawing: all rules / the selected rule's upstream and downstream"),
+    KeySpec("suite.add_dep", "a", "add_dependency", "Add dep", True,
+            "make the selected rule depend on another (a cycle is refused)"),
+    KeySpec("suite.remove_dep", "x", "remove_dependency", "Remove dep", True,
+            "remove one of the selected rule's dependencies"),
+    KeySpec("suite.pause", "p", "toggle_paused", "Pause", True,
+            "pause or resume the selected rule"),
+    KeySpec("suite.delete", "delete,d", "delete_rule", "Delete", True,
+            "delete the selected rule (refused while another depends on it)"),
+    KeySpec("suite.open", "enter,o", "open_graph", "Open graph", True,
+            "open the selected rule's graph in the editor (back here when it closes)"),
+    KeySpec("suite.save", "ctrl+s", "save", "Save", True, "save the suite file"),
+    KeySpec("suite.down", "j", "cursor(1)", "Down", False, "next rule"),
+    KeySpec("suite.up", "k", "cursor(-1)", "Up", False, "previous rule"),
+    KeySpec("suite.help", "f1", "help", "Help", True, "this help", priority=True),
+    # ctrl+q quits too: Textual's own binding runs this app's `action_quit`
+    KeySpec("suite.quit", "q", "quit", "Quit", True,
+            "quit (asks when there are unsaved changes; ctrl+q too)"),
+]
+
+#: every dialog: esc backs out, changing nothing
+DIALOG_KEYS: list[KeySpec] = [
+    KeySpec("dialog.cancel", "escape", "cancel", "cancel", False,
+            "close the dialog, changing nothing"),
+]
+
+#: a one-text dialog (rename, a what-if evidence, a file name): F2 applies (enter too on a
+#: one-line text; a long text needs enter for new lines)
+TEXT_KEYS: list[KeySpec] = [
+    KeySpec("dialog.submit", "f2", "submit", "apply", False, "apply the text typed"),
+]
+
+#: the debugger's human judge
+HUMAN_KEYS: list[KeySpec] = [
+    KeySpec("debugger.human.submit", "f2", "submit", "answer", False,
+            "human judge: send the answer"),
+    *[KeySpec(f"debugger.human.pick{i}", str(i), f"pick({i - 1})", str(i), False,
+              f"human judge: pick answer {i}") for i in range(1, 10)],
+]
+
+#: the debugger's case editor
+CASE_KEYS: list[KeySpec] = [
+    KeySpec("debugger.case.submit", "f2", "submit", "apply", False, "apply the case edited"),
+]
+
+#: F1's list itself
+HELP_KEYS: list[KeySpec] = [
+    KeySpec("help.close", "f1,q,question_mark", "cancel", "close", False, "close this list"),
+]
+
+
+def pane_keys(panes: Sequence[tuple[str, str]]) -> list[KeySpec]:
+    """`1`..`5`: the debugger's step panes (`panes`: pane id, tab title)."""
+    return [KeySpec(f"debugger.pane.{pid}", str(i), f"pane('{pid}')", title, False,
+                    f"show the {title} pane")
+            for i, (pid, title) in enumerate(panes, start=1)]
+
+
+def _debugger_panes() -> list[KeySpec]:
+    from .debugger.widgets import PANES
+
+    return pane_keys(PANES)
+
+
+#: what a key does, by binding id (F1 and the palettes)
+HELP_TEXT: dict[str, str] = {
+    spec.id: spec.help
+    for table in (EDITOR_KEYS, DEBUGGER_KEYS, SUITE_KEYS, DIALOG_KEYS, TEXT_KEYS, HUMAN_KEYS,
+                  CASE_KEYS, HELP_KEYS)
+    for spec in table
+}
+
+
+def describe_key(key: str) -> str:
+    """`ctrl+s` -> `^s`, `f1` -> `F1`, `slash` -> `/` (the footer's spelling)."""
+    names = {"slash": "/", "question_mark": "?", "escape": "esc", "enter": "enter",
+             "left_square_bracket": "[", "right_square_bracket": "]"}
+    out = []
+    for part in key.split(","):
+        part = part.strip()
+        part = names.get(part, part)
+        if part.startswith("ctrl+"):
+            part = "^" + part[5:]
+        if len(part) >= 2 and part[0] == "f" and part[1:].isdigit():
+            part = part.upper()
+        out.append(part)
+    return " or ".join(out)
+
+
+def key_of(app: Any, binding_id: str, default: str) -> str:
+    """The key(s) bound to `binding_id` now: the user's remap, else `default`.
+
+    The apps keep the remaps they were given as `user_keymap` (Textual's copy is private).
+    """
+    keymap: Mapping[str, str] = getattr(app, "user_keymap", None) or {}
+    return keymap.get(binding_id, default)
+
+
+def shown_key(app: Any, binding_id: str, default: str) -> str:
+    """`key_of` spelled the way the footer and F1 spell keys (`^s`, `? or F1`, `esc`)."""
+    return describe_key(key_of(app, binding_id, default))
+
+
+def declared(owner: type, prefixes: tuple[str, ...] = ()) -> list[Binding]:
+    """The `BINDINGS` with an id that `owner` and its bases declare, one per id (its keys
+    joined, as Textual merges them), read from the public class attributes; `prefixes`
+    keeps only ids starting so."""
+    out: dict[str, Binding] = {}
+    for cls in reversed(owner.__mro__):
+        for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
+            if not b.id or (prefixes and not b.id.startswith(prefixes)):
+                continue
+            if b.id in out and b.key not in out[b.id].key.split(","):
+                first = out[b.id]
+                out[b.id] = Binding(f"{first.key},{b.key}", b.action, b.description,
+                                    show=b.show, id=b.id)
+            else:
+                out.setdefault(b.id, b)
+    return list(out.values())
+
+
+def editor_widgets() -> list[tuple[str, type]]:
+    """The editor's widgets with keys of their own, titled as F1 shows them."""
+    from .widgets.graph_tree import GraphTree
+    from .widgets.graph_view import GraphView
+    from .widgets.long_text import LongText
+    from .widgets.panels import ProblemsTable
+
+    return [("tree", GraphTree), ("problems list", ProblemsTable), ("graph (g g)", GraphView),
+            ("long field", LongText)]
+
+
+def debugger_widgets() -> list[tuple[str, type]]:
+    from .debugger.widgets import PathTree
+
+    return [("path tree", PathTree)]
+
+
+def _ids(specs: Iterable[KeySpec]) -> set[str]:
+    return {spec.id for spec in specs}
+
+
+def _widget_ids(widgets: list[tuple[str, type]]) -> set[str]:
+    return {b.id for _title, cls in widgets for b in declared(cls) if b.id}
+
+
+DIALOGS: tuple[list[KeySpec], ...] = (DIALOG_KEYS, TEXT_KEYS, HELP_KEYS)
+
+
+def binding_ids(screen: str | None = None) -> set[str]:
+    """The remappable ids of one screen (`editor`, `debugger`, `suite`) with its widgets
+    and dialogs, or of all three (None: what a keys file may name, as it serves them all).
+
+    The editor's set includes the debugger's: F5 opens it in the same app.
+    """
+    dialogs = set().union(*(_ids(t) for t in DIALOGS))
+    debugger = (_ids(DEBUGGER_KEYS) | _ids(_debugger_panes()) | _ids(HUMAN_KEYS)
+                | _ids(CASE_KEYS) | _widget_ids(debugger_widgets()) | dialogs)
+    if screen == "debugger":
+        return debugger
+    from .screens.calibration import CalibrationScreen
+
+    editor = (_ids(EDITOR_KEYS) | _widget_ids(editor_widgets()) | debugger
+              | {b.id for b in declared(CalibrationScreen) if b.id})
+    if screen == "editor":
+        return editor
+    suite = _ids(SUITE_KEYS) | dialogs
+    if screen == "suite":
+        return suite
+    return editor | suite
+
+
+class Remappable:
+    """App mixin: `set_keymap` (Textual's public remap) that also keeps the remaps where F1
+    and the palettes can read them (`key_of`; Textual's own copy is private)."""
+
+    #: the user's remaps as given to `set_keymap`
+    user_keymap: dict[str, str] = {}
+
+    def set_keymap(self, keymap: Mapping[str, str]) -> None:
+        self.user_keymap = dict(keymap)
+        super().set_keymap(keymap)  # type: ignore[misc]
