@@ -27,22 +27,13 @@ from typing import Any
 
 from .cases import Case, CaseError, case_from_dict
 from .checked import CheckedGraph
-from .checks import CheckError, PythonConsent, input_param, run_check
+from .checks import CheckError, PythonConsent
 from .diagnostics import Diagnostic
 from .judges.base import Ask, Judge, JudgeError, Reply
-from .kinds import kind_of
+from .kinds import extracts, kind_of
 from .kinds.answers import is_score
 from .loader import GraphError
-from .model import (
-    CheckNode,
-    GEvalNode,
-    Graph,
-    Judgement,
-    MetricNode,
-    NodeBase,
-    TaskNode,
-    Verdict,
-)
+from .model import GEvalNode, Graph, Judgement, NodeBase, TaskNode, Verdict
 from .prompts import Prompt, build_prompt, geval_steps_prompt
 from .schedule import RunState, Topology
 from .trace import PathStep, RunResult, StepRecord
@@ -105,14 +96,9 @@ class Engine:
         for nid in self.reachable:
             node = self.graph.nodes[nid]
             needed: list[str] = []
-            if isinstance(node, CheckNode):
-                p = input_param(node)
-                if p:
-                    needed.append(p)
-                if node.check == "equals":
-                    needed.append("expected_output")
-                if node.check == "tools" and node.allowed is None:
-                    needed.append("expected_tools")
+            inputs = kind_of(node).inputs
+            if inputs is not None:  # decided in code: what the code reads, whatever the judge
+                needed.extend(inputs(node))
             elif self.judge.needs_params:
                 needed.extend(node.params)
             if needed:
@@ -206,11 +192,8 @@ class Engine:
             if nid in session.overrides:
                 rec.prompt = self._skipped_prompt(session, node, evidence)
                 self._apply_override(rec, node, session.overrides[nid])
-            elif isinstance(node, CheckNode):
-                if node.check == "python":  # refused (or asked) before anything is imported
-                    await self.python.admit(node, self.graph)
-                result = run_check(node, self.graph, session.case.fields, evidence,
-                                   python=self.python)
+            elif (run := kind_of(node).run) is not None:  # decided in code: no judge
+                result = await run(node, self.graph, session.case.fields, evidence, self.python)
                 rec.source, rec.judge = "check", "check"
                 rec.answer, rec.reason = result.value, result.reason
             else:
@@ -237,8 +220,8 @@ class Engine:
     async def _ask_judge(self, session: Session, rec: StepRecord, node: NodeBase,
                          evidence: dict[str, Any]) -> None:
         steps: list[str] | None = None
-        if isinstance(node, GEvalNode):
-            steps = await self._geval_steps_for(session, rec, node)
+        if kind_of(node).steps:
+            steps = await self._geval_steps_for(session, rec, node)  # type: ignore[arg-type]
         prompt = self.prompt_for(session, node, evidence, steps)
         rec.prompt = prompt.messages
         if (node.is_judgement and not evidence and not node.params):
@@ -254,7 +237,8 @@ class Engine:
             rec.method, rec.sampled = previous.method, previous.sampled
             rec.notes.append(f"reused from an earlier run (step {previous.index})")
             return
-        model = node.model if isinstance(node, GEvalNode | MetricNode) and node.model else None
+        # a node that names its own `model` (a geval or metric leaf) is judged by that model
+        model = getattr(node, "model", None) or None
         ask = Ask(self.graph, node, prompt, session.case, evidence, session.sample, model)
         reply: Reply = await self.judge.answer(ask)
         rec.calls.extend(reply.calls)
@@ -291,12 +275,14 @@ class Engine:
 
     def _prompt_if_known(self, session: Session, node: NodeBase,
                          evidence: dict[str, Any]) -> Prompt | None:
-        """The prompt `node` would be sent now, or None (check node, steps not generated)."""
-        if isinstance(node, CheckNode):
+        """The prompt `node` would be sent now, or None (decided in code, steps not
+        generated)."""
+        kind = kind_of(node)
+        if kind.request is None:
             return None
         steps = None
-        if isinstance(node, GEvalNode):
-            steps = self.known_geval_steps(node)
+        if kind.steps:
+            steps = self.known_geval_steps(node)  # type: ignore[arg-type]
             if steps is None:
                 return None
         return self.prompt_for(session, node, evidence, steps)
@@ -536,7 +522,7 @@ class Session:
             return
         nid = record.node
         node = self.engine.graph.nodes[nid]
-        if isinstance(node, TaskNode):
+        if kind_of(node).extracts:
             self.outputs[nid] = record.answer
             self.state.finish_task(nid)
         elif node.is_scored_leaf:
@@ -555,7 +541,7 @@ class Session:
         wall = (self._end or time.perf_counter()) - self._start
         res = RunResult(self.case.name, threshold=threshold, steps=list(self.records),
                         wall_time=wall, expected_score=self.case.expected_score)
-        res.path = [PathStep(r.node, r.answer if r.node_type != "task" else None, r.then,
+        res.path = [PathStep(r.node, None if extracts(r.node_type) else r.answer, r.then,
                              r.leaf_score) for r in self.records if r.error is None]
         if self.failed is not None:
             rec = self.failed

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .judges.base import CallRecord
+from .kinds import decides, extracts
 from .model import Graph
 from .text import verdict_text
 
@@ -78,11 +79,13 @@ class StepRecord:
 
     @property
     def verdict(self) -> Any:
-        return None if self.node_type in ("task", "geval", "metric") else self.answer
+        """The verdict chosen (None for evidence or a score; the node type's kind says)."""
+        return self.answer if decides(self.node_type) else None
 
     @property
     def evidence(self) -> Any:
-        return self.answer if self.node_type == "task" else None
+        """The evidence text a task extracted (None for any other node)."""
+        return self.answer if extracts(self.node_type) else None
 
     @property
     def ok(self) -> bool:

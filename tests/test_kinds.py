@@ -161,7 +161,7 @@ def test_deepeval_exports_refuse_a_registered_kind(question: NodeKind) -> None:
         with pytest.raises(ExportRefused) as refused:
             export(graph)
         assert [r.format() for r in refused.value.refusals] == [
-            "'polite': DeepEval's DAG has no node for the type(s) question"]
+            "'polite': DeepEval's DAG has no node for the type question"]
 
 
 def test_an_unregistered_kind_is_unknown_again(question: NodeKind) -> None:

@@ -15,26 +15,14 @@ import json
 from typing import Any
 
 from ..kinds import kind_of
-from ..kinds.builtin import BUILTIN
 from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NonBinaryNode, TaskNode, Verdict
 from .naming import unique, verdict_key
-from .refusals import ExportRefused, Refusal, deepeval_refusals
-
-
-def export_refusals(graph: Graph) -> list[Refusal]:
-    """`deepeval_refusals`, then every node of a type registered beyond the built-in ones:
-    the DeepEval forms (here and in `deepeval_python`) are written per built-in type."""
-    out = deepeval_refusals(graph)
-    foreign = tuple(nid for nid, n in graph.nodes.items() if kind_of(n) not in BUILTIN)
-    if foreign:
-        types = ", ".join(sorted({graph.nodes[nid].type for nid in foreign}))
-        out.append(Refusal(foreign, f"DeepEval's DAG has no node for the type(s) {types}"))
-    return out
+from .refusals import ExportRefused, deepeval_refusals
 
 
 def to_dict(graph: Graph) -> dict[str, Any]:
     """The DeepEval document as a dict; raises `ExportRefused` for what DeepEval cannot hold."""
-    refusals = export_refusals(graph)
+    refusals = deepeval_refusals(graph)
     if refusals:
         raise ExportRefused("deepeval-json", refusals)
     order = document_order(graph)

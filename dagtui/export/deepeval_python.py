@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from ..kinds import all_kinds, scores
 from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NodeBase, NonBinaryNode, TaskNode
-from .deepeval_json import document_order, export_refusals
+from .deepeval_json import document_order
 from .naming import python_name
-from .refusals import ExportRefused
+from .refusals import ExportRefused, deepeval_refusals
 
 INDENT = "    "
 #: strings longer than this that hold newlines are split into one literal per line
@@ -36,7 +36,7 @@ name or a DeepEval model object) to use another judge than the one the graph pin
 
 def to_python(graph: Graph, source: str | None = None) -> str:
     """The module text; raises `ExportRefused` for what DeepEval cannot hold."""
-    refusals = export_refusals(graph)
+    refusals = deepeval_refusals(graph)
     if refusals:
         raise ExportRefused("deepeval-python", refusals)
     return _Writer(graph, source).module()

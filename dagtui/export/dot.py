@@ -11,12 +11,13 @@ from __future__ import annotations
 from ..model import Graph
 from .picture import Box, box_ids, build
 
+#: a box's shape (`dagtui.kinds.kind.SHAPES`, plus the picture's own) -> its DOT attributes
 _STYLE = {
-    "task": 'shape=box, style="rounded"',
-    "binary": "shape=diamond",
-    "non_binary": "shape=hexagon",
-    "check": "shape=parallelogram",
-    "geval": 'shape=box, style="filled,bold", fillcolor="#fff4e0", peripheries=2',
+    "box": 'shape=box, style="rounded"',
+    "diamond": "shape=diamond",
+    "hexagon": "shape=hexagon",
+    "parallelogram": "shape=parallelogram",
+    "leaf": 'shape=box, style="filled,bold", fillcolor="#fff4e0", peripheries=2',
     "score": 'shape=box, style="rounded,filled", fillcolor="#eef7ee", fontsize=10',
     "missing": 'shape=box, style="dashed", color="#c62828"',
 }
@@ -45,7 +46,7 @@ def to_dot(graph: Graph) -> str:
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
     for box in picture.boxes:
-        lines.append(f"  {ids[box.key]} [label={quote(_text(box))}, {_STYLE[box.kind]}];")
+        lines.append(f"  {ids[box.key]} [label={quote(_text(box))}, {_STYLE[box.shape]}];")
     for edge in picture.edges:
         attrs = [f"label={quote(edge.label)}"] if edge.label else []
         if edge.kind == "data":

@@ -11,15 +11,19 @@ from __future__ import annotations
 from ..model import Graph
 from .picture import Box, box_ids, build
 
+#: a box's shape (`dagtui.kinds.kind.SHAPES`, plus the picture's own) -> Mermaid's brackets
+#: (a hexagon is drawn as a rhombus, as a diamond is)
 _SHAPES = {
-    "task": ('["', '"]'),
-    "binary": ('{"', '"}'),
-    "non_binary": ('{"', '"}'),
-    "check": ('[/"', '"/]'),
-    "geval": ('[["', '"]]'),
+    "box": ('["', '"]'),
+    "diamond": ('{"', '"}'),
+    "hexagon": ('{"', '"}'),
+    "parallelogram": ('[/"', '"/]'),
+    "leaf": ('[["', '"]]'),
     "score": ('(["', '"])'),
     "missing": ('>"', '"]'),
 }
+#: the shapes drawn in a colour of their own, and the Mermaid class that gives it
+_CLASSES = {"score": "score", "leaf": "geval", "missing": "missing"}
 _ENTITIES = {
     "#": "#35;",
     '"': "#quot;",
@@ -54,17 +58,17 @@ def to_mermaid(graph: Graph) -> str:
     lines.append("    classDef score fill:#eef7ee,stroke:#2e7d32")
     lines.append("    classDef geval fill:#fff4e0,stroke:#ef6c00,stroke-width:2px")
     lines.append("    classDef missing fill:#fde0e0,stroke:#c62828")
-    for kind in ("score", "geval", "missing"):
-        members = [ids[b.key] for b in picture.boxes if b.kind == kind]
+    for shape, css in _CLASSES.items():
+        members = [ids[b.key] for b in picture.boxes if b.shape == shape]
         if members:
-            lines.append(f"    class {','.join(members)} {kind}")
+            lines.append(f"    class {','.join(members)} {css}")
     if data_edges:
         lines.append(f"    linkStyle {','.join(data_edges)} stroke:#1565c0,stroke-dasharray:4")
     return "\n".join(lines) + "\n"
 
 
 def _shape(box: Box) -> str:
-    start, end = _SHAPES[box.kind]
+    start, end = _SHAPES[box.shape]
     text = escape(box.title)
     if box.detail:
         text += "<br/>" + escape(box.detail)

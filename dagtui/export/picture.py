@@ -4,13 +4,15 @@ Both formats draw the same picture, so the walk over the graph lives here and th
 writers only differ in syntax and escaping. Data edges (a task feeding its children) and
 control edges (a verdict leading on) are kept apart so each writer can style them.
 A verdict with a score is drawn as its own small score box, so every path visibly ends.
+A node's box takes its shape and text from the node's kind (`NodeKind.shape`, `drawn`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import CheckNode, GEvalNode, Graph, MetricNode, NodeBase, TaskNode
+from ..kinds import kind_of
+from ..model import Graph, NodeBase, TaskNode
 from ..paths import show_number
 from ..text import shorten, verdict_text
 from .naming import slug, unique
@@ -22,7 +24,9 @@ MAX_TEXT = 60
 @dataclass(frozen=True)
 class Box:
     key: str  # the graph node id, or `score:<judgement>:<index>` for a score leaf
-    kind: str  # task | binary | non_binary | check | geval | score | missing
+    #: a node's `NodeKind.shape` (`dagtui.kinds.kind.SHAPES`), or `score` (a verdict's
+    #: score) or `missing` (a node pointed at that does not exist)
+    shape: str
     title: str
     detail: str = ""
 
@@ -50,7 +54,7 @@ def box_ids(picture: Picture) -> dict[str, str]:
     taken: set[str] = set()
     ids: dict[str, str] = {}
     for box in picture.boxes:
-        base = slug(box.key) if box.kind == "score" else "n_" + (slug(box.key) or "node")
+        base = slug(box.key) if box.shape == "score" else "n_" + (slug(box.key) or "node")
         ids[box.key] = unique(base or "score", taken)
     return ids
 
@@ -90,15 +94,6 @@ def build(graph: Graph) -> Picture:
 
 
 def _box(nid: str, node: NodeBase) -> Box:
-    title = node.label or nid
-    if isinstance(node, TaskNode):
-        return Box(nid, "task", title, _text(node.instructions))
-    if isinstance(node, GEvalNode):
-        what = node.criteria or "; ".join(node.evaluation_steps or [])
-        return Box(nid, "geval", f"G-Eval: {node.name or title}", _text(what))
-    if isinstance(node, MetricNode):  # drawn like a G-Eval leaf: scored when it runs
-        args = ", ".join(f"{k}={v!r}" for k, v in node.args.items())
-        return Box(nid, "geval", f"metric: {node.metric}", _text(args))
-    if isinstance(node, CheckNode):
-        return Box(nid, "check", title, f"check: {node.check}")
-    return Box(nid, node.type, title, _text(getattr(node, "criteria", "") or ""))
+    kind = kind_of(node)
+    title, detail = kind.drawn(node)
+    return Box(nid, kind.shape, title or nid, _text(detail))

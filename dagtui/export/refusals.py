@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from ..compiled import CompiledGraph
 from ..graphcycles import find_cycle
+from ..kinds import kind_of
 from ..model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
     BinaryNode,
-    CheckNode,
     GEvalNode,
     Graph,
     MetricNode,
@@ -55,7 +55,7 @@ def deepeval_refusals(graph: Graph) -> list[Refusal]:
     out: list[Refusal] = []
     if not graph.nodes:
         return [Refusal((), "the graph has no nodes; DeepEval needs at least one")]
-    out += _check_nodes(graph)
+    out += _no_deepeval_node(graph)
     out += _params(graph)
     out += _verdicts(graph)
     out += _edges(graph)
@@ -97,12 +97,18 @@ def deepeval_notes(graph: Graph, fmt: str) -> list[str]:
     return notes
 
 
-def _check_nodes(graph: Graph) -> list[Refusal]:
-    checks = tuple(nid for nid, n in graph.nodes.items() if isinstance(n, CheckNode))
-    if not checks:
-        return []
-    return [Refusal(checks, "check nodes run in code, and DeepEval's DAG has no deterministic "
-                    "node type; replace them with judgement nodes or keep the graph in dagtui")]
+def _no_deepeval_node(graph: Graph) -> list[Refusal]:
+    """The nodes of each type DeepEval has no form for (its kind's `deepeval_refusal`: a
+    check, a type registered beyond the built-in ones), one refusal per type."""
+    by_type: dict[str, list[str]] = {}
+    for nid, node in graph.nodes.items():
+        if kind_of(node).deepeval_refusal is not None:
+            by_type.setdefault(node.type, []).append(nid)
+    out: list[Refusal] = []
+    for type_name, nids in by_type.items():
+        refusal = str(kind_of(graph.nodes[nids[0]]).deepeval_refusal)
+        out.append(Refusal(tuple(nids), refusal.format(type=type_name)))
+    return out
 
 
 def _params(graph: Graph) -> list[Refusal]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Ask, Judge, JudgeError, Reply, check_value
+from .base import Ask, Judge, JudgeError, Reply, check_value, scored_method
 
 NO_EVIDENCE = "(no evidence label for this task node)"
 
@@ -24,7 +24,7 @@ class LabelsJudge(Judge):
     async def answer(self, ask: Ask) -> Reply:
         expected: dict[str, Any] = ask.case.expected or {}
         nid = ask.node.id
-        if ask.kind == "task":
+        if ask.prompt.answer.evidence:  # a task: its label is the evidence text, optional
             text = expected.get(nid, NO_EVIDENCE)
             if isinstance(text, dict):  # {contains = [...], text = "..."}: see calibration.items
                 from ..calibration.items import TaskLabelError, task_label
@@ -42,8 +42,5 @@ class LabelsJudge(Judge):
                 f"which this path reaches; add \"{nid}\" to its \"expected\""
                 + (f" (one of {ask.prompt.labels})" if ask.prompt.labels else ""),
             )
-        value = expected[nid]
-        if ask.kind == "binary" and isinstance(value, str) and value.lower() in ("true", "false"):
-            value = value.lower() == "true"
-        value = check_value(ask, value)
-        return Reply(value, "from the case's labels", method="label" if ask.kind in ("geval", "metric") else None)
+        value = check_value(ask, ask.prompt.answer.coerce(expected[nid]))  # "true": true
+        return Reply(value, "from the case's labels", method=scored_method(ask, "label"))

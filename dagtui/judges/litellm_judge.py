@@ -34,7 +34,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..cache import Cache, NullCache, request_key
-from ..prompts import AnswerError, Parsed, Prompt, corrective_message, parse_answer
+from ..kinds import kind_of
+from ..prompts import (
+    GEVAL_STEPS,
+    AnswerError,
+    Parsed,
+    Prompt,
+    corrective_message,
+    parse_answer,
+)
 from ..redact import redact, remember_secret
 from ..text import shorten
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
@@ -522,22 +530,21 @@ class LiteLLMJudge(Judge):
     async def answer(self, ask: Ask) -> Reply:
         model = ask.model or self.model
         prompt = ask.prompt
-        if prompt.kind == "metric":  # a DeepEval metric leaf: DeepEval asks, with this model
-            from .deepeval_metric import run_metric
-
+        measure = kind_of(ask.node).measure
+        if measure is not None:  # a DeepEval metric leaf: DeepEval asks, with this model
             # the metric makes several calls of its own (and retries them): five of this
             # judge's timeouts bound the whole measurement
-            return await run_metric(ask, model, api_base=self.api_base,
-                                    api_key=self._api_key or os.environ.get("DAGTUI_API_KEY"),
-                                    temperature=self.temperature, timeout=self.timeout * 5)
-        want_lp = prompt.kind == "geval"
+            return await measure(ask, model, api_base=self.api_base,
+                                 api_key=self._api_key or os.environ.get("DAGTUI_API_KEY"),
+                                 temperature=self.temperature, timeout=self.timeout * 5)
+        want_lp = prompt.answer.weighted  # a G-Eval score: weighted by its log-probabilities
         request = self.build_request(model, prompt, list(prompt.messages), want_lp)
         replay = self._replay(model, prompt, request, ask.sample)
         if replay is None:
             replay = await self._ask(model, prompt, request, ask.sample)
         calls, parsed, logprobs = replay
         reply = Reply(parsed.value, parsed.reason, raw=calls[-1].raw, calls=calls)
-        if prompt.kind == "geval":
+        if want_lp:
             _weight_geval(reply, parsed, logprobs)
         return reply
 
@@ -580,7 +587,7 @@ class LiteLLMJudge(Judge):
             {"role": "assistant", "content": rec.raw or ""},
             corrective_message(prompt, str(error)),
         ]
-        return self.build_request(model, prompt, messages, prompt.kind == "geval")
+        return self.build_request(model, prompt, messages, prompt.answer.weighted)
 
     # ---------------------------------------------------------------- the cache
 
@@ -637,7 +644,7 @@ class LiteLLMJudge(Judge):
 
 def _purpose(prompt: Prompt) -> str:
     """What a node's first call is for, as its call record says."""
-    return "geval_steps" if prompt.kind == "geval_steps" else "answer"
+    return "geval_steps" if prompt.kind == GEVAL_STEPS else "answer"
 
 
 def _cost(litellm: Any, response: Any) -> float | None:

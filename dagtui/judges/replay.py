@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Ask, Judge, JudgeError, Reply, check_value
+from .base import Ask, Judge, JudgeError, Reply, check_value, scored_method
 
 
 class ReplayJudge(Judge):
@@ -40,5 +40,4 @@ class ReplayJudge(Judge):
                              "recorded one (graph or case changed)")
         reason = step.reason if same else f"[replayed against a different prompt] {step.reason}"
         value = check_value(ask, step.answer, step.raw)
-        return Reply(value, reason, raw=step.raw,
-                     method="replay" if ask.kind in ("geval", "metric") else None)
+        return Reply(value, reason, raw=step.raw, method=scored_method(ask, "replay"))

@@ -11,6 +11,8 @@ from .kind import (
     NodeKind,
     Request,
     all_kinds,
+    decides,
+    extracts,
     find_kind,
     icon,
     kind_of,
@@ -19,5 +21,5 @@ from .kind import (
     unregister,
 )
 
-__all__ = ["NodeKind", "Request", "all_kinds", "find_kind", "icon", "kind_of", "register",
-           "scores", "unregister"]
+__all__ = ["NodeKind", "Request", "all_kinds", "decides", "extracts", "find_kind", "icon",
+           "kind_of", "register", "scores", "unregister"]

@@ -73,6 +73,11 @@ class Answer:
     want: str = ""
     #: True for a 0..10 score (judges record how it was obtained: `Reply.method`)
     scored: bool = False
+    #: True for evidence text handed to the node's children (a task's output), not a verdict
+    evidence: bool = False
+    #: True for a small integer a model's log-probabilities can weight: a judge that has
+    #: them reports the probability-weighted value (G-Eval's score), not the sampled token
+    weighted: bool = False
 
     def schema_property(self, labels: list[str]) -> dict[str, Any]:
         """The answer field's JSON schema."""
@@ -97,14 +102,21 @@ class Answer:
         return value
 
     def coerce(self, value: Any) -> Any:
-        """A value a person wrote (a what-if override), before it is matched to a verdict."""
+        """A value a person wrote (a what-if override, a label), before it is matched to a
+        verdict."""
         return value
+
+    def choices(self, labels: list[str]) -> list[Any]:
+        """The answers to pick from, when the set is closed (a person picks one); empty when
+        the answer is written (text, a score)."""
+        return []
 
 
 class TextAnswer(Answer):
     """Evidence text (a task node): a list is accepted, one item per line."""
 
     field = "output"
+    evidence = True
     why = "how you found it"
     shown = ('"output": "<the extracted text; use one line per item when there are '
              'several>"')
@@ -161,6 +173,9 @@ class BooleanAnswer(Answer):
             return value.lower() == "true"
         return value
 
+    def choices(self, labels: list[str]) -> list[Any]:
+        return [True, False]
+
 
 def _norm(label: str) -> str:
     return " ".join(label.lower().split()).strip(" .'\"")
@@ -174,6 +189,9 @@ class LabelAnswer(Answer):
 
     def schema_property(self, labels: list[str]) -> dict[str, Any]:
         return {"type": "string", "enum": labels}
+
+    def choices(self, labels: list[str]) -> list[Any]:
+        return list(labels)
 
     def correction(self, labels: list[str]) -> str:
         allowed = "; ".join(json.dumps(label) for label in labels)
@@ -207,6 +225,7 @@ class ScoreAnswer(Answer):
 
     def __init__(self, *, integer: bool, shown: str) -> None:
         self.integer = integer
+        self.weighted = integer
         self.shown = shown
         self.want = ('"score" must be an integer from 0 to 10.' if integer
                      else '"score" must be a number from 0 to 10.')

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checks import CheckResult, PythonConsent, input_param, run_check
 from ..model import (
     SINGLE_TURN_PARAMS,
     BinaryNode,
     CheckNode,
     GEvalNode,
+    Graph,
     MetricNode,
     NonBinaryNode,
     TaskNode,
+    Verdict,
 )
 from .answers import BOOLEAN, INT_SCORE, LABEL, METRIC_SCORE, TEXT
-from .kind import NodeKind, Request, own_form_fields, register
+from .kind import NodeKind, Request, label_or_id, own_form_fields, register
 
 
 def _task_request(node: TaskNode, case_fields: dict[str, Any],
@@ -70,6 +73,45 @@ def _geval_editable(node: GEvalNode) -> str:
     return "evaluation_steps" if node.evaluation_steps else "criteria"
 
 
+def _geval_drawn(node: GEvalNode) -> tuple[str, str]:
+    return (f"G-Eval: {node.name or label_or_id(node)}",
+            node.criteria or "; ".join(node.evaluation_steps or []))
+
+
+def _metric_drawn(node: MetricNode) -> tuple[str, str]:
+    """Drawn like a G-Eval leaf (scored when it runs): the metric and its arguments."""
+    return f"metric: {node.metric}", ", ".join(f"{k}={v!r}" for k, v in node.args.items())
+
+
+async def _run_check(node: CheckNode, graph: Graph, case_fields: dict[str, Any],
+                     evidence: dict[str, Any], python: PythonConsent) -> CheckResult:
+    if node.check == "python":  # refused (or asked) before anything is imported
+        await python.admit(node, graph)
+    return run_check(node, graph, case_fields, evidence, python=python)
+
+
+def _check_inputs(node: CheckNode) -> list[str]:
+    """The case fields a check reads: its input, the expected output an `equals` compares
+    with, the expected tools a `tools` check without `allowed` compares with."""
+    needed = [p for p in (input_param(node),) if p]
+    if node.check == "equals":
+        needed.append("expected_output")
+    if node.check == "tools" and node.allowed is None:
+        needed.append("expected_tools")
+    return needed
+
+
+async def _measure_metric(ask: Any, model: str, **settings: Any) -> Any:
+    """DeepEval measures the leaf, with the judge's model (imported when a leaf runs)."""
+    from ..judges.deepeval_metric import run_metric
+
+    return await run_metric(ask, model, **settings)
+
+
+def _pass_fail() -> list[Verdict]:
+    return [Verdict(verdict=True, score=10), Verdict(verdict=False, score=0)]
+
+
 #: a check's form shows these whatever its kind
 _CHECK_COMMON = frozenset({"type", "label", "check", "param", "evidence"})
 
@@ -86,35 +128,49 @@ def _check_form_fields(node: CheckNode) -> list[str]:
 # the validator passes in (this core module cannot import the validator: it needs the kinds)
 TASK = register(NodeKind(
     TaskNode, "◆", TEXT, _task_request,
-    editable=lambda node: "instructions", deepeval="TaskNode",
+    editable=lambda node: "instructions", deepeval="TaskNode", deepeval_refusal=None,
     validate=lambda checks, nid, node: checks.check_task(nid, node),
+    blank=lambda nid: TaskNode(instructions="", output_label=""),
 ))
 BINARY = register(NodeKind(
-    BinaryNode, "◇", BOOLEAN, _binary_request,
-    editable=lambda node: "criteria", deepeval="BinaryJudgementNode",
+    BinaryNode, "◇", BOOLEAN, _binary_request, shape="diamond",
+    editable=lambda node: "criteria", deepeval="BinaryJudgementNode", deepeval_refusal=None,
     validate=lambda checks, nid, node: checks.check_judgement(nid, node),
+    blank=lambda nid: BinaryNode(criteria="", verdicts=_pass_fail()),
 ))
 NON_BINARY = register(NodeKind(
-    NonBinaryNode, "◈", LABEL, _non_binary_request,
+    NonBinaryNode, "◈", LABEL, _non_binary_request, shape="hexagon",
     editable=lambda node: "criteria", deepeval="NonBinaryJudgementNode",
+    deepeval_refusal=None,
     validate=lambda checks, nid, node: checks.check_judgement(nid, node),
+    blank=lambda nid: NonBinaryNode(criteria="", verdicts=[Verdict(verdict="Good", score=10),
+                                                           Verdict(verdict="Bad", score=0)]),
 ))
-#: a deterministic check run in code (`dagtui.checks`): no judge, no call
+#: a deterministic check run in code (`dagtui.checks`): no judge, no call; its verdicts
+#: are true and false but for a `python` check's (which may return a label)
 CHECK = register(NodeKind(
     CheckNode, "☑", calls=lambda node: 0, form_fields=_check_form_fields,
     validate=lambda checks, nid, node: checks.check_check(nid, node),
+    shape="parallelogram", drawn=lambda node: (label_or_id(node), f"check: {node.check}"),
+    deepeval_refusal="check nodes run in code, and DeepEval's DAG has no deterministic node "
+                     "type; replace them with judgement nodes or keep the graph in dagtui",
+    run=_run_check, inputs=_check_inputs, boolean=lambda node: node.check != "python",
+    blank=lambda nid: CheckNode(check="json", param="actual_output", verdicts=_pass_fail()),
 ))
 GEVAL = register(NodeKind(
-    GEvalNode, "★", INT_SCORE, _geval_request,
-    calls=_geval_calls, editable=_geval_editable, deepeval="GEval",
-    validate=lambda checks, nid, node: checks.check_geval(nid, node),
+    GEvalNode, "★", INT_SCORE, _geval_request, shape="leaf", drawn=_geval_drawn,
+    calls=_geval_calls, editable=_geval_editable, deepeval="GEval", deepeval_refusal=None,
+    validate=lambda checks, nid, node: checks.check_geval(nid, node), steps=True,
+    blank=lambda nid: GEvalNode(name=nid, params=["actual_output"]),
 ))
 #: a DeepEval metric leaf: counted as one step, though the metric makes its own calls
 #: (AnswerRelevancyMetric three), which dagtui does not see in advance; exported as the
 #: metric's own class
 METRIC = register(NodeKind(
-    MetricNode, "✪", METRIC_SCORE, _metric_request,
+    MetricNode, "✪", METRIC_SCORE, _metric_request, shape="leaf", drawn=_metric_drawn,
+    deepeval_refusal=None, measure=_measure_metric,
     validate=lambda checks, nid, node: checks.check_metric_leaf(nid, node),
+    blank=lambda nid: MetricNode(metric="AnswerRelevancyMetric", args={"threshold": 0.5}),
 ))
 
 #: the built-in kinds, in `NODE_TYPES` order

@@ -1,24 +1,26 @@
 """`NodeKind`: everything that differs between node types, in one object per type.
 
 A node type is a dataclass (`dagtui.model`: its TOML fields) plus a `NodeKind` saying how
-the rest of dagtui treats it: what a judge is asked and may answer, how many judge calls a
-visit costs, its icon, the field "edit & re-run" changes, the fields the editor form shows,
-its DeepEval class and its validation. Code that used to switch on the node's class looks the
-kind up instead (`kind_of(node)`).
+the rest of dagtui treats it: what a judge is asked and may answer (or the code that decides
+it instead), how many judge calls a visit costs, its icon and its box in drawings, the field
+"edit & re-run" changes, the fields the editor form shows and a new node's content, its
+DeepEval class (or why DeepEval refuses it) and its validation. Code that used to switch on
+the node's class looks the kind up instead (`kind_of(node)`), or asks a flag of the type
+named in a trace step (`scores`, `extracts`).
 
 A new node type a judge answers is one dataclass (`NodeBase` subclass; `Judgement` when it
 chooses a verdict) and one `register(NodeKind(...))`: `tests/test_kinds.py` adds a toy type
-that way, and the loader, fmt, the validator, the engine, the cost estimate, the editor form,
-the debugger's edit and the tree's icon handle it. Still written per built-in type: the
-DeepEval exports (they refuse any other type), the DOT/Mermaid/picture drawings' box shapes,
-the judges' and the TUI's treatment of particular answers (the human judge's dialog, labels,
-replay, G-Eval log-probabilities), code-run nodes (checks) and G-Eval step generation in the
-engine, and docs/format.md.
+that way, and the loader, fmt, the validator, the engine, the judges (labels, replay, a
+person), the traces and batch summaries, the cost estimate, the editor form, the debugger,
+the tree's icon and the DOT/Mermaid drawings handle it; the DeepEval exports refuse it. A new
+answer shape adds one `Answer` (`answers`). Still written per built-in type: the DeepEval
+exports and import (DeepEval has one class per built-in type), the structure of data edges
+(a task's `children`) and docs/format.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,14 +57,35 @@ def own_form_fields(node: NodeBase) -> list[str]:
 
 #: (node, case fields, steps) -> the Request; `steps` are a G-Eval leaf's evaluation steps
 RequestFn = Callable[[Any, dict[str, Any], "list[str] | None"], Request]
+#: (node, graph, case fields, evidence, python consent) -> an object with `value` and
+#: `reason`: a node decided in code (`dagtui.checks.CheckResult`); raises CheckError
+CodeRun = Callable[[Any, Any, dict[str, Any], dict[str, Any], Any], Awaitable[Any]]
+
+#: the boxes drawings know (`dagtui.export.dot`, `dagtui.export.mermaid`): a plain box, a
+#: diamond (a yes/no question), a hexagon (a choice among labels), a parallelogram (a check
+#: in code) and a scored leaf's double box
+SHAPES = ("box", "diamond", "hexagon", "parallelogram", "leaf")
+#: the DeepEval exports' refusal of a type DeepEval has no node for (`{type}` filled in)
+NO_DEEPEVAL = "DeepEval's DAG has no node for the type {type}"
+
+
+def label_or_id(node: NodeBase) -> str:
+    return node.label or node.id
+
+
+def drawn_text(node: NodeBase) -> tuple[str, str]:
+    """A box's title and detail: the label (or id) and the text the debugger edits."""
+    text = getattr(node, kind_of(node).editable(node) or "", None)
+    return label_or_id(node), text if isinstance(text, str) else ""
 
 
 @dataclass(frozen=True)
 class NodeKind:
     """One node type's behaviour. Only `cls` and `icon` are required; a type a judge
-    answers also gives `answer` and `request`. The other defaults: one judge call per visit,
-    nothing for the debugger to edit, every field but the verdicts in the form, no DeepEval
-    class and no checks beyond those every node gets."""
+    answers also gives `answer` and `request`, a type decided in code `run`. The other
+    defaults: one judge call per visit, nothing for the debugger to edit, every field but
+    the verdicts in the form, a plain box in drawings, refused by the DeepEval exports, no
+    checks beyond those every node gets, and a new node with the dataclass's defaults."""
 
     #: the dataclass; its `type` default is the type's name in TOML
     cls: type[NodeBase]
@@ -85,11 +108,62 @@ class NodeKind:
     #: validator's `dagtui.validate.nodes.NodeChecks` (its `add`, `require`, `raw_has` and
     #: `check_*` helpers), the node id and the node
     validate: Callable[[Any, str, Any], None] | None = None
+    #: the node's box in drawings: one of `SHAPES`
+    shape: str = "box"
+    #: the box's title and detail (shortened by the drawing); default `drawn_text`
+    drawn: Callable[[Any], tuple[str, str]] = drawn_text
+    #: why both DeepEval exports refuse a node of this type (`{type}` is filled in); None
+    #: for a type they write (its `deepeval` class, or a metric leaf's own metric class)
+    deepeval_refusal: str | None = NO_DEEPEVAL
+    #: decides the node in code instead of asking a judge (a check); see `CodeRun`
+    run: CodeRun | None = None
+    #: the case fields a node decided in code reads (a judge reads the node's `params`)
+    inputs: Callable[[Any], list[str]] | None = None
+    #: measures the node with its own code and calls, given the judge's model, instead of
+    #: dagtui's request (a DeepEval metric): `(ask, model, api_base=, api_key=,
+    #: temperature=, timeout=)` -> a `Reply`; no other judge call is made or cached
+    measure: Callable[..., Awaitable[Any]] | None = None
+    #: the request lists evaluation steps, generated by one extra call when the node has
+    #: none (a G-Eval leaf; `dagtui.prompts.geval_steps_prompt`)
+    steps: bool = False
+    #: whether the node's verdicts are true and false (default: when a judge answers true
+    #: or false); the editor offers those, the validator asks for exactly one of each
+    boolean: Callable[[Any], bool] | None = None
+    #: a new node of this type, with the content the editor starts from, given its id
+    #: (default: the dataclass's defaults)
+    blank: Callable[[str], NodeBase] | None = None
 
     @property
     def type(self) -> str:
         """The `type = "..."` value in TOML."""
         return str(self.cls.__dataclass_fields__["type"].default)
+
+    @property
+    def scored(self) -> bool:
+        """A judge answers with a 0..10 score (a scored leaf: geval, metric)."""
+        return self.answer is not None and self.answer.scored
+
+    @property
+    def extracts(self) -> bool:
+        """The answer is evidence for the node's children (a task), not a verdict."""
+        return self.answer is not None and self.answer.evidence
+
+    @property
+    def decides(self) -> bool:
+        """The answer is a verdict (binary, non_binary, check): neither evidence nor score."""
+        return not (self.scored or self.extracts)
+
+    def boolean_verdicts(self, node: Any) -> bool:
+        """True when `node`'s verdicts are true and false."""
+        if self.boolean is not None:
+            return self.boolean(node)
+        return self.answer is not None and self.answer.choices([]) == [True, False]
+
+    def new_node(self, node_id: str) -> NodeBase:
+        """A fresh node of this type named `node_id` (see `blank`)."""
+        node = self.blank(node_id) if self.blank is not None else self.cls()  # type: ignore[call-arg]
+        node.id = node_id
+        return node
 
 
 _KINDS: dict[str, NodeKind] = {}
@@ -128,7 +202,19 @@ def scores(type_name: str) -> bool:
     """True for a type a judge answers with a 0..10 score (a scored leaf: geval, metric),
     e.g. a trace step's `node_type`."""
     kind = _KINDS.get(type_name)
-    return kind is not None and kind.answer is not None and kind.answer.scored
+    return kind is not None and kind.scored
+
+
+def extracts(type_name: str) -> bool:
+    """True for a type whose answer is evidence text (a task), e.g. a trace step's
+    `node_type`; a type nobody registered (an old trace) is taken for a verdict."""
+    kind = _KINDS.get(type_name)
+    return kind is not None and kind.extracts
+
+
+def decides(type_name: str) -> bool:
+    """True for a type whose answer is a verdict: neither evidence nor a score."""
+    return not (scores(type_name) or extracts(type_name))
 
 
 def all_kinds() -> list[NodeKind]:
