@@ -27,11 +27,13 @@ from ..kinds.builtin import BINARY, NON_BINARY, TASK
 from ..model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
+    BinaryNode,
     GEvalNode,
     Graph,
     Metric,
     MetricNode,
     NodeBase,
+    NonBinaryNode,
     TaskNode,
     Verdict,
 )
@@ -40,7 +42,8 @@ from .naming import is_bare_id, slug
 
 #: DeepEval's class of a task node, and of each judgement with the node class it becomes
 _TASK = str(TASK.deepeval)
-_JUDGEMENTS: dict[str, type[NodeBase]] = {str(k.deepeval): k.cls for k in (BINARY, NON_BINARY)}
+_JUDGEMENTS: dict[str, type[BinaryNode] | type[NonBinaryNode]] = {
+    str(BINARY.deepeval): BinaryNode, str(NON_BINARY.deepeval): NonBinaryNode}
 _KNOWN_TYPES = (_TASK, *_JUDGEMENTS, "VerdictNode")
 _MULTI_ONLY = set(MULTI_TURN_PARAMS) - set(SINGLE_TURN_PARAMS)
 _SINGLE_ONLY = set(SINGLE_TURN_PARAMS) - set(MULTI_TURN_PARAMS)

@@ -88,9 +88,10 @@ class SuiteError(Exception):
 class _Ctx(Collector):
     """The shared diagnostic collector, with the rule id named `rule` (it is the node slot)."""
 
-    def add(self, code: str, message: str, path: KeyPath = (), *, rule: str | None = None,
-            fld: str | None = None, at_value: bool = False) -> None:
-        super().add(code, message, path, node=rule, fld=fld, at_value=at_value)
+    def add(self, code: str, message: str, path: KeyPath = (), *, node: str | None = None,
+            fld: str | None = None, at_value: bool = False, rule: str | None = None) -> None:
+        super().add(code, message, path, node=rule if rule is not None else node, fld=fld,
+                    at_value=at_value)
 
 
 # -- detection ---------------------------------------------------------------------------
@@ -496,19 +497,15 @@ def _load_graph_rule(load: SuiteLoad, ctx: _Ctx, rule: Rule) -> None:
 
 
 def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic]]:
-    """The graph and its full diagnostics: the graph validator when it is there (references,
-    cycles, paths), else the loader's shape checks."""
+    """The graph and its full diagnostics: the graph validator's (references, cycles, paths),
+    else, should the validator itself fail, the loader's shape checks."""
+    from ..validate import check_file
+
     try:
-        from ..validate import check_file  # type: ignore[attr-defined]
-    except ImportError:
-        check_file = None
-    if check_file is not None:
-        try:
-            report = check_file(path)
-            load = getattr(report, "load", None)
-            return getattr(load, "graph", None), list(report.diagnostics)
-        except Exception:  # a validator bug must not hide the suite's own diagnostics
-            pass
+        report = check_file(path)
+        return report.graph, list(report.diagnostics)
+    except Exception:  # a validator bug must not hide the suite's own diagnostics
+        pass
     from ..loader import load_file
 
     result = load_file(path)
@@ -518,7 +515,7 @@ def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic]]
 def graph_facts(graph: Graph) -> RuleFacts:
     """Kind, whether any reachable score exceeds 0, and the worst-case calls per case.
 
-    Path analysis (`dagtui.paths.analyze`) is exact when it is available; otherwise a
+    Path analysis (`dagtui.paths.analyze`) is exact when it completes; otherwise a
     structural bound: a score > 0 on any verdict or a G-Eval leaf may pass, and every LLM
     node running once is the most calls a case can take.
     """
@@ -531,10 +528,8 @@ def graph_facts(graph: Graph) -> RuleFacts:
         for n in graph.nodes.values() for v in getattr(n, "verdicts", [])
     )
     worst = len(llm_nodes)
-    try:
-        from ..paths import analyze  # type: ignore[attr-defined]
-    except ImportError:
-        return RuleFacts(kind, can_pass, worst)
+    from ..paths import analyze
+
     try:
         report = analyze(graph)
     except Exception:
