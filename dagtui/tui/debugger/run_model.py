@@ -10,7 +10,7 @@ saved trace. The screen asks it for each node's status and for the result, and r
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,7 +193,7 @@ class DebugRun:
         self._order = None
         self._generation += 1
 
-    def restart(self, *, reuse: Iterable[StepRecord] | None = None,
+    def restart(self, *, reuse: Iterable[StepRecord] | Mapping[str, StepRecord] | None = None,
                 fresh: Iterable[str] = ()) -> Session | None:
         """A new session from the first node; None (and `problem` set) if it cannot run."""
         self._generation += 1
