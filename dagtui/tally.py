@@ -20,6 +20,8 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
+from .kinds import decides, scores
+
 #: bins of the score histogram the tally keeps
 BINS = 10
 #: failing and erroring cases kept (the first, in dataset order) for the summary to list
@@ -150,9 +152,9 @@ class Tally:
         at = (position, k)
         if s.error is not None:
             node.errors.add(s.error_kind or "other", at)
-        elif s.node_type not in ("task", "geval", "metric"):
+        elif decides(s.node_type):
             node.verdicts.add(s.answer, at)
-        elif s.node_type in ("geval", "metric") and s.answer is not None:
+        elif scores(s.node_type) and s.answer is not None:
             node.verdicts.add(f"{float(s.answer):.1f}", at)
         made = s.calls_made
         node.calls += made

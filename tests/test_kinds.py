@@ -3,24 +3,42 @@
 The toy `question` type below (a yes/no question worded as `question`, scored by its
 verdicts) is registered in a fixture and nothing else is changed: the loader reads it, fmt
 orders its keys, the validator checks it, the engine asks it and follows its verdicts, the
-cost estimate counts it, the editor form and the debugger edit it, and drawings show its
-icon; the DeepEval exports refuse it (they are written per built-in type).
+cost estimate counts it, the editor form and the debugger edit it, the labels and replay
+judges answer it, traces and a batch's summary count its verdicts, DOT and Mermaid draw its
+box and the tree its icon; the DeepEval exports refuse it (they are written per built-in
+type).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pytest
 
+from dagtui.batch import evaluate_cases
+from dagtui.cases import case_from_dict
 from dagtui.engine import Engine
 from dagtui.export.deepeval_json import to_json
 from dagtui.export.deepeval_python import to_python
-from dagtui.export.refusals import ExportRefused
-from dagtui.judges import CallbackJudge
-from dagtui.kinds import NodeKind, Request, find_kind, icon, kind_of, register, unregister
+from dagtui.export.dot import to_dot
+from dagtui.export.mermaid import to_mermaid
+from dagtui.export.refusals import ExportRefused, deepeval_refusals
+from dagtui.judges import CallbackJudge, LabelsJudge, ReplayJudge
+from dagtui.kinds import (
+    NodeKind,
+    Request,
+    decides,
+    extracts,
+    find_kind,
+    icon,
+    kind_of,
+    register,
+    scores,
+    unregister,
+)
 from dagtui.kinds.answers import BOOLEAN
 from dagtui.kinds.builtin import BINARY, CHECK, GEVAL, METRIC, NON_BINARY, TASK
 from dagtui.loader import load_text
@@ -42,6 +60,7 @@ from dagtui.model import (
 from dagtui.paths import judge_calls
 from dagtui.prompts import build_prompt, corrective_message, parse_answer
 from dagtui.tomlio import format_text
+from dagtui.trace import Trace
 from dagtui.tui.debugger.run_model import editable_field
 from dagtui.tui.fields import node_fields
 from dagtui.validate import validate
@@ -157,11 +176,59 @@ def test_a_registered_kind_is_edited_and_drawn(question: NodeKind) -> None:
 
 def test_deepeval_exports_refuse_a_registered_kind(question: NodeKind) -> None:
     graph = load_text(GRAPH).graph
+    assert [r.format() for r in deepeval_refusals(graph)] == [
+        "'polite': DeepEval's DAG has no node for the type question"]
     for export in (to_json, to_python):
         with pytest.raises(ExportRefused) as refused:
             export(graph)
         assert [r.format() for r in refused.value.refusals] == [
             "'polite': DeepEval's DAG has no node for the type question"]
+
+
+def test_a_registered_kind_is_drawn_in_dot_and_mermaid(question: NodeKind) -> None:
+    graph = load_text(GRAPH).graph
+    dot = to_dot(graph)  # a plain box (the default shape), titled and described
+    assert 'n_polite [label="polite\\nIs the answer polite?", shape=box' in dot
+    assert "n_polite -> " in dot
+    assert 'n_polite["polite<br/>Is the answer polite?"]' in to_mermaid(graph)
+    diamond = NodeKind(QuestionNode, "?", BOOLEAN, _ask, shape="diamond",
+                       drawn=lambda node: ("Q", node.question))
+    register(diamond)
+    assert 'n_polite{"Q<br/>Is the answer polite?"}' in to_mermaid(graph)
+    assert 'label="Q\\nIs the answer polite?", shape=diamond' in to_dot(graph)
+
+
+def test_a_registered_kind_in_traces_labels_replay_and_a_batch(question: NodeKind) -> None:
+    graph = load_text(GRAPH).graph
+    assert decides("question") and not scores("question") and not extracts("question")
+    case = case_from_dict({"name": "c1", "actual_output": "Thanks!",
+                           "expected": {"polite": "false"}})
+    result = Engine(graph, LabelsJudge()).run_sync(case)  # "false" read as the verdict false
+    assert result.score == pytest.approx(0.2)
+    (step,) = result.steps
+    assert step.verdict is False and step.evidence is None and step.method is None
+    assert [p.verdict for p in result.path] == [False]
+
+    trace = Trace.of(graph, case, LabelsJudge(), result)
+    replayed = Engine(graph, ReplayJudge(trace, strict=True)).run_sync(case)
+    assert replayed.score == pytest.approx(0.2) and replayed.steps[0].answer is False
+
+    cases = [case, case_from_dict({"name": "c2", "actual_output": "Go away.",
+                                   "expected": {"polite": True}})]
+    report = asyncio.run(evaluate_cases(Engine(graph, LabelsJudge()), cases))
+    assert [r.score for r in report.results] == [pytest.approx(0.2), pytest.approx(1.0)]
+    stats = report.node_stats()["polite"]
+    assert stats.reached == 2 and stats.verdicts == {False: 1, True: 1}
+
+
+def test_a_registered_kind_gets_a_new_node_and_boolean_verdicts(question: NodeKind) -> None:
+    node = question.new_node("q1")
+    assert isinstance(node, QuestionNode) and node.id == "q1" and node.question == ""
+    assert question.boolean_verdicts(node)  # answered true or false
+    assert not NON_BINARY.boolean_verdicts(NON_BINARY.new_node("n"))
+    check = CHECK.new_node("c")
+    assert CHECK.boolean_verdicts(check)
+    assert not CHECK.boolean_verdicts(check.replace(check="python"))
 
 
 def test_an_unregistered_kind_is_unknown_again(question: NodeKind) -> None:
