@@ -10,9 +10,13 @@
        .venv/bin/python tests/benchmarks/bench_scale.py [--cases 10000] [--latency 0.2]
 
 2. Memory (`--memory`): `dagtui run --json` as a whole command (a fresh process each) over
-   generated JSONL datasets of each `--sizes` count (default 1,000 and 100,000) against an
-   instant stub; prints the peak RSS of each and the ratio of the largest to the smallest
-   (the goal: within 1.5x, i.e. memory flat as the dataset grows).
+   generated JSONL datasets of each `--sizes` count (default 1,000 and 100,000 meeting
+   summaries); prints the peak RSS of each and the ratio of the largest to the smallest
+   (the goal: within 1.5x, i.e. memory flat as the dataset grows). The judge
+   (`--memory-judge`) is by default `labels`, in process (each node answered from the case's
+   own labels: no litellm, no HTTP), so 100,000 cases take a minute or two and the figure is
+   dagtui's own memory; `stub` is litellm against the instant loopback stub (the judge CPU
+   makes 100,000 cases take most of an hour).
 
        .venv/bin/python tests/benchmarks/bench_scale.py --memory [--sizes 1000,100000]
 
@@ -116,10 +120,12 @@ def _peak_rss(argv: list[str]) -> tuple[int, float, int]:
 
 
 def memory(args: argparse.Namespace) -> None:
-    stub = StubProcess("--latency", "0")
+    stub = StubProcess("--latency", "0") if args.memory_judge == "stub" else None
+    judge = ["--model", "openai/gpt-4.1-mini", "--api-base", stub.base_url] if stub else [
+        "--model", "labels"]
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"peak RSS of `dagtui run --json` (instant stub, concurrency {args.concurrency}, "
-          "no cache)")
+    print(f"peak RSS of `dagtui run --json` ({args.memory_judge} judge, concurrency "
+          f"{args.concurrency}, no cache)")
     peaks = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -127,8 +133,7 @@ def memory(args: argparse.Namespace) -> None:
             _dataset(data, n)
             rss, wall, rc = _peak_rss([
                 sys.executable, "-m", "dagtui", "run", str(GRAPH), "--cases", str(data),
-                "--model", "openai/gpt-4.1-mini", "--api-base", stub.base_url, "--no-cache",
-                "-q", "--concurrency", str(args.concurrency), "--json",
+                *judge, "--no-cache", "-q", "--concurrency", str(args.concurrency), "--json",
                 str(Path(tmp) / f"{n}.json")])
             peaks[n] = rss
             print(f"  {n:7d} cases: peak RSS {rss / 1024:7.1f} MiB, wall {wall:7.1f} s, "
@@ -136,7 +141,8 @@ def memory(args: argparse.Namespace) -> None:
     small, large = min(sizes), max(sizes)
     print(f"  ratio {large} / {small} cases: {peaks[large] / peaks[small]:.2f}x "
           "(goal: within 1.5x)")
-    print("stub:", stub.close())
+    if stub is not None:
+        print("stub:", stub.close())
 
 
 def main() -> None:
@@ -147,6 +153,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--memory", action="store_true", help="peak RSS against dataset size")
     parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--memory-judge", choices=("labels", "stub"), default="labels",
+                        help="--memory: the in-process labels judge, or litellm on the stub")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "test")
     if args.memory:
