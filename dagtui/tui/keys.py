@@ -134,6 +134,8 @@ SUITE_KEYS: list[KeySpec] = [
     KeySpec("suite.open", "enter,o", "open_graph", "Open graph", True,
             "open the selected rule's graph in the editor (back here when it closes)"),
     KeySpec("suite.save", "ctrl+s", "save", "Save", True, "save the suite file"),
+    KeySpec("suite.undo", "ctrl+z", "undo", "Undo", False, "undo the last change"),
+    KeySpec("suite.redo", "ctrl+y", "redo", "Redo", False, "redo"),
     KeySpec("suite.down", "j", "cursor(1)", "Down", False, "next rule"),
     KeySpec("suite.up", "k", "cursor(-1)", "Up", False, "previous rule"),
     KeySpec("suite.help", "f1", "help", "Help", True, "this help", priority=True),

@@ -20,15 +20,18 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.reactive import reactive
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..diagnostics import Diagnostic
 from ..exitcodes import ExitCode
 from ..suite.drawing import draw_suite
-from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text, resolve_graph_path
+from ..suite.loader import SuiteLoad, resolve_graph_path
 from ..suite.model import Rule, SuiteEditError
-from ..suite.save import SuiteSaveError, render_suite, save_suite
+from ..suite.save import SuiteSaveError
 from .keys import SUITE_KEYS, Remappable, bindings
+from .suite_state import SuiteState
 from .widgets.graph_view import styled_text
 
 UPSTREAM_STYLE = "cyan"
@@ -45,24 +48,43 @@ class OpenGraph:
 
 
 class SuiteApp(Remappable, App[OpenGraph | None]):
-    """The suite dependencies editor."""
+    """The suite dependencies editor: thin widgets over a `SuiteState`."""
 
     TITLE = "dagtui suite"
     CSS_PATH = "suite.tcss"  # beside this module
     BINDINGS = bindings(SUITE_KEYS)
 
+    #: the picture shows only the selected rule with its upstream and downstream
+    focus_mode: reactive[bool] = reactive(False, init=False)
+    #: the suite differs from the file (mirrors `SuiteState.dirty` for the status line)
+    modified: reactive[bool] = reactive(False, init=False)
+    #: the last thing said (a refusal, a save), shown after the modified flag
+    status_text: reactive[str] = reactive("", init=False)
+
     def __init__(self, path: str | Path, *, select: str | None = None) -> None:
         super().__init__()
         self.path = str(path)
-        self.load: SuiteLoad = load_suite_file(self.path)
-        self.selected: str | None = select
-        self.focus_mode = False
-        self.modified = False
-        self.status_text = ""
+        self.state = SuiteState.open(self.path, select)
         self.drawing_text = ""
         self.drawing: Any = None
-        #: problems of the suite as edited (re-checked after every edit, before saving)
-        self.diagnostics = list(self.load.diagnostics)
+
+    # the state's data under the names the view (and its tests) always used
+    @property
+    def load(self) -> SuiteLoad:
+        return self.state.load
+
+    @property
+    def selected(self) -> str | None:
+        return self.state.selected
+
+    @selected.setter
+    def selected(self, rule_id: str | None) -> None:
+        self.state.selected = rule_id
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Problems of the suite as edited (re-checked after every edit, before saving)."""
+        return self.state.diagnostics
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -85,27 +107,28 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
                 Text(f"This suite file cannot be shown:\n\n{problems}", style="red"))
             return
         self.title = f"Suite: {suite.meta.name}"
-        if self.selected not in suite.rules:
-            self.selected = next(iter(suite.rules), None)
+        self.state.settle_selection()
         self.refresh_all()
         self.query_one("#rules", OptionList).focus()
 
-    # -- drawing -----------------------------------------------------------------------------
-    def _ordered_rules(self) -> list[tuple[int, str]]:
-        suite = self.load.suite
-        assert suite is not None
-        try:
-            return [(n, rid) for n, level in enumerate(suite.levels()) for rid in level]
-        except ValueError:  # a cycle in the file as loaded: file order
-            return [(0, rid) for rid in suite.rules]
+    # -- watchers: a flag set is a flag shown ----------------------------------------------------
+    def watch_focus_mode(self) -> None:
+        self.refresh_view()
 
+    def watch_modified(self) -> None:
+        self._show_status()
+
+    def watch_status_text(self) -> None:
+        self._show_status()
+
+    # -- drawing -----------------------------------------------------------------------------
     def refresh_all(self) -> None:
         suite = self.load.suite
         if suite is None:
             return
         options = self.query_one("#rules", OptionList)
         options.clear_options()
-        ordered = self._ordered_rules()
+        ordered = self.state.ordered_rules()
         for n, rid in ordered:
             rule = suite.rules[rid]
             kind = self.load.kinds.get(rid, "?")
@@ -168,8 +191,7 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
             extras.append(f"max_calls: {rule.max_calls}")
         if extras:
             out.append(" · ".join(extras) + "\n")
-        problems = [d for d in self.diagnostics if d.node == rid]
-        for d in problems:
+        for d in self.state.problems_of(rid):
             out.append(f"{d.severity.value} {d.code}: {d.message}\n",
                        style="red" if d.is_error else "yellow")
         return out
@@ -181,7 +203,6 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
     def say(self, message: str, *, error: bool = False, title: str | None = None) -> None:
         """Status line plus a toast: refusals must be impossible to miss."""
         self.status_text = message
-        self._show_status()
         self.notify(message, severity="error" if error else "information", title=title,
                     timeout=6)
 
@@ -198,32 +219,26 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
         self.action_open_graph()
 
     def _rule(self) -> Rule | None:
-        suite = self.load.suite
-        if suite is None or self.selected is None:
-            return None
-        return suite.rules.get(self.selected)
+        return self.state.rule()
 
     # -- actions -------------------------------------------------------------------------------
     def action_toggle_focus(self) -> None:
         self.focus_mode = not self.focus_mode
-        self.refresh_view()
+
+    def _edit(self, edit: Callable[[], object], message: str, title: str) -> bool:
+        """Run one `SuiteState` edit, then redraw and say `message` (or say its refusal)."""
+        try:
+            edit()
+        except SuiteEditError as exc:
+            self.say(str(exc), error=True, title=title)
+            return False
+        self._edited(message)
+        return True
 
     def _edited(self, message: str) -> None:
-        self.modified = True
-        self._recheck()
+        self.modified = self.state.dirty
         self.refresh_all()
         self.say(message)
-
-    def _recheck(self) -> None:
-        """Validate the suite as edited (e.g. a rule now depending on a paused one)."""
-        suite = self.load.suite
-        if suite is None or self.load.text is None:
-            return
-        try:
-            text = render_suite(suite, self.load.text)
-        except SuiteSaveError:
-            return
-        self.diagnostics = load_suite_text(text, self.path).diagnostics
 
     def on_click(self, event: Any) -> None:
         """A click on a rule's box in the picture selects that rule."""
@@ -240,15 +255,10 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
 
     def action_delete_rule(self) -> None:
         rule = self._rule()
-        if rule is None or self.load.suite is None:
+        if rule is None:
             return
-        try:
-            self.load.suite.remove_rule(rule.id)
-        except SuiteEditError as exc:
-            self.say(str(exc), error=True, title="Delete refused")
-            return
-        self.selected = next(iter(self.load.suite.rules), None)
-        self._edited(f"deleted rule '{rule.id}' (ctrl+s saves)")
+        self._edit(lambda: self.state.delete_rule(rule.id),
+                   f"deleted rule '{rule.id}' (ctrl+s saves)", "Delete refused")
 
     def action_add_dependency(self) -> None:
         rule = self._rule()
@@ -280,39 +290,46 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
 
     def add_dependency(self, rule_id: str, dep: str) -> bool:
         """Add the edge or refuse it at once (a cycle names every rule on it)."""
-        suite = self.load.suite
-        assert suite is not None
-        try:
-            suite.add_dependency(rule_id, dep)
-        except SuiteEditError as exc:
-            self.say(str(exc), error=True, title="Dependency refused")
-            return False
-        self._edited(f"'{rule_id}' now depends on '{dep}' (ctrl+s saves)")
-        return True
+        return self._edit(lambda: self.state.add_dependency(rule_id, dep),
+                          f"'{rule_id}' now depends on '{dep}' (ctrl+s saves)",
+                          "Dependency refused")
 
     def action_remove_dependency(self) -> None:
         rule = self._rule()
-        if rule is None or self.load.suite is None:
+        if rule is None:
             return
         if not rule.depends_on:
             self.say(f"'{rule.id}' depends on nothing", error=True)
             return
 
         def chosen(dep: str | None) -> None:
-            if dep is not None and self.load.suite is not None:
-                self.load.suite.remove_dependency(rule.id, dep)
-                self._edited(f"'{rule.id}' no longer depends on '{dep}' (ctrl+s saves)")
+            if dep is not None:
+                self._edit(lambda: self.state.remove_dependency(rule.id, dep),
+                           f"'{rule.id}' no longer depends on '{dep}' (ctrl+s saves)",
+                           "Not removed")
 
         self._pick_rule(f"remove a dependency of '{rule.id}'",
                         [(d, d) for d in rule.depends_on], chosen)
 
     def action_toggle_paused(self) -> None:
         rule = self._rule()
-        if rule is None or self.load.suite is None:
+        if rule is None:
             return
         status = "active" if rule.status == "paused" else "paused"
-        self.load.suite.set_status(rule.id, status)
-        self._edited(f"'{rule.id}' is now {status} (ctrl+s saves)")
+        self._edit(lambda: self.state.toggle_paused(rule.id),
+                   f"'{rule.id}' is now {status} (ctrl+s saves)", "Not changed")
+
+    def action_undo(self) -> None:
+        self._travelled(self.state.undo(), "undid", "nothing to undo")
+
+    def action_redo(self) -> None:
+        self._travelled(self.state.redo(), "redid", "nothing to redo")
+
+    def _travelled(self, what: str | None, done: str, nothing: str) -> None:
+        if what is None:
+            self.say(nothing)
+        else:
+            self._edited(f"{done}: {what}")
 
     def action_open_graph(self) -> None:
         rule = self._rule()
@@ -334,15 +351,11 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
         if self.load.suite is None:
             return
         try:
-            save_suite(self.load.suite, self.path)
+            self.state.save()  # re-reads the file: fresh problems for what was saved
         except (SuiteSaveError, OSError) as exc:
             self.say(f"not saved: {exc}", error=True, title="Save failed")
             return
-        selected = self.selected
-        self.load = load_suite_file(self.path)  # fresh diagnostics for the saved file
-        self.diagnostics = list(self.load.diagnostics)
-        self.selected = selected
-        self.modified = False
+        self.modified = self.state.dirty
         self.refresh_all()
         self.say(f"saved {self.path}")
 

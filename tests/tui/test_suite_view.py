@@ -180,3 +180,59 @@ async def test_edits_are_rechecked_and_clicks_select_rules(suite_path: Path) -> 
         await pilot.click("#dag-canvas", offset=(x + 2, y + 1))
         await pilot.pause()
         assert app.selected == "deep_analysis"
+
+
+def status_line(app: SuiteApp) -> str:
+    return str(app.query_one("#status").render())
+
+
+async def test_ctrl_z_and_ctrl_y_take_back_and_redo_edits(suite_path: Path) -> None:
+    app = SuiteApp(suite_path, select="concise")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("d")  # nothing depends on concise: deleted
+        await pilot.pause()
+        assert "concise" not in app.load.suite.rules and app.modified
+        assert "● modified" in status_line(app) and "concise" not in app.drawing_text
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert "concise" in app.load.suite.rules and not app.modified
+        assert app.selected == "concise" and "concise" in app.drawing_text
+        assert "undid: delete rule 'concise'" in status_line(app)
+        assert "● modified" not in status_line(app)
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert "concise" not in app.load.suite.rules and app.modified
+        assert "redid: delete rule 'concise'" in status_line(app)
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.status_text == "nothing to redo"
+
+
+async def test_undo_brings_back_the_problems_of_the_restored_suite(suite_path: Path) -> None:
+    app = SuiteApp(suite_path, select="is_english")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("p")  # correctness now depends on a paused rule
+        await pilot.pause()
+        assert any(d.code == "SUI101" for d in app.diagnostics)
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert not any(d.code == "SUI101" for d in app.diagnostics)
+        assert app.load.suite.rules["is_english"].status == "active"
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.status_text == "nothing to undo"
+
+
+async def test_focus_mode_is_a_flag_the_picture_follows(suite_path: Path) -> None:
+    app = SuiteApp(suite_path, select="is_english")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.focus_mode = True  # set directly, as the `f` key does: the watcher redraws
+        await pilot.pause()
+        assert "has_output" not in app.drawing_text
+        assert "upstream" in str(app.query_one("#dag").border_title)
+        app.focus_mode = False
+        await pilot.pause()
+        assert "has_output" in app.drawing_text
