@@ -262,11 +262,12 @@ class RunActions:
             self.query_one(PathTree).select_node(run.order[0])
 
     def action_pick_judge(self) -> None:
+        from ...judges.factory import model_for
         from ..screens.dialogs import PickScreen
 
         if self.judge_factory is None or self.live is None:
             return
-        model = self.live.graph.metric.model or "the default model"
+        model = model_for(self.live.graph)  # what a litellm judge here would call
         names = ["labels", "human", "litellm"]
         options = ["labels — the case's own labels, no calls",
                    "human — you answer each node",
@@ -281,7 +282,9 @@ class RunActions:
                 self.notify(str(exc), severity="error")
                 return
             case = self.live.case
-            self.live = DebugRun(self.live.graph, judge, case, python=self.python)
+            # the same graph, already checked: only the judge changes
+            self.live = DebugRun(self.live.graph, judge, case, python=self.python,
+                                 checked=self.live.checked)
             self.live.breakpoints = set()
             self._attach_judge()
             self.live.restart()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cases import Case, CaseError
+from ...checked import CheckedGraph
 from ...checks import PythonConsent
 from ...engine import Engine, Session
 from ...judges.base import Judge
@@ -137,11 +138,15 @@ class DebugRun:
     """
 
     def __init__(self, graph: Graph, judge: Judge | None, case: Case | None = None, *,
-                 trace: Trace | None = None, python: PythonConsent | None = None) -> None:
+                 trace: Trace | None = None, python: PythonConsent | None = None,
+                 checked: CheckedGraph | None = None) -> None:
         self.graph = graph
         self.judge = judge
         self.python = python if python is not None else PythonConsent.from_env()
-        self.engine: Engine | None = (Engine(graph, judge, python=self.python)
+        #: `graph`'s check, validated when the engine is built (`checked`: an earlier run's,
+        #: so another judge on the same graph does not validate it again)
+        self.checked = checked if checked is not None else CheckedGraph.of_graph(graph)
+        self.engine: Engine | None = (Engine(self.checked, judge, python=self.python)
                                       if judge is not None else None)
         self.topo = self.engine.topo if self.engine else Topology.of(graph)
         self.case = case
@@ -188,7 +193,9 @@ class DebugRun:
     def set_graph(self, graph: Graph) -> None:
         """Swap in an edited graph (validated by the engine; raises GraphError)."""
         assert self.judge is not None
-        engine = Engine(graph, self.judge, python=self.python)
+        checked = CheckedGraph.of_graph(graph)
+        engine = Engine(checked, self.judge, python=self.python)
+        self.checked = checked
         self.graph, self.engine, self.topo = graph, engine, engine.topo
         self._order = None
         self._generation += 1
