@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .workdir import DEFAULT_DIR, ensure_workdir  # the one maker of .dagtui/
 
@@ -122,6 +122,18 @@ class CacheStats:
     models: dict[str, int] = field(default_factory=dict)
     oldest: float | None = None
     newest: float | None = None
+
+
+class JudgeCache(Protocol):
+    """What a judge asks of its cache: `Cache`, `NullCache`, or a Dask worker's in-memory
+    one (`dagtui.dask_worker.ShippedCache`)."""
+
+    def get(self, key: str) -> dict[str, Any] | None: ...
+
+    def put(self, key: str, model: str, response: dict[str, Any], *,
+            api_base: str | None = None) -> None: ...
+
+    def share(self) -> dict[str, Any] | None: ...
 
 
 class Cache:

@@ -99,7 +99,7 @@ def parse_workers(value: object) -> int | str:
     if value == "auto":
         return "auto"
     try:
-        count = int(value)  # type: ignore[call-overload]
+        count = int(value)  # type: ignore[call-overload]  # any value; refused below if not whole
     except (TypeError, ValueError):
         count = 0
     if count < 1:
@@ -326,7 +326,7 @@ def _probe(engine: Engine, cases: list[Case]) -> tuple[dict[int, RunResult],
                                                       list[dict[str, Any]]]:
     """({index: result} of the cases the cache finishes, per case the cached answers met on
     its way). Nothing is looked up when the cache cannot serve (off, `--refresh`, empty)."""
-    cache = engine.judge.cache
+    cache: Any = getattr(engine.judge, "cache", None)  # a litellm judge's (none: no probe)
     empty: list[dict[str, Any]] = [{} for _ in cases]
     if getattr(cache, "path", None) is None or cache.refresh or not len(cache):
         return {}, empty
@@ -408,6 +408,7 @@ class Batch:
 
         if not isinstance(engine.judge, LiteLLMJudge):
             raise TypeError("Dask workers need a litellm judge")
+        self.judge = engine.judge
         self.engine, self.cases, self.cluster = engine, cases, cluster
         self.total_concurrency = concurrency
         #: when the clock started: now, and again once the workers are up and warm
@@ -464,7 +465,7 @@ class Batch:
         self.workers = n = self.cluster.size()
         self.started += time.perf_counter() - started
         self.per_worker = max(1, self.total_concurrency // n)
-        judge = self.engine.judge
+        judge = self.judge
         config = judge.worker_config(max(1, judge.concurrency // n))
         self.spec = BatchSpec(uuid.uuid4().hex, self.engine.graph, dict(config, cache=None),
                               self.per_worker, self.engine.python, shipped_env(),
@@ -514,7 +515,7 @@ class Batch:
                 self._set(i, case, _worker_error(self.engine, case, why[:300]))
             return
         self.cpu += cpu
-        cache = self.engine.judge.cache
+        cache = self.judge.cache
         for key, model, response, api_base in new:  # the one writer of the sqlite file
             cache.put(key, model, response, api_base=api_base)
         cases = dict(chunk)

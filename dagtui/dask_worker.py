@@ -216,7 +216,7 @@ def _cpu() -> float:
 def run_chunk(spec: BatchSpec, chunk: list[tuple[int, Any, dict[str, Any]]]) -> Any:
     """The Dask task: this worker's plugin runs the chunk (see `DagtuiPlugin.run_chunk`)."""
     plugin = get_worker().plugins.get(PLUGIN_NAME)
-    if plugin is None:  # a worker that joined before the plugin reached it
+    if not isinstance(plugin, DagtuiPlugin):  # a worker that joined before the plugin did
         plugin = DagtuiPlugin()
         plugin.setup()
         get_worker().plugins[PLUGIN_NAME] = plugin

@@ -221,6 +221,7 @@ class Engine:
                          evidence: dict[str, Any]) -> None:
         steps: list[str] | None = None
         if kind_of(node).steps:
+            # a kind with evaluation steps is a G-Eval leaf
             steps = await self._geval_steps_for(session, rec, node)  # type: ignore[arg-type]
         prompt = self.prompt_for(session, node, evidence, steps)
         rec.prompt = prompt.messages
@@ -282,7 +283,7 @@ class Engine:
             return None
         steps = None
         if kind.steps:
-            steps = self.known_geval_steps(node)  # type: ignore[arg-type]
+            steps = self.known_geval_steps(node)  # type: ignore[arg-type]  # a G-Eval leaf
             if steps is None:
                 return None
         return self.prompt_for(session, node, evidence, steps)

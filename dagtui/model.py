@@ -81,6 +81,7 @@ class Record:
 
     def replace(self, **changes: Any) -> Self:
         """A shallow copy with `changes` (Python attribute names) applied, unchecked."""
+        # every subclass is a dataclass; this base is not one
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
 
@@ -295,6 +296,7 @@ class NodeBase(TomlRecord):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # the dataclass decorator runs after this: the lists are worked out on first use
+        # descriptors that read as tuples (`_NodeLayout.__get__`)
         cls.FIELDS = _NodeLayout("fields")  # type: ignore[assignment]
         cls.REQUIRED = _NodeLayout("required")  # type: ignore[assignment]
 

@@ -392,7 +392,7 @@ class _Walker(Progress):
                     added.append(c)
                 arrivals.append(c)
         elif kind == 2:
-            self.leaves.append(self.geval_leaf[i])  # type: ignore[arg-type]
+            self.leaves.append(self.geval_leaf[i])
             frame[4] = True
         else:
             options = self.verdicts[i]
@@ -695,7 +695,7 @@ def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table
             score = p.leaves[0].kind
         else:
             result = "[green]pass[/]" if p.passes else "[red]fail[/]"
-            score = show_fraction(p.score)  # type: ignore[arg-type]
+            score = show_fraction(p.score) if p.score is not None else "—"
         table.add_row(str(n), _escape(p.describe()), _escape(p.outcome()), score, result,
                       str(p.calls))
     if len(report.paths) > limit:

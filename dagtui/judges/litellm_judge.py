@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..cache import Cache, NullCache, request_key
+from ..cache import Cache, JudgeCache, NullCache, request_key
 from ..kinds import kind_of
 from ..prompts import (
     GEVAL_STEPS,
@@ -210,7 +210,7 @@ class LiteLLMJudge(Judge):
         backoff: float = 0.5,
         max_backoff: float = 8.0,
         concurrency: int = 8,
-        cache: Cache | NullCache | None = None,
+        cache: JudgeCache | None = None,
         structured: bool | None = None,
         logprobs: bool | None = None,
         extra: dict[str, Any] | None = None,
@@ -229,7 +229,7 @@ class LiteLLMJudge(Judge):
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.concurrency = max(1, concurrency)
-        self.cache = cache if cache is not None else NullCache()
+        self.cache: JudgeCache = cache if cache is not None else NullCache()
         self.structured = structured
         self.logprobs = logprobs
         self.extra = dict(extra or {})

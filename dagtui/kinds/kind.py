@@ -161,6 +161,7 @@ class NodeKind:
 
     def new_node(self, node_id: str) -> NodeBase:
         """A fresh node of this type named `node_id` (see `blank`)."""
+        # every node class defaults its own `type`; NodeBase, as typed here, does not
         node = self.blank(node_id) if self.blank is not None else self.cls()  # type: ignore[call-arg]
         node.id = node_id
         return node
