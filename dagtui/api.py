@@ -6,8 +6,10 @@
     result.score, result.success, result.reason, result.path, result.steps
     report = dagtui.evaluate(graph, cases, judge=..., concurrency=16, workers=1)
 
-It is a thin layer over the same `Engine` the CLI and the TUI use. `judge` may be a litellm
-model string, `"labels"` (the case's own labels, no calls), or any `Judge` instance.
+It is a thin layer over the same `Engine` the CLI and the TUI use, and makes judges with
+the same factory (`dagtui.judges.factory.make_judge`): `judge` may be a litellm model string,
+`"labels"` (the case's own labels, no calls), `"replay"` (with `trace=FILE`: a saved trace's
+answers), or any `Judge` instance.
 Python check nodes run code, so they run only when the caller says so: `allow_python=True`
 on `load` or `evaluate` (or DAGTUI_ALLOW_PYTHON=1), never because the graph file asks.
 """
