@@ -93,3 +93,17 @@ def test_labels_test_reads_and_parses_the_graph_once(counts: collections.Counter
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     main(["test", str(GRAPH)])
     assert (counts["read"], counts["parse"]) == (1, 1)
+
+
+def test_assert_graph_checks_the_file_once(counts: collections.Counter[str], tmp_path: Path
+                                           ) -> None:
+    from dagtui.integrations.common import _GRAPHS
+    from dagtui.testing import assert_graph
+
+    _GRAPHS.clear()  # loaded once per file version: start from none
+    case = {"name": "weekly", "actual_output": "# Intro\n# Body\n# Conclusion",
+            "expected": {"extract": "Intro, Body, Conclusion", "present": True,
+                         "order": "Correct order"}}
+    for _ in range(2):
+        assert_graph(GRAPH, case, judge="labels", trace_dir=tmp_path)
+    assert dict(counts) == ONCE

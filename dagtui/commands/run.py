@@ -154,9 +154,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err(str(exc))
         return ExitCode.USAGE
-    from ..api import make_judge
     from ..cache import open_cache
     from ..engine import Engine
+    from ..judges.factory import make_judge
 
     cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
