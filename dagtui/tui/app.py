@@ -2,7 +2,8 @@
 
 The app is a thin shell over `EditorState` (the graph, history, dirty flag, selection,
 file): every action calls one state method, then `sync()` redraws what changed. Widgets talk
-upward with typed messages (`FieldChanged`, `ProblemChosen`, ...). Other screens (the
+upward with typed messages nested in the widget that posts them
+(`NodeForm.FieldChanged`, `ProblemsTable.ProblemChosen`, ...). Other screens (the
 debugger) reuse `EditorApp.state` and the `GraphTree` widget.
 """
 
@@ -17,14 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.command import CommandPalette, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, Tab, Tree
+from textual.worker import get_current_worker
 
 from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
@@ -41,16 +45,9 @@ from .keys import (
 )
 from .keys import binding_ids as all_binding_ids
 from .outline import ItemRef
-from .state import EditorState, EditRefused, environment_editor, fallback_editor
+from .state import CheckJob, EditorState, EditRefused, environment_editor, fallback_editor
 from .widgets.graph_tree import GraphTree
-from .widgets.node_form import (
-    FieldChanged,
-    FieldFocused,
-    MetricChanged,
-    NodeForm,
-    VerdictChanged,
-    set_quietly,
-)
+from .widgets.node_form import NodeForm, set_quietly
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -58,7 +55,7 @@ if TYPE_CHECKING:
     from textual.widgets import TabbedContent, TextArea
 
     from .widgets.bottom import BottomPanels
-    from .widgets.panels import ProblemChosen
+    from .widgets.panels import ProblemsTable
 
 # Not imported here: the bottom panels (`widgets.bottom`: a tabbed panel with two data
 # tables, ~20 ms of imports) are mounted right after the first frame, and the read-only
@@ -139,6 +136,9 @@ class EditorApp(Remappable, App[None]):
     #: set by `exit`: the disk poll stops asking once the app is on its way out
     exiting = False
 
+    #: the graph drawing enlarged over the tree and form (`g` on the graph tab; esc back)
+    graph_big: reactive[bool] = reactive(False, init=False)
+
     def exit(self, result: Any = None, return_code: int = 0,
              message: RenderableType | None = None) -> None:
         self.exiting = True
@@ -156,6 +156,7 @@ class EditorApp(Remappable, App[None]):
         #: per function, the answer kept for this session
         self.python = python if python is not None else PythonConsent.from_env()
         self.state = state or EditorState.open(path, starter=starter, defer_check=True)
+        self.state.check_later = self._check_later
         #: set once the first validation has run (right after the first frame)
         self.first_check_done = asyncio.Event()
         #: False in snapshot tests and screenshots, so the picture never depends on timing
@@ -163,7 +164,6 @@ class EditorApp(Remappable, App[None]):
         #: every notification shown, newest last (tests read it; the toasts vanish)
         self.notices: list[str] = []
         self.poll_interval = poll_interval
-        self.graph_big = False
         #: the bottom panels (problems, paths, graph), mounted right after the first frame
         self._bottom: BottomPanels | None = None
         #: the file's text, shown instead of the form while it does not parse (built then)
@@ -171,6 +171,9 @@ class EditorApp(Remappable, App[None]):
         self._form_ready = False
         self._asking_disk = False
         self._syncing = False
+        #: one redraw at a time: a worker's result arriving while an action called directly
+        #: (tests, the benchmark) is rebuilding the form waits for that rebuild
+        self._sync_lock = asyncio.Lock()
 
     @property
     def on_main_screen(self) -> bool:
@@ -282,8 +285,39 @@ class EditorApp(Remappable, App[None]):
             footer.show_command_palette = width >= NARROW_COLS
 
     async def _first_check(self) -> None:
+        job = self.state.check_job()
+        if job is None:
+            self.first_check_done.set()
+        else:
+            self._validate(job)
+
+    # -- validation -----------------------------------------------------------------------
+    class Validated(Message):
+        """A worker validated `job` (the state takes `checked` unless a newer job exists)."""
+
+        def __init__(self, job: CheckJob, checked: backend.Checked) -> None:
+            super().__init__()
+            self.job = job
+            self.checked = checked
+
+    def _check_later(self) -> None:
+        """An edit left its validation to `_validate` (`EditorState.check_later`)."""
+        job = self.state.check_job()
+        if job is not None:
+            self._validate(job)
+
+    @work(thread=True, exclusive=True, group="validate")
+    def _validate(self, job: CheckJob) -> None:
+        """Validate and analyse paths off the event loop, so typing never waits for them;
+        the next keystroke's run cancels this one, whose result is then dropped."""
+        worker = get_current_worker()
+        checked = job.run(cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(self.Validated(job, checked))
+
+    async def on_editor_app_validated(self, message: Validated) -> None:
         try:
-            if self.state.finish_check():
+            if self.state.apply_check(message.job, message.checked):
                 await self.sync()
         finally:
             self.first_check_done.set()
@@ -322,7 +356,8 @@ class EditorApp(Remappable, App[None]):
     async def sync(self, *, rebuild_form: bool = False) -> None:
         """Bring every panel up to date with the state (cheap when little changed)."""
         try:
-            await self._sync(rebuild_form)
+            async with self._sync_lock:
+                await self._sync(rebuild_form)
         except NoMatches:
             if self.is_running:
                 raise
@@ -512,8 +547,8 @@ class EditorApp(Remappable, App[None]):
         return None
 
     # -- form edits -----------------------------------------------------------------------
-    @on(FieldChanged)
-    async def _field_changed(self, event: FieldChanged) -> None:
+    @on(NodeForm.FieldChanged)
+    async def _field_changed(self, event: NodeForm.FieldChanged) -> None:
         node = self.state.graph.nodes.get(event.node_id)
         if node is None or value_of(node, event.field) == event.value:
             return  # widgets announce their initial values too
@@ -528,8 +563,8 @@ class EditorApp(Remappable, App[None]):
             return
         await self.sync()
 
-    @on(VerdictChanged)
-    async def _verdict_changed(self, event: VerdictChanged) -> None:
+    @on(NodeForm.VerdictChanged)
+    async def _verdict_changed(self, event: NodeForm.VerdictChanged) -> None:
         before = self.state.version
         try:
             self.state.set_verdict(event.node_id, event.index, **{event.part: event.value})
@@ -548,8 +583,8 @@ class EditorApp(Remappable, App[None]):
                 return
             set_quietly(widget, other, None, None)
 
-    @on(MetricChanged)
-    async def _metric_changed(self, event: MetricChanged) -> None:
+    @on(NodeForm.MetricChanged)
+    async def _metric_changed(self, event: NodeForm.MetricChanged) -> None:
         if getattr(self.state.graph.metric, event.field) == event.value:
             return
         try:
@@ -559,11 +594,11 @@ class EditorApp(Remappable, App[None]):
             return
         await self.sync()
 
-    @on(FieldFocused)
+    @on(NodeForm.FieldFocused)
     def _field_focused(self) -> None:
         self.state.break_coalescing()
 
-    def on_problem_chosen(self, event: ProblemChosen) -> None:
+    def on_problems_table_problem_chosen(self, event: ProblemsTable.ProblemChosen) -> None:
         d: Diagnostic = event.diagnostic
         source = self._source
         if self.state.read_only and source is not None:
@@ -821,7 +856,6 @@ class EditorApp(Remappable, App[None]):
         if bottom.active == "graph":
             self.graph_big = not self.graph_big
         bottom.active = "graph"
-        self.screen.set_class(self.graph_big, "graph-big")
         self._tab_shown("graph")
         # enlarged, the tree is hidden: the drawing takes the focus (arrows, hjkl, pgup/pgdn,
         # home scroll it) and opens at the root; shrunk again, the tree has it back
@@ -845,9 +879,8 @@ class EditorApp(Remappable, App[None]):
 
     def _tab_shown(self, tab: str) -> None:
         self.screen.set_class(tab == "graph", "graph-tab")
-        if tab != "graph" and self.graph_big:
+        if tab != "graph":
             self.graph_big = False
-            self.screen.set_class(False, "graph-big")
         if self._bottom is None:
             return
         if tab == "paths":
@@ -856,14 +889,15 @@ class EditorApp(Remappable, App[None]):
         elif tab == "graph":
             self._show_graph()
 
+    def watch_graph_big(self, big: bool) -> None:
+        self.screen_stack[0].set_class(big, "graph-big")
+
     def _show_graph(self) -> None:
         self.bottom.graph.show(self.state.graph, self.state.selected,
                                self.state.problem_counts())
 
     def action_focus_tree(self) -> None:
-        if self.graph_big:
-            self.graph_big = False
-            self.screen.set_class(False, "graph-big")
+        self.graph_big = False
         self.state.break_coalescing()
         self.query_one(GraphTree).focus()
 
@@ -893,6 +927,7 @@ class EditorApp(Remappable, App[None]):
             self.notify(f"reloaded {self.state.path}")
 
     def action_debug(self) -> None:
+        self.state.settle()  # it refuses a graph with errors: those of the last keystroke
         try:
             from . import debugger  # type: ignore[attr-defined]
         except ImportError:
@@ -942,6 +977,7 @@ class EditorApp(Remappable, App[None]):
 
     async def action_quit(self) -> None:
         from .screens.dialogs import ask_to_quit
+        self.state.settle()  # the dialog counts the errors
 
         async def save() -> bool:
             await self.action_save()

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Graph, TaskNode
-from .node_memo import NodeMemo
 
 
 @dataclass(frozen=True)
@@ -127,29 +126,6 @@ def _structure_part(nid: str, node: Any) -> tuple[object, ...]:
     children = tuple(node.children) if isinstance(node, TaskNode) else ()
     verdicts = tuple(v.then for v in getattr(node, "verdicts", []) or [])
     return (nid, node.type, children, verdicts)
-
-
-class StructureKeys:
-    """`structure_key`, cheap when few nodes changed since the last call (one per tree).
-
-    The roots are derived from the node parts (every edge is a child or a verdict's then)
-    and `metric.roots`, so they are recomputed only when those changed.
-    """
-
-    def __init__(self) -> None:
-        self._parts: NodeMemo[tuple[object, ...]] = NodeMemo(_structure_part)
-        self._last: tuple[object, tuple[object, ...], tuple[str, ...]] | None = None
-
-    def key(self, graph: Graph) -> tuple[object, ...]:
-        parts = self._parts.parts(graph)
-        declared = tuple(graph.metric.roots) if graph.metric.roots is not None else None
-        last = self._last
-        if last is not None and last[0] == declared and last[1] == parts:
-            roots = last[2]
-        else:
-            roots = tuple(graph.roots())
-        self._last = (declared, parts, roots)
-        return (roots, *parts)
 
 
 def structure_key(graph: Graph) -> tuple[object, ...]:

@@ -7,7 +7,8 @@ methods and redraws.
 
 Node objects are treated as immutable: every edit replaces the node in `graph.nodes` with a
 modified copy. An undo snapshot is therefore a shallow copy of the nodes dict, cheap even at
-1,000 nodes.
+1,000 nodes, and so is a `CheckJob`: the copy a worker thread validates while the next
+keystroke already edits the state.
 """
 
 from __future__ import annotations
@@ -20,16 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, Severity, sort_key
+from ..kinds import find_kind, kind_of
+from ..loader import LoadResult
 from ..model import (
-    NODE_CLASSES,
-    BinaryNode,
     CheckNode,
-    GEvalNode,
     Graph,
     Metric,
-    MetricNode,
     NodeBase,
-    NonBinaryNode,
     TaskNode,
     Verdict,
 )
@@ -56,6 +54,25 @@ class Snapshot:
     description: str
     key: tuple[Any, ...] | None = None
     version: int = 0
+
+
+@dataclass(frozen=True)
+class CheckJob:
+    """One validation with everything it reads copied, so it can run in a worker thread
+    while the state moves on; `EditorState.apply_check` takes its result only if no newer
+    job was issued since."""
+
+    graph: Graph
+    positions: Positions | None
+    #: the parsed file of a deferred open (its check also reports what the loader found)
+    loaded: LoadResult | None = None
+
+    def run(self, cancelled: Callable[[], bool] | None = None) -> backend.Checked:
+        """Validate and analyse paths; `cancelled` is asked before the costly path analysis
+        (skipped when it says yes: the caller then discards the result)."""
+        if self.loaded is not None:
+            return backend.check_loaded(self.loaded)
+        return backend.check_graph(self.graph, self.positions, cancelled=cancelled)
 
 
 @dataclass
@@ -113,6 +130,13 @@ class EditorState:
     _coalesce_open: bool = False
     #: the parsed file whose validation `finish_check` still has to run
     _pending_check: Any = None
+    #: set by the editor app: an edit then calls it instead of validating at once, and the
+    #: app runs the validation (`check_job`, `apply_check`) in a worker
+    check_later: Callable[[], None] | None = field(default=None, repr=False)
+    #: an edit's validation is still to run (`check_later` was called for it)
+    _stale: bool = False
+    #: the newest job `check_job` handed out: only its result is applied
+    _job: CheckJob | None = field(default=None, repr=False)
 
     # -- opening --------------------------------------------------------------------------
     @classmethod
@@ -178,6 +202,7 @@ class EditorState:
             checked = backend.check_text(text, file=str(self.path))
             self._pending_check = None
         load = checked.load
+        self._job, self._stale = None, False
         self.text = text
         if load is None or not load.parsed or load.graph is None:
             self.read_only = True
@@ -197,18 +222,21 @@ class EditorState:
     def finish_check(self) -> bool:
         """Run the validation `open(defer_check=True)` left for later; False when nothing
         was pending (an edit since then has already revalidated the graph)."""
-        loaded, self._pending_check = self._pending_check, None
-        if loaded is None:
+        if self._pending_check is None:
             return False
-        checked = backend.check_loaded(loaded)
-        self.diagnostics = list(checked.diagnostics)
-        self.paths = checked.paths
-        return True
+        job = self.check_job()
+        assert job is not None
+        return self.apply_check(job, job.run())
 
     @property
     def checking(self) -> bool:
         """True between a deferred open and `finish_check`: the problems are not known yet."""
         return self._pending_check is not None
+
+    @property
+    def stale(self) -> bool:
+        """An edit's validation has not run yet: `diagnostics` describe the graph before it."""
+        return self._stale
 
     # -- status ---------------------------------------------------------------------------
     @property
@@ -282,8 +310,52 @@ class EditorState:
     def revalidate(self) -> None:
         """Recheck the edited graph. Loader-only findings about the file text stay shown
         until the next save or reload re-reads the text."""
-        self._pending_check = None
-        checked = backend.check_graph(self.graph, self.positions)
+        self._pending_check, self._job, self._stale = None, None, False
+        self._take(backend.check_graph(self.graph, self.positions))
+
+    def settle(self) -> None:
+        """Validate now whatever is still waiting for a worker (before acting on `errors`)."""
+        if self._pending_check is not None:
+            self.finish_check()
+        elif self._stale:
+            self.revalidate()
+
+    def check_job(self) -> CheckJob | None:
+        """The validation still owed (None: none is), copied for a worker thread; it
+        supersedes every job handed out before."""
+        if self._pending_check is not None:
+            job = CheckJob(self.graph, self.positions, self._pending_check)
+        elif self._stale:
+            graph = Graph(metric=self.graph.metric, nodes=dict(self.graph.nodes),
+                          path=self.graph.path)
+            job = CheckJob(graph, self.positions)
+        else:
+            return None
+        self._job = job
+        return job
+
+    def apply_check(self, job: CheckJob, checked: backend.Checked) -> bool:
+        """Take a worker's result; False (ignored) when a newer job or a reload came since."""
+        if job is not self._job:
+            return False
+        self._job, self._stale = None, False
+        if job.loaded is not None:
+            self._pending_check = None
+            self.diagnostics = list(checked.diagnostics)
+            self.paths = checked.paths
+        else:
+            self._take(checked)
+        return True
+
+    def _changed(self) -> None:
+        """After an edit, undo or redo: validate now, or leave it to `check_later`."""
+        if self.check_later is None:
+            self.revalidate()
+            return
+        self._pending_check, self._stale = None, True
+        self.check_later()
+
+    def _take(self, checked: backend.Checked) -> None:
         keep = [
             d for d in self._load_diags
             if d.node is None or d.node in self.graph.nodes or d.code in ("DAG005", "DAG003")
@@ -335,7 +407,7 @@ class EditorState:
         self._version = self._counter
         if self._back_to_saved():
             self._clean_versions.add(self._version)
-        self.revalidate()
+        self._changed()
 
     def break_coalescing(self) -> None:
         """Start a new undo step even for the same field (focus moved away)."""
@@ -348,7 +420,7 @@ class EditorState:
         self._redo.append(self._snapshot(snap.description))
         self._restore(snap)
         self._coalesce_open = False
-        self.revalidate()
+        self._changed()
         return snap.description
 
     def redo(self) -> str | None:
@@ -358,7 +430,7 @@ class EditorState:
         self._undo.append(self._snapshot(snap.description))
         self._restore(snap)
         self._coalesce_open = False
-        self.revalidate()
+        self._changed()
         return snap.description
 
     # -- node edits -----------------------------------------------------------------------
@@ -396,18 +468,18 @@ class EditorState:
         old = self.graph.nodes[node_id]
         if old.type == new_type:
             return
-        cls = NODE_CLASSES[new_type]
+        kind = find_kind(new_type)
+        if kind is None:
+            raise KeyError(new_type)
+        cls, blank = kind.cls, kind.new_node(node_id)
         data = {k: getattr(old, k) for k in ("label", "params", "turn_window")}
-        text = getattr(old, "criteria", None) or getattr(old, "instructions", None)
-        if text:
-            data["instructions" if new_type == "task" else "criteria"] = text
-        verdicts = list(getattr(old, "verdicts", []) or [])
-        if new_type in ("binary", "check") and not verdicts:
-            verdicts = [Verdict(verdict=True, score=10, then=None),
-                        Verdict(verdict=False, score=0, then=None)]
-        if new_type == "non_binary" and not verdicts:
-            verdicts = [Verdict(verdict="Yes", score=10, then=None),
-                        Verdict(verdict="No", score=0, then=None)]
+        # the text the judge reads (criteria, instructions, ...) moves to the new type's
+        text = getattr(old, kind_of(old).editable(old) or "", None)
+        to = kind.editable(blank)
+        if text and isinstance(text, str) and to:
+            data[to] = text
+        # no verdicts yet: those a new node of the type starts with
+        verdicts = list(getattr(old, "verdicts", []) or getattr(blank, "verdicts", []) or [])
 
         def change() -> None:
             # from_toml copies the lists and leaves out a value the new type cannot hold
@@ -416,36 +488,20 @@ class EditorState:
             assert new is not None  # every node field has a default
             if hasattr(new, "verdicts"):
                 new.verdicts = verdicts
-            if isinstance(new, TaskNode):
-                new.children = [t for t in old.targets()]
+            if "children" in new.FIELDS:  # data edges: the old node's targets
+                new.children = [t for t in old.targets()]  # type: ignore[attr-defined]
             new.id = node_id
             self.graph.nodes[node_id] = new
 
         self.edit(f"change {node_id} to {new_type}", change)
 
     def new_node(self, node_type: str, node_id: str) -> NodeBase:
-        """A fresh node with placeholder content the validator will point at."""
-        node: NodeBase
-        if node_type == "task":
-            node = TaskNode(instructions="", output_label="")
-        elif node_type == "binary":
-            node = BinaryNode(criteria="", verdicts=[Verdict(verdict=True, score=10),
-                                                     Verdict(verdict=False, score=0)])
-        elif node_type == "non_binary":
-            node = NonBinaryNode(criteria="", verdicts=[Verdict(verdict="Good", score=10),
-                                                        Verdict(verdict="Bad", score=0)])
-        elif node_type == "check":
-            node = CheckNode(check="json", param="actual_output",
-                             verdicts=[Verdict(verdict=True, score=10),
-                                       Verdict(verdict=False, score=0)])
-        elif node_type == "geval":
-            node = GEvalNode(name=node_id, params=["actual_output"])
-        elif node_type == "metric":
-            node = MetricNode(metric="AnswerRelevancyMetric", args={"threshold": 0.5})
-        else:
+        """A fresh node with placeholder content the validator will point at (its kind's
+        `new_node`)."""
+        kind = find_kind(node_type)
+        if kind is None:
             raise KeyError(node_type)
-        node.id = node_id
-        return node
+        return kind.new_node(node_id)
 
     def check_new_id(self, node_id: str) -> str | None:
         """Why `node_id` cannot name a new node, or None when it can."""
@@ -499,8 +555,7 @@ class EditorState:
         if not hasattr(node, "verdicts"):
             raise EditRefused(f"a {node.type} node has no verdicts")
         vs = self.verdicts(node_id)
-        if node.type == "non_binary" or (node.type == "check" and getattr(node, "check", "")
-                                         == "python"):
+        if not kind_of(node).boolean_verdicts(node):  # labels
             taken = {str(v.verdict) for v in vs}
             n = len(vs) + 1
             while f"Label {n}" in taken:

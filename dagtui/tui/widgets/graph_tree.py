@@ -23,9 +23,9 @@ from ..calibration import badge
 from ..outline import (
     Item,
     ItemRef,
-    StructureKeys,
     build_outline,
     score_text,
+    structure_key,
 )
 
 Counts = dict[str, tuple[int, int]]
@@ -48,7 +48,6 @@ class GraphTree(Tree[ItemRef]):
         self.guide_depth = 3
         self.auto_expand = False
         self._structure: tuple[object, ...] | None = None
-        self._structure_keys = StructureKeys()
         #: row keys by the node id they show (key[1]), for relabelling only changed nodes;
         #: None when rows were added or removed since it was built
         self._by_node: dict[object, list[tuple[object, ...]]] | None = None
@@ -81,7 +80,7 @@ class GraphTree(Tree[ItemRef]):
                 self.root.add_leaf(Text("  fix it on disk, then ctrl+r", style="dim"))
                 self._structure = ("read-only",)
             return False
-        key = self._structure_keys.key(graph)
+        key = structure_key(graph)
         if key != self._structure:
             self._rebuild(graph, counts)
             self._structure = key

@@ -48,32 +48,6 @@ METRIC_FIELDS = ("name", "threshold", "model", "include_reason", "strict", "mult
 TEXT_WIDGETS = "Input, TextArea, Select, SelectionList"
 
 
-class FieldChanged(Message):
-    """A node field was edited (value already parsed)."""
-
-    def __init__(self, node_id: str, field: str, value: Any) -> None:
-        super().__init__()
-        self.node_id, self.field, self.value = node_id, field, value
-
-
-class VerdictChanged(Message):
-    """One part (`verdict`, `score` or `then`) of one verdict was edited."""
-
-    def __init__(self, node_id: str, index: int, part: str, value: Any) -> None:
-        super().__init__()
-        self.node_id, self.index, self.part, self.value = node_id, index, part, value
-
-
-class MetricChanged(Message):
-    def __init__(self, field: str, value: Any) -> None:
-        super().__init__()
-        self.field, self.value = field, value
-
-
-class FieldFocused(Message):
-    """Focus moved to another field: typing there starts a new undo step."""
-
-
 def page_key(graph: Graph, node_id: str | None) -> str:
     """Which page shows `node_id`: `metric`, the node type, or `check-<kind>`."""
     if node_id is None:
@@ -341,6 +315,31 @@ class NodeForm(VerticalScroll):
 
     can_focus = False
 
+    # -- what the form tells the app ------------------------------------------------------
+    class FieldChanged(Message):
+        """A node field was edited (value already parsed)."""
+
+        def __init__(self, node_id: str, field: str, value: Any) -> None:
+            super().__init__()
+            self.node_id, self.field, self.value = node_id, field, value
+
+    class VerdictChanged(Message):
+        """One part (`verdict`, `score` or `then`) of one verdict was edited."""
+
+        def __init__(self, node_id: str, index: int, part: str, value: Any) -> None:
+            super().__init__()
+            self.node_id, self.index, self.part, self.value = node_id, index, part, value
+
+    class MetricChanged(Message):
+        """A metric setting was edited (value already parsed)."""
+
+        def __init__(self, field: str, value: Any) -> None:
+            super().__init__()
+            self.field, self.value = field, value
+
+    class FieldFocused(Message):
+        """Focus moved to another field: typing there starts a new undo step."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.node_id: str | None = None
@@ -489,7 +488,7 @@ class NodeForm(VerticalScroll):
                 else:
                     value = raw.strip() or None
                 self._clear_local("verdicts")
-                self.post_message(VerdictChanged(self.node_id or "", int(index_s), part, value))
+                self.post_message(self.VerdictChanged(self.node_id or "", int(index_s), part, value))
                 return
             value = raw if parsed else F.from_text(rest, raw)
         except F.FieldError as exc:
@@ -501,9 +500,9 @@ class NodeForm(VerticalScroll):
             return
         self._clear_local(rest)
         if kind == "metric":
-            self.post_message(MetricChanged(rest, value))
+            self.post_message(self.MetricChanged(rest, value))
         elif kind == "field" and self.node_id is not None:
-            self.post_message(FieldChanged(self.node_id, rest, value))
+            self.post_message(self.FieldChanged(self.node_id, rest, value))
 
     def _clear_local(self, name: str) -> None:
         if self._local_errors.pop(name, None) is not None and self.page is not None:
@@ -558,4 +557,4 @@ class NodeForm(VerticalScroll):
             self._post_value(name, [p for p in ordered if p in chosen], parsed=True)
 
     def on_descendant_focus(self, event: Any) -> None:
-        self.post_message(FieldFocused())
+        self.post_message(self.FieldFocused())

@@ -22,17 +22,16 @@ SEVERITY_MARK = {
 }
 
 
-class ProblemChosen(Message):
-    """Enter on a problem: jump to its node and field."""
-
-    def __init__(self, diagnostic: Diagnostic) -> None:
-        super().__init__()
-        self.diagnostic = diagnostic
-
-
 class ProblemsTable(DataTable):
     """Every diagnostic of the graph as it is now; enter jumps to the node and field, `v`
     shows the whole message (a long one is cut at the panel's edge)."""
+
+    class ProblemChosen(Message):
+        """Enter on a problem: jump to its node and field."""
+
+        def __init__(self, diagnostic: Diagnostic) -> None:
+            super().__init__()
+            self.diagnostic = diagnostic
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="problems.down"),
@@ -107,7 +106,7 @@ class ProblemsTable(DataTable):
 
         def done(choice: str | None) -> None:
             if choice == "goto":
-                self.post_message(ProblemChosen(d))
+                self.post_message(self.ProblemChosen(d))
 
         # escaped: the dialog reads markup, and a message may quote `[metric]`
         self.app.push_screen(ChoiceScreen(f"{d.code} {where}{line}", escape(d.message),
@@ -117,7 +116,7 @@ class ProblemsTable(DataTable):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if 0 <= event.cursor_row < len(self.diagnostics):
-            self.post_message(ProblemChosen(self.diagnostics[event.cursor_row]))
+            self.post_message(self.ProblemChosen(self.diagnostics[event.cursor_row]))
 
 
 def problem_rows(diagnostics: list[Diagnostic], checking: bool = False) -> list[tuple[Any, ...]]:
