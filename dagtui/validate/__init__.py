@@ -17,7 +17,7 @@ TOML text, so the CLI prints `file:line:col` and the editor can jump there.
 The package holds one module per job: `driver` (the entry points below), `checker` (one pass,
 in order), `base` (the state every check shares), `metric`, `nodes`, `check_nodes`,
 `verdicts`, `shape` (cycles, gate depth), `path_checks`, `hints` (criteria code could check),
-`cases` (files the graph names) and `report`.
+`cases` (files the graph names), `environment` (is DeepEval installed) and `report`.
 """
 
 from __future__ import annotations
