@@ -32,6 +32,7 @@ from textual.worker import get_current_worker
 
 from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
+from ..kinds import kind_of
 from ..model import CheckNode, TaskNode
 from . import backend
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
@@ -682,7 +683,8 @@ class EditorApp(Remappable, App[None]):
         else:
             where = "unattached (a new root); select a task or a verdict to attach it"
             parent, verdict = None, None
-        default_type = "non_binary" if isinstance(node, TaskNode) else "binary"
+        # under a node that extracts evidence, a choice among labels; else a yes/no question
+        default_type = "non_binary" if node is not None and kind_of(node).extracts else "binary"
 
         async def done(result: tuple[str, str] | None) -> None:
             if result is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...kinds import extracts, scores
 from ...paths import show_fraction, show_number
 from ...trace import RunResult, StepRecord
 from .run_model import show_value
@@ -77,7 +78,7 @@ def response_text(record: StepRecord | None) -> str:
 def evidence_text(record: StepRecord | None, received: dict[str, Any]) -> str:
     """A task's output, or for any node the evidence its task parents handed it."""
     parts = []
-    if record is not None and record.node_type == "task" and record.error is None:
+    if record is not None and extracts(record.node_type) and record.error is None:
         text = record.answer if isinstance(record.answer, str) else show_value(record.answer)
         parts.append(f"output of this task:\n{text}")
     if received:
@@ -98,9 +99,9 @@ def verdict_text(record: StepRecord | None, node_type: str) -> str:
              + (f" ({record.judge})" if record.judge and record.judge != record.source else "")]
     if record.error:
         lines.append(f"FAILED    {record.error_kind}: {record.error}")
-    elif node_type == "task":
+    elif extracts(node_type):
         lines.append("output    evidence (see the Evidence tab)")
-    elif node_type in ("geval", "metric"):
+    elif scores(node_type):
         lines.append(f"score     {show_value(record.answer)} / 10")
     else:
         lines.append(f"verdict   {show_value(record.answer)}")
@@ -141,7 +142,7 @@ def usage_text(record: StepRecord | None) -> str:
         f"cache hit         {'yes' if record.cache_hit else 'no'}",
         f"retries           {record.retries}",
     ]
-    if record.node_type in ("geval", "metric"):
+    if scores(record.node_type):
         lines.append(f"scoring method    {record.method or 'n/a'}")
         if record.sampled is not None:
             lines.append(f"sampled score     {show_value(record.sampled)}")

@@ -19,7 +19,7 @@ from ...checked import CheckedGraph
 from ...checks import PythonConsent
 from ...engine import Engine, Session
 from ...judges.base import Judge
-from ...kinds import kind_of, scores
+from ...kinds import extracts, kind_of, scores
 from ...model import Graph, Judgement, NodeBase
 from ...paths import show_number
 from ...schedule import Reach, Topology
@@ -84,7 +84,7 @@ def answer_summary(record: StepRecord) -> str:
     """One short phrase for the tree: the verdict, the evidence size, the score, the error."""
     if record.error is not None:
         return f"error: {record.error_kind or 'failed'}"
-    if record.node_type == "task":
+    if extracts(record.node_type):
         text = record.answer if isinstance(record.answer, str) else show_value(record.answer)
         return f"evidence {len(text)} chars"
     if scores(record.node_type):

@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from ...cases import Case, select_case
 from ...checks import PythonConsent
 from ...judges.base import Judge
+from ...kinds import decides
 from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
@@ -315,7 +316,7 @@ class DebuggerScreen(RunActions, Screen[None]):
                           self.calibration, case.name).plain \
             if case is not None and rec is not None else ""
         if rec is not None:
-            what = "verdict" if node.type not in ("task", "geval", "metric") else "result"
+            what = "verdict" if decides(node.type) else "result"
             title += f" ── {what}: {answer_summary(rec)}"
             if note:
                 title += f" · {note}"

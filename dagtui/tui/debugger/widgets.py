@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.widgets import TabbedContent, TabPane, TextArea, Tree
 from textual.widgets.tree import TreeNode
 
+from ...kinds import scores
 from ...model import Graph
 from .run_model import (
     DONE,
@@ -178,8 +179,8 @@ class PathTree(Tree[RowRef]):
         if node is None:
             return None
         st = run.status(nid)
-        # a geval leaf has no verdict rows: the node row itself says it ended the path
-        leaf = result is not None and result.leaf == nid and node.type in ("geval", "metric")
+        # a scored leaf has no verdict rows: the node row itself says it ended the path
+        leaf = result is not None and result.leaf == nid and scores(node.type)
         out = [node_label(nid, node.type, st, self._width, leaf)]
         rec = st.record
         decided = rec is not None and rec.error is None

@@ -256,8 +256,9 @@ class StarterScreen(Dialog):
 class HumanAnswerScreen(Dialog):
     """The human judge's question: the exact prompt, then the allowed answers.
 
-    binary / non_binary: pick from the list (or press the number shown); task: type the
-    evidence; geval: type a score 0..10. A reason may be added in every case.
+    A closed set of answers (true or false, a non_binary node's labels): pick from the list
+    (or press the number shown); evidence (a task): type it; a score (geval): type 0..10.
+    The request's answer shape says which. A reason may be added in every case.
     """
 
     BINDINGS = bindings(HUMAN_KEYS)
@@ -265,11 +266,7 @@ class HumanAnswerScreen(Dialog):
     def __init__(self, ask: Ask) -> None:
         super().__init__()
         self.ask = ask
-        self.choices: list[Any] = []
-        if ask.kind == "binary":
-            self.choices = [True, False]
-        elif ask.kind == "non_binary":
-            self.choices = list(ask.prompt.labels)
+        self.choices: list[Any] = ask.prompt.answer.choices(ask.prompt.labels)
 
     def compose(self) -> ComposeResult:
         from ..debugger.panes_text import format_messages
@@ -286,7 +283,7 @@ class HumanAnswerScreen(Dialog):
                 yield OptionList(*[Option(f"{i}. {show_value(c)}", id=f"choice-{i - 1}")
                                    for i, c in enumerate(self.choices, start=1)],
                                  id="human-choices")
-            elif ask.kind == "task":
+            elif ask.prompt.answer.evidence:
                 yield Static("The evidence this task should output (F2 to submit):",
                              classes="dialog-hint")
                 yield TextArea("", classes="dialog-text", id="human-text")
@@ -337,7 +334,7 @@ class HumanAnswerScreen(Dialog):
                 err.update("pick a verdict first")
                 return
             self.dismiss(HumanAnswer(self.choices[opts.highlighted], self._reason()))
-        elif self.ask.kind == "task":
+        elif self.ask.prompt.answer.evidence:
             self.dismiss(HumanAnswer(self.query_one("#human-text", TextArea).text,
                                      self._reason()))
         else:

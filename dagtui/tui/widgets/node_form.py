@@ -25,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static
 
 from ...diagnostics import Diagnostic, Severity
+from ...kinds import kind_of
 from ...model import (
     CHECK_KINDS,
     MULTI_TURN_PARAMS,
@@ -87,8 +88,7 @@ class FormPage(Vertical):
             for name in F.node_fields(node):
                 self._rows.append(self._row(name, self._node_widget(node, name, params)))
             if hasattr(node, "verdicts"):
-                self.boolean = node.type == "binary" or (
-                    isinstance(node, CheckNode) and node.check != "python")
+                self.boolean = kind_of(node).boolean_verdicts(node)
                 self._rows.append(self._verdict_section())
 
     def compose(self) -> ComposeResult:
