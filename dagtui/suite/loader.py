@@ -521,9 +521,7 @@ def graph_facts(graph: Graph) -> RuleFacts:
     """
     llm_nodes = [n for n in graph.nodes.values() if n.uses_llm]
     kind = "LLM" if llm_nodes else "code"
-    can_pass = any(
-        getattr(n, "type", "") in ("geval", "metric") for n in graph.nodes.values()
-    ) or any(
+    can_pass = any(n.is_scored_leaf for n in graph.nodes.values()) or any(
         isinstance(v.score, int | float) and v.score > 0
         for n in graph.nodes.values() for v in getattr(n, "verdicts", [])
     )

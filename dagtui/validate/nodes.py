@@ -99,7 +99,7 @@ class NodeChecks(CheckNodeChecks):
                          f"with {how} answers this for free, instantly and the same way "
                          "every time; keep the judge for what needs judgement",
                          ("nodes", nid, "criteria"), node=nid, fld="criteria", at_value=True)
-        self.check_verdicts(nid, node, binary=isinstance(node, BinaryNode))
+        self.check_verdicts(nid, node, binary=kind_of(node).boolean_verdicts(node))
 
     def check_geval(self, nid: str, node: GEvalNode) -> None:
         self.require(nid, node, "name", "G-Eval reports its score under this name")
