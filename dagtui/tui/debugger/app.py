@@ -127,7 +127,7 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
     def edited(nid: str, name: str, value: Any) -> None:
         state.set_field(nid, name, value)
 
-    def cases_file(name: str) -> None:
+    def cases_written(name: str) -> None:
         # the debugger appended written cases to a new file: the graph now names it
         if state.graph.metric.cases is None:
             state.set_metric("cases", name)
@@ -146,6 +146,6 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
                                       cases_source=source, judge_factory=factory,
                                       on_edit=edited, python=python, case=case,
                                       pause_at=pause_at, calibration=calibration,
-                                      force_labels=bool(model), on_cases_file=cases_file),
+                                      force_labels=bool(model), on_cases_file=cases_written),
                        closed)
 
