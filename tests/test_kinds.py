@@ -3,8 +3,8 @@
 The toy `question` type below (a yes/no question worded as `question`, scored by its
 verdicts) is registered in a fixture and nothing else is changed: the loader reads it, fmt
 orders its keys, the validator checks it, the engine asks it and follows its verdicts, the
-cost estimate counts it, the editor form and the debugger edit it, the labels and replay
-judges answer it, traces and a batch's summary count its verdicts, DOT and Mermaid draw its
+cost estimate counts it, the editor form and the debugger edit it, the debugger's panes
+and the human judge's dialog show it, the labels and replay judges answer it, traces and a batch's summary count its verdicts, DOT and Mermaid draw its
 box and the tree its icon; the DeepEval exports refuse it (they are written per built-in
 type).
 """
@@ -27,6 +27,7 @@ from dagtui.export.dot import to_dot
 from dagtui.export.mermaid import to_mermaid
 from dagtui.export.refusals import ExportRefused, deepeval_refusals
 from dagtui.judges import CallbackJudge, LabelsJudge, ReplayJudge
+from dagtui.judges.base import Ask
 from dagtui.kinds import (
     NodeKind,
     Request,
@@ -61,8 +62,10 @@ from dagtui.paths import judge_calls
 from dagtui.prompts import build_prompt, corrective_message, parse_answer
 from dagtui.tomlio import format_text
 from dagtui.trace import Trace
-from dagtui.tui.debugger.run_model import editable_field
+from dagtui.tui.debugger.panes_text import evidence_text, usage_text, verdict_text
+from dagtui.tui.debugger.run_model import answer_summary, editable_field
 from dagtui.tui.fields import node_fields
+from dagtui.tui.screens.dialogs import HumanAnswerScreen
 from dagtui.validate import validate
 
 
@@ -236,3 +239,17 @@ def test_an_unregistered_kind_is_unknown_again(question: NodeKind) -> None:
     load = load_text(GRAPH)
     assert [d.code for d in load.diagnostics] == ["DAG005"]
     register(question)
+
+
+def test_a_registered_kind_in_the_debugger_and_the_human_judge(question: NodeKind) -> None:
+    graph = load_text(GRAPH).graph
+    case = case_from_dict({"name": "c1", "actual_output": "Hi", "expected": {"polite": True}})
+    (step,) = Engine(graph, LabelsJudge()).run_sync(case).steps
+    assert "verdict   true" in verdict_text(step, "question")
+    assert answer_summary(step) == "true"
+    assert "scoring method" not in usage_text(step)
+    assert evidence_text(step, {}) == "(this node produced no evidence and received none)"
+    node = graph.nodes["polite"]
+    prompt = build_prompt(graph, node, case.fields, {})
+    screen = HumanAnswerScreen(Ask(graph, node, prompt, case))
+    assert screen.choices == [True, False]  # picked from a list, as a binary node's

@@ -190,7 +190,7 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
     from ..calibration.core import check_labels
     from ..engine import Engine
     from ..judges.labels import LabelsJudge
-    from ..model import CheckNode, GEvalNode
+    from ..kinds import kind_of
 
     engine = Engine(graph, LabelsJudge(), python=consent)
     graph = engine.graph
@@ -202,13 +202,13 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
     results = asyncio.run(walk())
     prompts: list[list[dict[str, str]]] = []
     off_path = 0
-    llm_nodes = [n for n, node in graph.nodes.items() if not isinstance(node, CheckNode)]
+    llm_nodes = [n for n, node in graph.nodes.items() if kind_of(node).run is None]
     for r in results:
         on_path = [s for s in r.steps if s.node in llm_nodes and s.prompt]
         prompts += [s.prompt for s in on_path]
         off_path += len(llm_nodes) - len(on_path)
     steps_calls = sum(1 for node in graph.nodes.values()
-                      if isinstance(node, GEvalNode) and not node.evaluation_steps)
+                      if kind_of(node).steps and not getattr(node, "evaluation_steps", None))
     forced = len(prompts) * samples
     lines = [f"{graph.metric.name}: dry run, {len(cases)} cases, {samples} sample(s), "
              f"model {model}",
