@@ -3,10 +3,10 @@
 The toy `question` type below (a yes/no question worded as `question`, scored by its
 verdicts) is registered in a fixture and nothing else is changed: the loader reads it, fmt
 orders its keys, the validator checks it, the engine asks it and follows its verdicts, the
-cost estimate counts it, the editor form and the debugger edit it, the debugger's panes
-and the human judge's dialog show it, the labels and replay judges answer it, traces and a batch's summary count its verdicts, DOT and Mermaid draw its
-box and the tree its icon; the DeepEval exports refuse it (they are written per built-in
-type).
+cost estimate counts it, the editor form and the debugger edit it, the debugger's panes and
+the human judge's dialog show it, the labels and replay judges answer it, traces and a
+batch's summary count its verdicts, DOT and Mermaid draw its box and the tree its icon; the
+DeepEval exports refuse it (they are written per built-in type).
 """
 
 from __future__ import annotations
