@@ -166,7 +166,7 @@ async def test_escape_in_the_human_modal_stops_the_run_without_killing_the_app()
         await pilot.press("escape")
         screen = await settle(app, pilot)
         assert app.screen is screen and screen.live.records == []
-        assert not screen._busy and screen.check_action("step", ()) is True
+        assert not screen.busy and screen.check_action("step", ()) is True
 
 
 async def test_stop_cancels_a_judge_that_hangs_and_the_node_can_be_stepped_again() -> None:
@@ -176,11 +176,11 @@ async def test_stop_cancels_a_judge_that_hangs_and_the_node_can_be_stepped_again
         await pilot.press("n")
         await pilot.pause()
         screen = app.debugger
-        assert screen._busy and "asking" in tree_label(screen, "extract")
+        assert screen.busy and "asking" in tree_label(screen, "extract")
         assert screen.check_action("stop", ()) is True
         await pilot.press("x")
         screen = await settle(app, pilot)
-        assert not screen._busy and screen.live.records == []
+        assert not screen.busy and screen.live.records == []
         gate.set()
         await pilot.press("c")
         screen = await settle(app, pilot)

@@ -161,10 +161,10 @@ async def test_stop_cancels_a_model_call_that_hangs() -> None:
                 if stub.calls:
                     break
             screen = app.debugger
-            assert screen._busy and "asking" in tree_label(screen, "extract")
+            assert screen.busy and "asking" in tree_label(screen, "extract")
             await pilot.press("x")
             screen = await settle(app, pilot)
-            assert not screen._busy and screen.live.records == []
+            assert not screen.busy and screen.live.records == []
             assert "ready: n steps into extract" in result_text(screen)
             await pilot.press("c")  # the stub answers normally from the second request on
             screen = await settle(app, pilot)

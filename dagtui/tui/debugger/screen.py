@@ -21,6 +21,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import Worker, WorkerState
@@ -85,6 +86,10 @@ class DebuggerScreen(RunActions, Screen[None]):
     COMMANDS = {DebuggerCommands}
     BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(PANES))
 
+    #: the judge worker is stepping: most keys wait (hidden or dimmed), `x` stops it;
+    #: setting it refreshes the footer's keys (`check_action`)
+    busy: reactive[bool] = reactive(False, init=False, bindings=True)
+
     def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
                  cases: list[Case] | None = None, case: Case | str | int | None = None,
                  judge: Judge | None = None, trace: Trace | None = None,
@@ -139,14 +144,8 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.viewing: DebugRun | None = None
         if trace is not None:
             self.viewing = DebugRun(graph, None, trace=trace)
-        self._busy = False
 
     # ------------------------------------------------------------------ layout
-
-    @property
-    def busy(self) -> bool:
-        """True while the judge worker is stepping (most keys wait; `x` stops it)."""
-        return self._busy
 
     @property
     def run(self) -> DebugRun | None:
@@ -345,11 +344,11 @@ class DebuggerScreen(RunActions, Screen[None]):
         # dimmed, so the keys it offers are the ones that do something)
         viewing = self.viewing is not None
         if action == "stop":
-            return self._busy
+            return self.busy
         if action in ("step", "continue_run"):
             if viewing or run is None:
                 return False
-            if self._busy:
+            if self.busy:
                 return None
             return True if not run.finished and run.case is not None else None
         if action == "breakpoint":
@@ -358,7 +357,7 @@ class DebuggerScreen(RunActions, Screen[None]):
                       "edit_node"):
             if viewing or run is None:
                 return False
-            if self._busy:
+            if self.busy:
                 return False  # hidden while a step runs: the footer keeps room for x stop
             if action == "pick_judge" and self.judge_factory is None:
                 return None
@@ -374,10 +373,6 @@ class DebuggerScreen(RunActions, Screen[None]):
 
     # ------------------------------------------------------------------ running
 
-    def _set_busy(self, busy: bool) -> None:
-        self._busy = busy
-        self._refresh_keys()
-
     def action_step(self) -> None:
         self._start("step")
 
@@ -386,13 +381,13 @@ class DebuggerScreen(RunActions, Screen[None]):
 
     def _start(self, mode: str) -> None:
         run = self.live
-        if run is None or self._busy or self.viewing is not None:
+        if run is None or self.busy or self.viewing is not None:
             return
         if run.session is None and run.restart() is None:
             self.refresh_view()
             self.notify(run.problem or "cannot start", severity="error", title="cannot run")
             return
-        self._set_busy(True)
+        self.busy = True
         self._advance(mode)
 
     @work(exclusive=True, exit_on_error=False, group=WORKER_GROUP)
@@ -435,7 +430,7 @@ class DebuggerScreen(RunActions, Screen[None]):
             if session.done:
                 run.keep_records()
         finally:
-            self._set_busy(False)
+            self.busy = False
             self.refresh_view()
 
     async def _load_litellm(self) -> None:
@@ -452,13 +447,13 @@ class DebuggerScreen(RunActions, Screen[None]):
         if event.state == WorkerState.CANCELLED:
             if self.live is not None:
                 self.live.running = None
-            self._set_busy(False)
+            self.busy = False
             self.refresh_view()
             self.notify("stopped: the node can be stepped again", title="cancelled")
         elif event.state == WorkerState.ERROR:
             if self.live is not None:
                 self.live.running = None
-            self._set_busy(False)
+            self.busy = False
             self.refresh_view()
             self.notify(f"{type(event.worker.error).__name__}: {event.worker.error}",
                         severity="error", title="the run stopped", timeout=10)
