@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, unreadable
-from .loader import GraphError, LoadResult, load_file, load_text
+from .loader import GraphError, LoadResult, load_file
 from .model import Graph
 
 if TYPE_CHECKING:
@@ -40,11 +40,6 @@ class CheckedGraph:
     def read(cls, path: str | os.PathLike[str]) -> CheckedGraph:
         """Read and parse the graph file at `path` (never raises: problems are diagnostics)."""
         return cls(load_file(path), on_disk=True)
-
-    @classmethod
-    def of_text(cls, text: str, file: str | None = None) -> CheckedGraph:
-        """Parse graph TOML text (the editor's buffer, a test's string)."""
-        return cls(load_text(text, file))
 
     @classmethod
     def of_graph(cls, graph: Graph) -> CheckedGraph:
@@ -128,13 +123,6 @@ class CheckedGraph:
         if not self.ok or self.graph is None:
             raise GraphError(list(self.diagnostics))
         return self.graph
-
-    def engine(self, judge: Any, *, python: Any = None) -> Any:
-        """An `Engine` for this graph and `judge`, trusting this check (GraphError first
-        when the graph cannot run)."""
-        from .engine import Engine
-
-        return Engine(self, judge, python=python)
 
     def __repr__(self) -> str:
         return f"<CheckedGraph {self.file or '(in memory)'}>"
