@@ -30,9 +30,8 @@ from typing import Any
 
 from ..judges.base import Ask, Judge, JudgeError, Reply
 from ..judges.labels import LabelsJudge
+from ..kinds import find_kind
 from .items import TaskLabelError, task_label
-
-JUDGED = ("binary", "non_binary")
 
 
 @dataclass
@@ -97,8 +96,8 @@ class ForcingJudge(Judge):
         self.observed[(ask.case.name, ask.node.id, ask.sample)] = obs
 
     async def answer(self, ask: Ask) -> Reply:
-        kind = ask.kind
-        if kind in JUDGED:
+        kind = find_kind(ask.kind)  # None: not a node's own request (G-Eval's steps)
+        if kind is not None and kind.decides:  # a verdict a judge chooses
             label = await self.labels.answer(ask)  # label_missing / out_of_set: the case stops
             try:
                 reply = await self.inner.answer(ask)
@@ -109,13 +108,13 @@ class ForcingJudge(Judge):
             self._record(ask, Observation(reply.value, reply.reason))
             return Reply(label.value, f"the label (teacher forcing); the judge said "
                          f"{reply.value!r}: {reply.reason}", raw=reply.raw, calls=reply.calls)
-        if kind not in ("task", "geval", "metric"):  # geval_steps: no label, just the judge
+        if kind is None:  # geval_steps: no label, just the judge
             return await self.inner.answer(ask)
         try:
             reply = await self.inner.answer(ask)
         except Exception as exc:
             self._record(ask, _failed(exc))
-            fallback = self._label_text(ask) if kind == "task" else None
+            fallback = self._label_text(ask) if kind.extracts else None
             if fallback is None:
                 raise
             return Reply(fallback, "the label's evidence text (the judge failed)",
