@@ -15,7 +15,8 @@ person), the traces and batch summaries, the cost estimate, the editor form, the
 the tree's icon and the DOT/Mermaid drawings handle it; the DeepEval exports refuse it. A new
 answer shape adds one `Answer` (`answers`). Still written per built-in type: the DeepEval
 exports and import (DeepEval has one class per built-in type), the structure of data edges
-(a task's `children`) and docs/format.md.
+(a task's `children`, a check's `evidence`), calibration's per-node statistics and report,
+and docs/format.md.
 """
 
 from __future__ import annotations
