@@ -20,7 +20,8 @@ above, and refuses (FormatError) rather than change what the file means.
 
 The package holds one module per job: `writer` (the canonical layout and TOML spellings),
 `source` (parsing the text saved into), `merge` (the three-way merge behind `render`), `save`
-(render, then write with `dagtui.safewrite`), `fmt` (`format_text`) and `errors`.
+(render, then write with `dagtui.safewrite`), `document` (the tomlkit edits the merge makes,
+layout kept), `fmt` (`format_text`) and `errors`.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from typing import Any
 from tomlkit import items as tk
 
 from ..model import NODE_CLASSES
+from .document import array_entries, inline_table_text
 from .errors import FormatError
-from .merge import array_entries, inline_table_text
 from .source import match_newlines, parse_or_refuse, strict_parse
 from .writer import METRIC_ORDER, VERDICT_ORDER
 
