@@ -21,7 +21,8 @@ def test_suite_file_routes_to_the_suite_view(monkeypatch: pytest.MonkeyPatch) ->
     opened: list[str] = []
     import dagtui.tui.suite_view as suite_view
 
-    monkeypatch.setattr(suite_view, "run_suite_editor", lambda path: opened.append(str(path)) or 0)
+    monkeypatch.setattr(suite_view, "run_suite_editor",
+                        lambda path, **_: opened.append(str(path)) or 0)
     monkeypatch.setattr(sys, "stdin", _Tty())
     monkeypatch.setattr(sys, "stdout", _Tty())
     suite = str(ROOT / "graphs" / "suites" / "spans.toml")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 class KeySpec(NamedTuple):
@@ -35,7 +35,7 @@ class KeySpec(NamedTuple):
                        priority=self.priority, id=self.id)
 
 
-def bindings(specs: Iterable[KeySpec]) -> list[Binding]:
+def bindings(specs: Iterable[KeySpec]) -> list[BindingType]:
     """Textual bindings for a `BINDINGS` class attribute."""
     return [spec.binding() for spec in specs]
 

@@ -483,10 +483,10 @@ class DebuggerScreen(RunActions, Screen[None]):
     def action_keys(self) -> None:
         from ..screens.help import HelpScreen
 
-        more = [("debugger", bindings([*DEBUGGER_KEYS, *pane_keys(PANES)]))]
+        more = [("debugger", [k.binding() for k in [*DEBUGGER_KEYS, *pane_keys(PANES)]])]
         more += [(title, declared(cls)) for title, cls in debugger_widgets()]
-        more.append(("dialogs", bindings([*DIALOG_KEYS, *HUMAN_KEYS, *TEXT_KEYS, *CASE_KEYS,
-                                          *HELP_KEYS])))
+        more.append(("dialogs", [k.binding() for k in [*DIALOG_KEYS, *HUMAN_KEYS, *TEXT_KEYS,
+                                                       *CASE_KEYS, *HELP_KEYS]]))
         notes = [("path tree", "↑ ↓ space", "move; space folds or unfolds a node's verdicts"),
                  ("step panes", "tab",
                   "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies")]

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Label, Static
@@ -90,14 +90,16 @@ class HelpScreen(Dialog):
 
     BINDINGS = bindings(HELP_KEYS)
 
-    def __init__(self, opener: Screen, title: str, more: Sequence[Group] = (),
+    def __init__(self, opener: Screen, title: str,
+                 more: Sequence[tuple[str, Sequence[BindingType]]] = (),
                  notes: Sequence[tuple[str, str, str]] = (), heading: str = "keys") -> None:
         super().__init__()
         self.heading = heading
         self.groups: list[Group] = active_groups(opener, title)
         listed = {b.id for _name, bound in self.groups for b in bound}
         for name, declared in more:
-            fresh = [self._in_force(b) for b in declared if b.id and b.id not in listed]
+            fresh = [self._in_force(b) for b in declared
+                     if isinstance(b, Binding) and b.id and b.id not in listed]
             listed.update(b.id for b in fresh)
             if fresh:
                 for group_name, bound in self.groups:
