@@ -1,0 +1,256 @@
+"""The documents dagtui writes, as pydantic models, for `dagtui schema report|results|trace`.
+
+A CI job, a dashboard or a notebook reads what `dagtui run` leaves behind: the `--json`
+report, its `.results.jsonl` beside it (one line per case as it finishes, `dagtui.stream`),
+and the `--trace-dir` traces (`dagtui.trace`). Their JSON Schemas let such a reader be checked
+against the format rather than against one sample, and say which keys can be null.
+
+The models follow the writers (`RunReport.to_dict`, `RunResult.to_dict`, `StepRecord.to_dict`,
+`CallRecord.to_dict`, `Trace.to_dict`): every key a writer always writes is required, and an
+object whose writer fixes its keys is closed (`additionalProperties: false`), so a key renamed
+on either side shows up as a validation error (tests/test_schema_documents.py validates real
+runs). Open objects are those holding what the user or the judge chose: the case's fields,
+the judge's description, a request sent to a model.
+
+pydantic is imported when the models are first asked for (`models()`), not with this module:
+every module of the package is imported by tests/test_core_imports.py, which holds that none
+loads pydantic, so the core and the editor start without it.
+"""
+
+import functools
+from typing import Any, Literal, NamedTuple
+
+#: the document kinds `dagtui schema` prints, with their titles
+TITLES = {
+    "report": "dagtui run report (--json FILE)",
+    "results": "dagtui results line (one line of FILE.results.jsonl)",
+    "trace": "dagtui trace (one file of --trace-dir DIR)",
+}
+
+#: a case's status: a verdict (pass, fail), a judge error, or never judged (the judge halted)
+Status = Literal["pass", "fail", "error", "not_run"]
+
+
+class Documents(NamedTuple):
+    """The model of each document kind (pydantic model classes)."""
+
+    report: Any
+    results: Any
+    trace: Any
+
+
+def document_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the document `kind`: report, results or trace."""
+    model = getattr(models(), kind)
+    out = _drop_null_defaults(model.model_json_schema(by_alias=True))
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": TITLES[kind],
+            **{k: v for k, v in out.items() if k != "title"}}
+
+
+def _drop_null_defaults(schema: Any) -> Any:
+    """pydantic's schema without `"default": null`: it marks a key the writer sometimes
+    leaves out (a suite's `rule`, a shard's `shard`), which is never written as null."""
+    if isinstance(schema, dict):
+        return {k: _drop_null_defaults(v) for k, v in schema.items()
+                if not (k == "default" and v is None)}
+    if isinstance(schema, list):
+        return [_drop_null_defaults(v) for v in schema]
+    return schema
+
+
+@functools.cache
+def models() -> Documents:
+    """The document models, built (and pydantic imported) on the first call."""
+    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic.json_schema import SkipJsonSchema  # a key left out, never written as null
+
+    class Closed(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    class Call(Closed):
+        """One request to a model and what came back (a cache hit cost nothing)."""
+
+        request: dict[str, Any] = Field(
+            description="What was sent: model, messages, response format, parameters "
+                        "(emptied in the summary report, kept in the results and traces).")
+        raw: str | None = Field(description="The text received, as received.")
+        prompt_tokens: int
+        completion_tokens: int
+        cost: float | None = Field(description="USD, when the provider prices the model.")
+        latency: float = Field(description="Seconds.")
+        cache_hit: bool
+        retries: int
+        retry_kinds: list[str] = Field(
+            description="The error kind of each failed attempt that was retried.")
+        error: str | None
+        error_kind: str | None
+        purpose: str = Field(
+            description="Why the call was made: answer, correction, geval_steps, metric.")
+
+    class Step(Closed):
+        """One node's execution in one case."""
+
+        node: str
+        node_type: str
+        index: int
+        source: str = Field(description="Who answered: judge, check, override, reused, "
+                                        "error.")
+        judge: str | None
+        prompt: list[dict[str, str]] | None = Field(
+            description="The messages sent (null in the summary report: the results file "
+                        "and traces keep them).")
+        request: dict[str, Any] | None
+        raw: str | None
+        answer: Any = Field(description="The verdict (true/false or a label), the evidence "
+                                        "text of a task node, or the 0..10 score of a leaf.")
+        reason: str
+        then: str | None = Field(description="The node the verdict led to.")
+        leaf_score: float | None = Field(description="The 0..10 score the path ended on here.")
+        method: str | None
+        sampled: Any
+        evidence_from: list[str]
+        prompt_tokens: int
+        completion_tokens: int
+        cost: float | None
+        latency: float
+        cache_hit: bool
+        retries: int
+        calls: list[Call]
+        notes: list[str]
+        error: str | None
+        error_kind: str | None
+        cached: bool = Field(description="Answered from the cache, no call sent.")
+
+    class PathStep(Closed):
+        """One decision on the case's path."""
+
+        node: str
+        verdict: Any
+        then: str | None
+        score: float | None = Field(description="0..10, when this step ended the path.")
+
+    class Result(Closed):
+        """One case through the graph (its steps: see the results file and the trace)."""
+
+        case: str
+        score: float | None = Field(description="0..1; null when the case ended in an error.")
+        success: bool | None
+        status: Status
+        threshold: float
+        reason: str
+        path: list[PathStep]
+        leaf: str | None
+        error: str | None
+        error_kind: str | None
+        error_node: str | None
+        wall_time: float
+        expected_score: float | None
+        calls: int
+        cache_hits: int
+        cached_steps: int
+        retries: int
+        prompt_tokens: int
+        completion_tokens: int
+        cost: float | None
+
+    class ResultWithSteps(Result):
+        """One case through the graph, with every step."""
+
+        steps: list[Step]
+
+    class ReportResult(Result):
+        """One case of the report (its steps when the report was written with them, as
+        `dagtui run --json` does)."""
+
+        steps: list[Step] | SkipJsonSchema[None] = None
+
+    class ResultsLine(ResultWithSteps):
+        """One line of FILE.results.jsonl: a case's result, written the moment it ended."""
+
+        rule: str | SkipJsonSchema[None] = Field(
+            None, description="A suite run: the rule the case was judged by.")
+
+    class Bin(Closed):
+        """One bin of the score histogram."""
+
+        from_: float = Field(alias="from")
+        to: float
+        count: int
+
+    class NodeFigures(Closed):
+        """How one node behaved across the run."""
+
+        reached: int
+        verdicts: dict[str, int] = Field(description="Cases by the verdict (or score) given.")
+        calls: int
+        cache_hits: int
+        prompt_tokens: int
+        completion_tokens: int
+        cost: float
+        latency_p50: float | None
+        latency_p95: float | None
+        errors: dict[str, int] = Field(description="Judge errors by kind.")
+
+    class Shard(Closed):
+        """`--shard I/N`: which part of the split this report holds."""
+
+        index: int
+        count: int
+        positions: list[int] = Field(description="Its cases' positions in the dataset.")
+
+    class Judge(Open):
+        """What the judge recorded about itself (its name, model and settings; never
+        secrets)."""
+
+        name: str
+
+    class Report(Closed):
+        """The report `dagtui run --json FILE` writes when the run ends."""
+
+        metric: str
+        threshold: float
+        judge: Judge
+        cases: int
+        passed: int
+        failed: int
+        errors: int
+        not_run: int
+        halt: str | None = Field(description="Why the judge halted, when it did.")
+        pass_rate: float | None
+        wall_time: float
+        calls: int
+        cache_hits: int
+        cached_steps: int
+        tokens: int
+        cost: float | None
+        judge_errors: dict[str, int]
+        retried: dict[str, int]
+        corrections: int
+        histogram: list[Bin]
+        nodes: dict[str, NodeFigures]
+        results: list[ReportResult]
+        exit_code: Literal[0, 1, 3] = Field(
+            description="The run's exit code: 3 when the judge halted, else 1 when a case "
+                        "failed, else 3 when a case ended in a judge error, else 0.")
+        shard: Shard | SkipJsonSchema[None] = None
+
+    class Case(Open):
+        """The case as a cases file would hold it."""
+
+        name: str
+
+    class Trace(Closed):
+        """One case's run, saved to be reloaded, replayed or compared."""
+
+        dagtui_trace: int = Field(description="The trace format's version.")
+        graph_hash: str = Field(description="The content hash of the graph it was run on.")
+        graph_path: str | None
+        case: Case
+        judge: Judge
+        steps: list[Step]
+        result: Result
+
+    return Documents(report=Report, results=ResultsLine, trace=Trace)
