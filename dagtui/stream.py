@@ -30,13 +30,28 @@ class ResultsStream:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
         self.written = 0
+        #: the write that failed (`write_kept`); nothing is written after it
+        self.error: OSError | None = None
 
-    def write(self, result: Any) -> None:
+    def write(self, result: Any, **head: Any) -> None:
+        """`result`'s line, after the fields of `head` (a suite's `rule`)."""
         from .outputs import safe_json
 
-        self._file.write(safe_json(result.to_dict(), indent=None) + "\n")
+        self._file.write(safe_json({**head, **result.to_dict()}, indent=None) + "\n")
         self._file.flush()
         self.written += 1
+
+    def write_kept(self, result: Any, **head: Any) -> bool:
+        """`write`, a failure kept in `error` (and no line written after it) rather than
+        raised into the run; True when the line was written."""
+        if self.error is not None:
+            return False
+        try:
+            self.write(result, **head)
+        except OSError as exc:  # full disk, a directory removed meanwhile
+            self.error = exc
+            return False
+        return True
 
     def close(self) -> None:
         if not self._file.closed:

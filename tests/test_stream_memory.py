@@ -201,3 +201,37 @@ def test_agreement_counted_in_any_order_says_the_same() -> None:
         agreement.add(i, cases[i], report.results[i])
     assert agreement.lines() == whole
     assert any("… and" in line for line in whole)
+
+
+def test_a_suite_streams_each_pair_beside_its_json(tmp_path: Path, monkeypatch,
+                                                   capsys) -> None:
+    """`dagtui run SUITE --json out.json` writes `out.results.jsonl`: one line per evaluated
+    (rule, case) pair, its rule first, as it ends; the summary keeps each pair's result
+    without the prompts the stream holds."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from stub_server import StubServer
+
+    monkeypatch.setenv("CI", "1")
+    suite = GRAPHS / "suites" / "spans.toml"
+    with StubServer() as stub:
+        code = main(["run", str(suite), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--no-cache", "-q", "--json", str(tmp_path / "s.json")])
+    capsys.readouterr()
+    assert code in (0, 1)
+    summary = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+    lines = (tmp_path / "s.results.jsonl").read_text(encoding="utf-8").splitlines()
+    streamed = {(row["rule"], row["case"]): row for row in map(json.loads, lines)}
+    evaluated = {(rule["rule"], rec["case"]): rec for rule in summary["rules"]
+                 for rec in rule["cases"] if rec["state"] == "evaluated"}
+    assert set(evaluated) == set(streamed)  # inline checks too, as their traces show them
+    assert list(json.loads(lines[0]))[0] == "rule"
+    pairs = {key: rec["result"] for key, rec in evaluated.items() if "result" in rec}
+    assert pairs
+    for key, kept in pairs.items():
+        row = {k: v for k, v in streamed[key].items() if k != "rule"}
+        for s in row["steps"] + kept["steps"]:
+            s.update(prompt=None, request=None, raw=None,
+                     calls=[{**c, "request": {}, "raw": None} for c in s["calls"]])
+        assert row == kept

@@ -103,11 +103,13 @@ async def execute(
     measure_ungated: bool = False,
     on_rule_done: Any = None,
     traces: Any = None,
+    results: Any = None,
 ) -> Any:
     """Run the suite (and the ungated baseline when asked); returns the SuiteResult.
 
     `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
-    rule) pair of the gated run; the baseline run writes none."""
+    rule) pair of the gated run, and `results` (a `dagtui.stream.ResultsStream`) its result
+    line; the baseline run writes neither."""
     from ..cluster import Cluster, cluster_size, scheduler_address
     from ..suite.gating import attach_baseline, estimate_baseline, run_suite
     from ..suite.runner import EngineRuleRunner
@@ -125,7 +127,7 @@ async def execute(
     try:
         runner = EngineRuleRunner(load, make_judge_factory(args), traces=traces,
                                   workers=workers, concurrency=concurrency, pool=pool,
-                                  python=python, scheduler=scheduler)
+                                  python=python, scheduler=scheduler, results=results)
         done = None
         if on_rule_done is not None:
             def done(st: Any) -> None:  # with what held calls back meanwhile ("rpm 60")
@@ -262,8 +264,20 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
         except OSError as exc:
             print(f"dagtui run: cannot write traces to {trace_dir}: {exc}", file=sys.stderr)
             return ExitCode.USAGE
-    result = asyncio.run(execute(load, cases, args, measure_ungated=measure,
-                                 on_rule_done=None if quiet else rule_done, traces=traces))
+    from ..stream import ResultsStream, results_path
+
+    try:  # --json out.json: out.results.jsonl gets each (rule, case) pair as it ends
+        stream = ResultsStream(results_path(json_out)) if json_out else None
+    except OSError as exc:
+        print(f"dagtui run: cannot write {results_path(json_out)}: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        result = asyncio.run(execute(load, cases, args, measure_ungated=measure,
+                                     on_rule_done=None if quiet else rule_done,
+                                     traces=traces, results=stream))
+    finally:
+        if stream is not None:
+            stream.close()
     from rich.console import Console
 
     from ..judges.health import is_unusable
@@ -274,6 +288,8 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
     if not (result.calls == 0 and halts and all(is_unusable(h) for h in halts)):
         print_summary(result, Console(width=max(120, _width())))
     try:
+        if stream is not None and stream.error is not None:
+            raise stream.error
         if json_out:
             from ..merge import shard_info
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..cluster import Cluster
     from ..engine import Engine
     from ..judges.base import Judge
+    from ..stream import ResultsStream
     from .traces import TraceWriter
 
 #: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
@@ -74,14 +75,20 @@ class EngineRuleRunner:
     it), else one made at the first batch and closed by `aclose`. Its workers start once
     and stay warm, so each further rule costs no start. `concurrency` is the cluster's share.
     `python` is the user's consent for python checks, given to every engine and inline check.
+    `results` (a `dagtui.stream.ResultsStream`) gets each evaluated pair's result as one JSON
+    line (its `rule` first) the moment it ends; the result's prompts, requests and raw answers
+    are then dropped from memory, as `dagtui run` drops them (`dagtui.stream.slim`). A failed
+    write stops the stream and is kept in its `error`, for the caller to say after the run.
     """
 
     def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
                  traces: TraceWriter | None = None, case_view: CaseView | None = None,
                  workers: int | str = 1, concurrency: int = 8,
                  pool: Cluster | None = None, python: PythonConsent | None = None,
-                 scheduler: str | None = None) -> None:
+                 scheduler: str | None = None, results: ResultsStream | None = None
+                 ) -> None:
         self.load = load
+        self.results = results
         self.python = python if python is not None else PythonConsent.from_env()
         self.judge_for = judge_for
         self.traces = traces
@@ -131,6 +138,10 @@ class EngineRuleRunner:
 
                 self.traces.write(rule, graph, original, CodeCheck(),
                                   check_rule_result(rule, graph, case, outcome), seen=case)
+            if self.results is not None:
+                from .traces import check_rule_result
+
+                self._stream(rule, check_rule_result(rule, graph, case, outcome))
             return outcome
         try:
             engine = self.engine(rule)
@@ -139,7 +150,15 @@ class EngineRuleRunner:
             return RuleOutcome(error=str(exc))
         if self.traces is not None:
             self.traces.write(rule, graph, original, engine.judge, result, seen=case)
+        self._stream(rule, result)
         return self.outcome_of(result)
+
+    def _stream(self, rule: Rule, result: Any) -> None:
+        """The pair's line in the results stream, then its heavy text dropped."""
+        if self.results is not None and self.results.write_kept(result, rule=rule.id):
+            from ..stream import slim
+
+            slim(result)
 
     # -- worker processes (see `gating.BatchRuleRunner`) -----------------------------------
     def _workers_for(self, rule: Rule, n_cases: int) -> int:
@@ -196,6 +215,7 @@ class EngineRuleRunner:
             for i, result in zip(runnable, report.results, strict=True):
                 if self.traces is not None:
                     self.traces.write(rule, graph, cases[i], engine.judge, result, seen=seen[i])
+                self._stream(rule, result)
                 outcomes[i] = self.outcome_of(result)
         return [o if o is not None else RuleOutcome(error="no result") for o in outcomes]
 
