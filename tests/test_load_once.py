@@ -107,3 +107,21 @@ def test_assert_graph_checks_the_file_once(counts: collections.Counter[str], tmp
     for _ in range(2):
         assert_graph(GRAPH, case, judge="labels", trace_dir=tmp_path)
     assert dict(counts) == ONCE
+
+
+async def test_step_checks_once_up_to_the_open_debugger(counts: collections.Counter[str]
+                                                        ) -> None:
+    import argparse
+
+    from dagtui.commands.step import prepare
+    from dagtui.tui.debugger.app import DebuggerApp
+
+    ready, code = prepare(argparse.Namespace(
+        graph=str(GRAPH), case=None, cases=None, judge="labels", model=None, api_base=None,
+        no_cache=True, refresh=False, trace=None, allow_python=False, python_path=None))
+    assert ready is not None and code == 0
+    app = DebuggerApp(ready.pop("graph"), ready.pop("graph_path"), **ready)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.screen.live is not None
+    assert dict(counts) == ONCE

@@ -100,6 +100,7 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
         "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,
         "cases_source": source, "judge": judge, "judge_factory": factory,
         "trace": trace if name != "replay" else None, "python": python_consent(args),
+        "checked": checked,  # the debugger's run trusts this check
     }, ExitCode.OK
 
 

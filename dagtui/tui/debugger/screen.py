@@ -27,6 +27,7 @@ from textual.widgets import Footer, Static, Tree
 from textual.worker import Worker, WorkerState
 
 from ...cases import Case, select_case
+from ...checked import CheckedGraph
 from ...checks import PythonConsent
 from ...judges.base import Judge
 from ...kinds import decides
@@ -99,7 +100,10 @@ class DebuggerScreen(RunActions, Screen[None]):
                  python: PythonConsent | None = None, pause_at: str | None = None,
                  calibration: dict[str, Any] | None = None,
                  force_labels: bool = False,
-                 on_cases_file: Callable[[str], None] | None = None) -> None:
+                 on_cases_file: Callable[[str], None] | None = None,
+                 checked: CheckedGraph | None = None) -> None:
+        """`checked`: `graph`'s check when the caller made one (`dagtui step`), so the
+        run does not validate the graph again."""
         super().__init__()
         #: cases written with `i` that no cases file holds yet: esc offers to append them
         self.unsaved_cases: list[Case] = []
@@ -137,7 +141,7 @@ class DebuggerScreen(RunActions, Screen[None]):
                 chosen = self.cases[0]
         self.live: DebugRun | None = None
         try:
-            self.live = DebugRun(graph, judge, chosen, python=self.python)
+            self.live = DebugRun(graph, judge, chosen, python=self.python, checked=checked)
         except GraphError as exc:
             errors = [d.format() for d in exc.diagnostics if d.is_error][:4]
             self.fatal = "the graph cannot run:\n" + "\n".join(errors)
