@@ -382,7 +382,6 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
 
         if self.modified:
             self.status_text = "unsaved edits: save them, quit without (q again), or stay"
-            self._show_status()
         ask_to_quit(self, unsaved=f"{Path(self.path).name} has unsaved edits."
                     if self.modified else None, leave=self.exit, save=save,
                     errors=sum(1 for d in self.diagnostics if d.is_error),
