@@ -42,7 +42,27 @@ def cohen_kappa(labels: Sequence[Hashable], verdicts: Sequence[Hashable]) -> flo
     _same_length(labels, verdicts)
     if not labels:
         return None
-    return _kappa([_key(x) for x in labels], [_key(x) for x in verdicts], exact=True)
+    return counted_agreement(Counter(zip(map(_key, labels), map(_key, verdicts),
+                                         strict=True)))[1]
+
+
+def counted_agreement(pairs: Counter) -> tuple[float | None, float | None]:
+    """(raw agreement, Cohen's kappa) from counts of (label, verdict) pairs, each as `_key`
+    makes it: the figures `raw_agreement` and `cohen_kappa` give for the lists the counts
+    stand for, without the lists (`dagtui run` counts them as cases finish). (None, None)
+    for no pairs."""
+    n = sum(pairs.values())
+    if not n:
+        return None, None
+    agree = sum(c for (a, b), c in pairs.items() if a == b)
+    if agree == n:
+        return agree / n, 1.0
+    ca: Counter = Counter()
+    cb: Counter = Counter()
+    for (a, b), c in pairs.items():
+        ca[a] += c
+        cb[b] += c
+    return agree / n, _kappa_of(n, agree, sum(ca[k] * cb[k] for k in ca), exact=True)
 
 
 def bootstrap_kappa(labels: Sequence[Hashable], verdicts: Sequence[Hashable], *,
@@ -77,7 +97,11 @@ def _kappa(a: list[Hashable], b: list[Hashable], *, exact: bool = False) -> floa
     if agree == n:
         return 1.0
     ca, cb = Counter(a), Counter(b)
-    chance = sum(ca[k] * cb[k] for k in ca)
+    return _kappa_of(n, agree, sum(ca[k] * cb[k] for k in ca), exact=exact)
+
+
+def _kappa_of(n: int, agree: int, chance: int, *, exact: bool) -> float:
+    """Kappa from n ratings, `agree` of them equal, and the chance product sum."""
     # p_o < 1 here, and p_e = 1 would need both raters on one shared class, i.e. p_o = 1
     if exact:
         p_o, p_e = Fraction(agree, n), Fraction(chance, n * n)

@@ -81,11 +81,8 @@ class Agreement:
             for nid in self.graph.nodes:
                 if nid in self.pairs:
                     counts = self.pairs[nid]
-                    labels = [a[1] for (a, _), n in counts.items() for _ in range(n)]
-                    verdicts = [b[1] for (_, b), n in counts.items() for _ in range(n)]
-                    kappa = stats.cohen_kappa(labels, verdicts)
-                    agree = stats.raw_agreement(labels, verdicts)
-                    out.append(f"  {nid[:18]:18} {len(labels):5d} {agree:6.0%} "
+                    agree, kappa = stats.counted_agreement(counts)
+                    out.append(f"  {nid[:18]:18} {sum(counts.values()):5d} {agree:6.0%} "
                                f"{'-' if kappa is None else f'{kappa:6.2f}':>6}")
         if self.scored:
             n = self.scored
