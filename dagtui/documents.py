@@ -2,11 +2,12 @@
 
 A CI job, a dashboard or a notebook reads what `dagtui run` leaves behind: the `--json`
 report, its `.results.jsonl` beside it (one line per case as it finishes, `dagtui.stream`),
-and the `--trace-dir` traces (`dagtui.trace`). Their JSON Schemas let such a reader be checked
+and the `--trace-dir` traces (`dagtui.trace`); `dagtui calibrate --json` its calibration report
+(`dagtui.calibration.core`). Their JSON Schemas let such a reader be checked
 against the format rather than against one sample, and say which keys can be null.
 
 The models follow the writers (`RunReport.to_dict`, `RunResult.to_dict`, `StepRecord.to_dict`,
-`CallRecord.to_dict`, `Trace.to_dict`): every key a writer always writes is required, and an
+`CallRecord.to_dict`, `Trace.to_dict`, `Calibration.to_dict`): every key a writer always writes is required, and an
 object whose writer fixes its keys is closed (`additionalProperties: false`), so a key renamed
 on either side shows up as a validation error (tests/test_schema_documents.py validates real
 runs). Open objects are those holding what the user or the judge chose: the case's fields,
@@ -25,6 +26,7 @@ TITLES = {
     "report": "dagtui run report (--json FILE)",
     "results": "dagtui results line (one line of FILE.results.jsonl)",
     "trace": "dagtui trace (one file of --trace-dir DIR)",
+    "calibration": "dagtui calibration report (dagtui calibrate --json FILE)",
 }
 
 #: a case's status: a verdict (pass, fail), a judge error, or never judged (the judge halted)
@@ -37,10 +39,12 @@ class Documents(NamedTuple):
     report: Any
     results: Any
     trace: Any
+    calibration: Any
 
 
 def document_schema(kind: str) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of the document `kind`: report, results or trace."""
+    """The JSON Schema (draft 2020-12) of the document `kind`: report, results, trace or
+    calibration."""
     model = getattr(models(), kind)
     out = _drop_null_defaults(model.model_json_schema(by_alias=True))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": TITLES[kind],
@@ -253,4 +257,119 @@ def models() -> Documents:
         steps: list[Step]
         result: Result
 
-    return Documents(report=Report, results=ResultsLine, trace=Trace)
+    class Disagreement(Closed):
+        """A case where the judge's verdict (or score, off by more than 1) is not the
+        label."""
+
+        case: str
+        label: str
+        verdict: str
+        reason: str
+
+    class NodeError(Closed):
+        """A case where the node's judge call failed."""
+
+        case: str
+        error: str | None
+        kind: str | None
+
+    class Dropped(Closed):
+        """A task node's evidence that misses labelled items."""
+
+        case: str
+        missing: list[str]
+        evidence: Any
+
+    class Text(Closed):
+        """A task node's evidence beside the evidence text the label expects."""
+
+        case: str
+        label: str
+        evidence: Any
+
+    class CloseCall(Closed):
+        """A case whose samples split nearly evenly."""
+
+        case: str
+        majority: str
+        margin: float
+        votes: dict[str, int]
+
+    class NodeCalibration(Closed):
+        """What calibration measured about one node."""
+
+        node: str
+        type: str
+        classes: list[str] = Field(description="The verdicts, in the graph's order.")
+        reached: int = Field(description="Cases the labels' path takes to this node.")
+        cases: int = Field(description="Reached, labelled and answered: what is measured.")
+        agreement: float | None
+        kappa: float | None = Field(description="Cohen's kappa, judge against labels.")
+        kappa_ci: tuple[float, float] | None = Field(description="Its bootstrap 95% interval.")
+        confusion: dict[str, dict[str, int]] = Field(
+            description="label -> verdict -> cases.")
+        disagreements: list[Disagreement]
+        errors: list[NodeError]
+        unlabelled: list[str] = Field(description="Cases reaching the node with no label.")
+        items_labelled: int
+        items_found: int
+        dropped: list[Dropped]
+        texts: list[Text]
+        mae: float | None = Field(description="A scored leaf: mean absolute error, 0..10.")
+        flipped: int = Field(description="Cases whose end-to-end score this node changed.")
+        flipped_pass_fail: int
+        samples: int
+        sampled_cases: int
+        flip_rate: float | None
+        margin: float | None
+        fleiss: float | None = Field(description="Fleiss' kappa across the samples.")
+        close_calls: list[CloseCall]
+        recall: float | None = Field(description="Task nodes: labelled items found.")
+
+    class EndToEnd(Closed):
+        """The judge's scores against the labels' scores."""
+
+        scored: int
+        exact: float | None
+        pass_fail: float | None
+        mae: float | None
+
+    class Outcome(Closed):
+        """One case end to end: the labels' score and path against the judge's."""
+
+        case: str
+        human_score: float | None
+        judge_score: float | None
+        human_pass: bool | None
+        judge_pass: bool | None
+        human_path: str
+        judge_path: str
+        error: str | None
+        blame: str | None = Field(description="The node that moved the score away.")
+        why: str
+        differs: bool
+
+    class Calibration(Closed):
+        """The report `dagtui calibrate --json FILE` writes (and keeps under
+        .dagtui/calibration/)."""
+
+        graph: str
+        graph_path: str | None
+        judge: Judge
+        threshold: float
+        samples: int
+        temperature: float | None
+        cases: int
+        cases_file: str | None
+        halt: str | None
+        nodes: dict[str, NodeCalibration]
+        end_to_end: EndToEnd
+        outcomes: list[Outcome]
+        notes: list[str]
+        label_problems: list[str]
+        calls: int
+        cache_hits: int
+        cost: float | None
+        wall_time: float
+
+    return Documents(report=Report, results=ResultsLine, trace=Trace, calibration=Calibration)

@@ -1,14 +1,17 @@
-"""`dagtui schema report|results|trace`: the JSON Schemas of the documents a run writes.
+"""`dagtui schema report|results|trace|calibration`: the JSON Schemas of what dagtui writes.
 
 Checked against what real runs write, with a real JSON Schema validator: `dagtui run` with
 the in-process labels judge (a graph, a shard of it, a suite), and with litellm on the
 loopback stub, where one case's question fails with a 500 (retried, then a judge error), so
-calls, retries and error fields are filled. Every report, results line and trace is valid; a
-misspelt key anywhere is refused, since the writers' objects are closed.
+calls, retries and error fields are filled; `dagtui calibrate` with two samples, with the
+labels judge and on the stub, whose yes/no answers alternate (disagreements, close calls,
+dropped items). Every document written is valid; a misspelt key anywhere is refused, since
+the writers' objects are closed.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stub_server import Fault, Script, StubServer
+from stub_server import Fault, Script, StubServer, prompt_kind, smart_answer
 from test_cli_walkthrough import cli
 from test_schema import errors
 
@@ -28,6 +31,7 @@ jsonschema = pytest.importorskip("jsonschema")
 ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")
 SUITE = str(ROOT / "graphs" / "suites" / "spans.toml")
+LABELLED = str(ROOT / "graphs" / "meeting_summary.calibration.jsonl")
 #: in the last meeting case's output only: its binary questions get a 500
 FAULTY = "ship on the 28th if it is fixed by Friday"
 
@@ -62,12 +66,33 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
                   stub.base_url, "--retries", "1", "--no-cache", "-q",
                   "--json", str(root / "llm" / "r.json"),
                   "--trace-dir", str(root / "llm" / "traces")])
+        calibrate = ["calibrate", MEETING, "--cases", LABELLED, "--samples", "2",
+                     "--cache-dir", str(root / "cache")]
+        main([*calibrate, "--model", "labels", "--json", str(root / "labels.cal.json")])
+        with StubServer(_alternating()) as stub:
+            main([*calibrate, "--model", "openai/gpt-4.1-mini", "--api-base", stub.base_url,
+                  "--no-cache", "--concurrency", "1",
+                  "--json", str(root / "llm.cal.json")])
     reports = [json.loads(p.read_text(encoding="utf-8")) for p in root.glob("*/r.json")
                if p.parent.name != "suite"]  # a suite's report is another document
     lines = [json.loads(line) for p in root.glob("*/r.results.jsonl")
              for line in p.read_text(encoding="utf-8").splitlines()]
     traces = [json.loads(p.read_text(encoding="utf-8")) for p in root.glob("*/traces/*.json")]
-    return {"report": reports, "results": lines, "trace": traces}
+    calibrations = [json.loads(p.read_text(encoding="utf-8")) for p in root.glob("*.cal.json")]
+    return {"report": reports, "results": lines, "trace": traces, "calibration": calibrations}
+
+
+def _alternating() -> Any:
+    """The stub's answers, but yes and no in turn to yes/no questions: the two samples of a
+    question differ."""
+    turn = itertools.cycle([True, False])
+
+    def answer(body: dict[str, Any]) -> Any:
+        if prompt_kind(body) == "binary":
+            return {"reason": "it depends", "verdict": next(turn)}
+        return smart_answer(body)
+
+    return answer
 
 
 def test_the_runs_wrote_what_the_schemas_must_cover(written: dict[str, list[Any]]) -> None:
@@ -79,6 +104,10 @@ def test_the_runs_wrote_what_the_schemas_must_cover(written: dict[str, list[Any]
     assert calls and any(c["retry_kinds"] for c in calls) and any(c["error"] for c in calls)
     assert {line["status"] for line in lines} >= {"pass", "fail", "error"}
     assert len(written["trace"]) > len(reports)
+    nodes = [n for cal in written["calibration"] for n in cal["nodes"].values()]
+    assert len(written["calibration"]) == 2
+    assert all(any(n[key] for n in nodes)
+               for key in ("disagreements", "close_calls", "dropped", "confusion", "kappa_ci"))
 
 
 @pytest.mark.parametrize("kind", DOCUMENT_KINDS)
@@ -106,6 +135,10 @@ def _llm_line(written: dict[str, list[Any]]) -> dict[str, Any]:
     ("trace", (), "graph_hash"),
     ("trace", ("result",), "status"),
     ("trace", ("steps", 0), "evidence_from"),
+    ("calibration", (), "end_to_end"),
+    ("calibration", ("nodes", "present"), "kappa"),
+    ("calibration", ("nodes", "present", "close_calls", 0), "votes"),
+    ("calibration", ("outcomes", 0), "blame"),
 ])
 def test_a_misspelt_key_is_refused(validators: dict[str, Any], written: dict[str, list[Any]],
                                    kind: str, where: tuple, key: str) -> None:

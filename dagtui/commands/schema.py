@@ -1,7 +1,7 @@
 """`dagtui schema [KIND] [-o FILE]`: a JSON Schema for dagtui's file formats.
 
 The files a user writes (graph, cases, suite) are for editors; the documents dagtui writes
-(report, results, trace) are for the programs that read them: their models live in
+(report, results, trace, calibration) are for the programs that read them: their models live in
 `dagtui.documents`, imported only when one of them is asked for.
 
 Editors with TOML schema support (taplo, Even Better TOML) read a `#:schema ./graph.schema.json`
@@ -29,9 +29,9 @@ from typing import Any, Literal
 
 from ..exitcodes import ExitCode
 
-#: the files a user writes, then the documents a run writes (`dagtui.documents`)
+#: the files a user writes, then the documents dagtui writes (`dagtui.documents`)
 FILE_KINDS = ("graph", "cases", "suite")
-DOCUMENT_KINDS = ("report", "results", "trace")
+DOCUMENT_KINDS = ("report", "results", "trace", "calibration")
 KINDS = FILE_KINDS + DOCUMENT_KINDS
 
 #: what a key means, shown by editors on hover; keyed by (table, key) or ("*", key)
@@ -80,12 +80,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "schema",
         help="print a JSON Schema for graph, cases or suite files (editor completion) or "
-             "for the report, results and trace documents a run writes",
+             "for the report, results, trace and calibration documents dagtui writes",
         description="Print a JSON Schema for a dagtui file format. Save it beside your "
         "graphs and start a TOML file with `#:schema ./graph.schema.json`: editors with TOML "
         "schema support (taplo, Even Better TOML) then complete and check its keys. The "
         "report, results and trace kinds describe what `dagtui run` writes (--json FILE, "
-        "FILE.results.jsonl a line at a time, --trace-dir), for the programs that read them.",
+        "FILE.results.jsonl a line at a time, --trace-dir), calibration what `dagtui "
+        "calibrate --json` writes, for the programs that read them.",
     )
     p.add_argument("kind", nargs="?", default="graph", choices=KINDS, metavar="KIND",
                    help=f"one of: {', '.join(KINDS)} (default: graph)")
@@ -112,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
 
 def build_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one file format: "graph", "cases" or "suite", or
-    a document a run writes: "report", "results" (a line of the results file) or "trace"."""
+    a document dagtui writes: "report", "results" (a line of the results file), "trace" or
+    "calibration"."""
     if kind in DOCUMENT_KINDS:
         from ..documents import document_schema
 
