@@ -235,3 +235,70 @@ def test_a_suite_streams_each_pair_beside_its_json(tmp_path: Path, monkeypatch,
             s.update(prompt=None, request=None, raw=None,
                      calls=[{**c, "request": {}, "raw": None} for c in s["calls"]])
         assert row == kept
+
+
+def test_dask_chunks_go_out_in_a_bounded_window(monkeypatch) -> None:
+    """On Dask, the cases are read a window at a time and at most IN_FLIGHT chunks per
+    worker are out at once, not a future for every chunk of the dataset (a fake client:
+    each chunk "runs" after a few looks at its future)."""
+    pytest.importorskip("distributed")
+    from dagtui import cluster as cluster_module
+    from dagtui.judges import LiteLLMJudge
+
+    monkeypatch.setattr(cluster_module, "POLL", 0)
+    monkeypatch.setattr(cluster_module, "PROBE_WINDOW", 50)
+    out: set[int] = set()
+    most = 0
+
+    class Future:
+        def __init__(self, chunk: list) -> None:
+            self.chunk, self.looks = chunk, 0
+            out.add(id(self))
+
+        def done(self) -> bool:
+            self.looks += 1
+            return self.looks > 3
+
+        def result(self) -> tuple:
+            out.discard(id(self))
+            return [(i, RunResult(case=case.name, score=1.0, success=True))
+                    for i, case, _ in self.chunk], [], 0.0
+
+        def cancel(self) -> None:
+            pass
+
+    class Client:
+        def scatter(self, spec, **_kw):
+            return spec
+
+        def submit(self, _fn, _spec, chunk, **_kw) -> Future:
+            nonlocal most
+            future = Future(chunk)
+            most = max(most, len(out))
+            return future
+
+    class FakeCluster:
+        closing = False
+
+        def connect(self) -> Client:
+            return Client()
+
+        def size(self) -> int:
+            return 2
+
+    judge = LiteLLMJudge("openai/gpt-4.1-mini", api_key="test", concurrency=4)
+    engine = Engine(load_file(MEETING).graph, judge)
+    pulled = 0
+
+    def cases():
+        nonlocal pulled
+        for i in range(1000):
+            pulled += 1
+            yield Case(f"c{i}", {"actual_output": "Intro\nBody\nConclusion"})
+
+    batch = cluster_module.Batch(engine, cases(), FakeCluster(), 4)
+    log = ResultLog()
+    assert batch.run(log=log) == []
+    assert pulled == 1000 and len(log) == 1000
+    assert [r.case for r in log] == [f"c{i}" for i in range(1000)]
+    assert most <= cluster_module.IN_FLIGHT * 2  # 2 workers; 125 chunks of 8 in all
