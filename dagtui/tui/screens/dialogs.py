@@ -30,6 +30,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
+from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
 from ...cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, case_from_dict
@@ -46,8 +47,8 @@ def settle_blink(root: DOMNode) -> None:
     screenshots: the picture must not depend on timing)."""
     if getattr(root.app, "cursor_blink", True):
         return
-    for widget in root.query("Input, TextArea"):
-        widget.cursor_blink = False  # type: ignore[attr-defined]
+    for widget in [*root.query(Input), *root.query(TextArea)]:
+        widget.cursor_blink = False
 
 
 def _problem(message: str | None) -> Text | str:
@@ -70,7 +71,7 @@ class Dialog(ModalScreen[Any]):
 class ChoiceScreen(Dialog):
     """A question with buttons; dismisses with the chosen button's id ('cancel' on escape)."""
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str, str]]) -> None:
+    def __init__(self, title: str, message: str, choices: list[tuple[str, str, ButtonVariant]]) -> None:
         """`choices`: (id, button text, variant) in display order; the first is focused."""
         super().__init__()
         self.title_text = title
@@ -83,7 +84,7 @@ class ChoiceScreen(Dialog):
             yield Static(self.message, classes="dialog-message")
             with Horizontal(classes="dialog-buttons"):
                 for cid, text, variant in self.choices:
-                    yield Button(text, id=cid, variant=variant)  # type: ignore[arg-type]
+                    yield Button(text, id=cid, variant=variant)
 
     def on_mount(self) -> None:
         self.query(Button).first().focus()
@@ -162,7 +163,7 @@ class TextScreen(Dialog):
         widget = self.query_one("#text-value")
         if isinstance(widget, TextArea):
             return widget.text
-        return widget.value.strip()  # type: ignore[attr-defined]
+        return self.query_one("#text-value", Input).value.strip()
 
     @on(Input.Changed)
     @on(TextArea.Changed)
@@ -482,7 +483,7 @@ class QuitScreen(ChoiceScreen):
     """`ask_to_quit`'s question. The quit key pressed again answers it: leave without
     saving (so `q q` quits, as a second ctrl+c does elsewhere)."""
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str, str]],
+    def __init__(self, title: str, message: str, choices: list[tuple[str, str, ButtonVariant]],
                  again: Sequence[str] = ()) -> None:
         super().__init__(title, message, choices)
         self.again = set(again)
@@ -514,7 +515,7 @@ def ask_to_quit(app: App[Any], *, unsaved: str | None, leave: Callable[[], None]
         leave()
         return
     message = unsaved
-    choices: list[tuple[str, str, str]] = []
+    choices: list[tuple[str, str, ButtonVariant]] = []
     if save is not None:
         if errors:
             plural = "s" if errors != 1 else ""
