@@ -31,6 +31,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.button import ButtonVariant
+from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
 from ...cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, case_from_dict
@@ -71,7 +72,8 @@ class Dialog(ModalScreen[Any]):
 class ChoiceScreen(Dialog):
     """A question with buttons; dismisses with the chosen button's id ('cancel' on escape)."""
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str, ButtonVariant]]) -> None:
+    def __init__(self, title: str, message: str,
+                 choices: list[tuple[str, str, ButtonVariant]]) -> None:
         """`choices`: (id, button text, variant) in display order; the first is focused."""
         super().__init__()
         self.title_text = title
