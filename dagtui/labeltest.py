@@ -15,7 +15,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .checked import CheckedGraph
 from .checks import PythonConsent
+from .model import Graph
 from .text import verdict_text
 
 #: how far a score may be from `expected_score` and still match (float noise, not judgement)
@@ -38,11 +40,12 @@ class GraphLabelsReport:
         return sum(1 for p in self.problems if p)
 
 
-async def check_graph_labels(graph: Any, cases: list[Any], *,
+async def check_graph_labels(graph: Graph | CheckedGraph, cases: list[Any], *,
                              python: PythonConsent | None = None) -> GraphLabelsReport:
     """Run every case through `graph` with the labels judge and compare with the labels;
     raises `dagtui.cases.CaseError` (before any case runs) when cases lack the graph's
-    fields. `python`: the user's consent for python checks."""
+    fields. `python`: the user's consent for python checks. A `CheckedGraph` (as `dagtui
+    test` read it) is trusted, a bare Graph validated first (see `dagtui.engine.Engine`)."""
     from .batch import preflight_all
     from .engine import Engine
     from .judges.labels import LabelsJudge
@@ -50,7 +53,7 @@ async def check_graph_labels(graph: Any, cases: list[Any], *,
     engine = Engine(graph, LabelsJudge(), python=python)
     preflight_all(engine, cases)
     results = [await engine.run(case, check=False) for case in cases]
-    agree: dict[str, Counter] = {nid: Counter() for nid in graph.nodes}
+    agree: dict[str, Counter] = {nid: Counter() for nid in engine.graph.nodes}
     problems = [case_problems(case, result, agree)
                 for case, result in zip(cases, results, strict=True)]
     return GraphLabelsReport(cases, results, problems, agree)

@@ -1,6 +1,6 @@
 """One process reads a graph file once, parses it once and analyses its paths once
-(`dagtui.checked`): counted for `dagtui run` against the loopback stub, `dagtui test`,
-`dagtui validate` and the Python API."""
+(`dagtui.checked`): counted for `dagtui run` and `dagtui calibrate` against the loopback
+stub, `dagtui test`, `dagtui validate` and the Python API."""
 
 from __future__ import annotations
 
@@ -89,10 +89,25 @@ def test_a_directory_search_reads_each_graph_once(counts: collections.Counter[st
     assert (counts["read"], counts["parse"]) == (1, 1)
 
 
-def test_labels_test_reads_and_parses_the_graph_once(counts: collections.Counter[str],
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_labels_test_reads_parses_and_analyses_the_graph_once(
+        counts: collections.Counter[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The labels test's engine trusts the check `dagtui test` made."""
     main(["test", str(GRAPH)])
-    assert (counts["read"], counts["parse"]) == (1, 1)
+    assert dict(counts) == ONCE
+
+
+@pytest.mark.parametrize("extra", [["--dry-run"], []], ids=["dry-run", "full"])
+def test_calibrate_reads_parses_and_analyses_the_graph_once(
+        counts: collections.Counter[str], extra: list[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A full calibration's three engines (free, forced, labels) trust one check."""
+    monkeypatch.chdir(tmp_path)  # the saved result goes under .dagtui/ here
+    monkeypatch.setenv("CI", "1")
+    with StubServer() as stub:
+        code = main(["calibrate", str(GRAPH), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--no-cache", *extra])
+    assert code == 0
+    assert dict(counts) == ONCE
 
 
 def test_assert_graph_checks_the_file_once(counts: collections.Counter[str], tmp_path: Path

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cases import Case
+from ..checked import CheckedGraph
 from ..engine import Engine
 from ..judges.base import Judge
 from ..judges.labels import LabelsJudge
@@ -214,12 +215,18 @@ class Calibration:
 # --------------------------------------------------------------------------- running
 
 
-def _graph_of(graph: Any) -> Graph:
+def _checked_of(graph: Any) -> CheckedGraph:
+    """`graph` as a check to trust: a CheckedGraph as given, a loaded graph's own
+    (`dagtui.load` checked it), a path loaded and checked here, a bare Graph checked once
+    (when the first engine is built)."""
     if isinstance(graph, str | os.PathLike):
         from ..api import load
 
         graph = load(graph)
-    return graph.graph if hasattr(graph, "graph") and not isinstance(graph, Graph) else graph
+    if isinstance(graph, CheckedGraph):
+        return graph
+    checked = getattr(graph, "checked", None)
+    return checked if isinstance(checked, CheckedGraph) else CheckedGraph.of_graph(graph)
 
 
 def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
@@ -271,14 +278,16 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
         python = PythonConsent.from_env(allow_python, dirs)
         if hasattr(graph, "python") and not allow_python and not dirs:
             python = graph.python  # a LoadedGraph: the consent it was loaded with
-    g = _graph_of(graph)
+    checked = _checked_of(graph)
+    # validated at most once, when the first engine is built: the others trust that check
+    g = checked.graph if checked.graph is not None else checked.require()
     batch = _cases(cases, g)
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
     shared = SharedAnswers(inner)
     forcing = ForcingJudge(shared)
-    free_engine = Engine(g, shared, python=python)
-    forced_engine = Engine(g, forcing, validate=False, python=python)
-    human_engine = Engine(g, LabelsJudge(), validate=False, python=python)
+    free_engine = Engine(checked, shared, python=python)
+    forced_engine = Engine(checked, forcing, python=python)
+    human_engine = Engine(checked, LabelsJudge(), python=python)
     preflight_all(free_engine, batch)
     warm_up = getattr(inner, "warm_up", None)
     if warm_up is not None:

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     bar = _progress_bar()
     try:
         cal = asyncio.run(a_calibrate(
-            graph, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
+            checked, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
             api_base=args.api_base, cache=False if cache is None else cache,
             timeout=args.timeout,
             retries=args.retries, temperature=args.temperature, python=python_consent(args),
