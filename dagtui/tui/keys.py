@@ -227,22 +227,27 @@ def shown_key(app: Any, binding_id: str, default: str) -> str:
     return describe_key(key_of(app, binding_id, default))
 
 
-def declared(owner: type, prefixes: tuple[str, ...] = ()) -> list[Binding]:
-    """The `BINDINGS` with an id that `owner` and its bases declare, one per id (its keys
-    joined, as Textual merges them), read from the public class attributes; `prefixes`
-    keeps only ids starting so."""
+def merged(found: Iterable[Binding]) -> list[Binding]:
+    """One binding per id, its keys joined in the order met (Textual splits `a,b` into one
+    binding per key); bindings without an id are left out."""
     out: dict[str, Binding] = {}
-    for cls in reversed(owner.__mro__):
-        for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
-            if not b.id or (prefixes and not b.id.startswith(prefixes)):
-                continue
-            if b.id in out and b.key not in out[b.id].key.split(","):
-                first = out[b.id]
-                out[b.id] = Binding(f"{first.key},{b.key}", b.action, b.description,
-                                    show=b.show, id=b.id)
-            else:
-                out.setdefault(b.id, b)
+    for b in found:
+        if not b.id:
+            continue
+        if b.id not in out:
+            out[b.id] = b
+        elif b.key not in out[b.id].key.split(","):
+            first = out[b.id]
+            out[b.id] = Binding(f"{first.key},{b.key}", b.action, first.description,
+                                show=first.show, id=b.id)
     return list(out.values())
+
+
+def declared(owner: type) -> list[Binding]:
+    """The `BINDINGS` with an id that `owner` and its bases declare, one per id, read from
+    the public class attributes."""
+    return merged(b for cls in reversed(owner.__mro__)
+                  for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])))
 
 
 def editor_widgets() -> list[tuple[str, type]]:

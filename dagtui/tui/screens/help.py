@@ -10,7 +10,7 @@ What each key does comes from the key table (`dagtui.tui.keys`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -20,63 +20,30 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
-from ..keys import HELP_KEYS, HELP_TEXT, binding_ids, bindings, describe_key, key_of
+from ..keys import HELP_KEYS, HELP_TEXT, binding_ids, bindings, describe_key, key_of, merged
 from .dialogs import Dialog
 
 #: the command palette's row (Textual's binding has no id; `ctrl+p` by default)
 PALETTE_ID = "app.command_palette"
 
-#: F1's sections by binding id prefix (the longest that matches wins)
-SECTION_OF_PREFIX: dict[str, str] = {
-    "editor": "editor", "app": "editor", "tree": "tree", "debugger": "debugger",
-    "debugger.tree": "path tree", "suite": "suite",
-}
-
 #: a group of F1: its title and its bindings (key as in force, `description` = what it does)
 Group = tuple[str, list[Binding]]
 
 
-def _merged(found: Iterable[Binding]) -> list[Binding]:
-    """One binding per id, its keys joined in the order met (Textual splits `a,b`)."""
-    out: dict[str, Binding] = {}
-    for b in found:
-        if not b.id:
-            continue
-        if b.id in out:
-            first = out[b.id]
-            if b.key not in first.key.split(","):
-                out[b.id] = Binding(f"{first.key},{b.key}", b.action, first.description,
-                                    show=first.show, id=b.id)
-        else:
-            out[b.id] = b
-    return list(out.values())
-
-
-def active_groups(opener: Screen, title: str) -> list[Group]:
+def active_groups(opener: Screen, title: str, home: dict[str, str]) -> list[Group]:
     """The bindings in force on `opener`, from its public `active_bindings`, grouped by
-    where they belong (the screen's own under `title`, a focused widget's under its name)."""
+    where they belong: `home` names the group of an id (a widget's keys under its name),
+    the rest go under `title`, which comes first."""
     found = [active.binding for active in opener.active_bindings.values()]
     for b in found:
         if b.action in ("command_palette", "app.command_palette") and not b.id:
             found.append(Binding(b.key, b.action, "command palette: every action by name",
                                  id=PALETTE_ID))
             break
-    groups: dict[str, list[Binding]] = {}
-    for b in _merged(found):
-        groups.setdefault(section_of(b.id or "", title), []).append(b)
-    # the screen's own keys first, then the focused widget's
-    return sorted(groups.items(), key=lambda group: group[0] != title)
-
-
-def section_of(binding_id: str, default: str) -> str:
-    best = ""
-    for prefix in SECTION_OF_PREFIX:
-        if (binding_id == prefix or binding_id.startswith(prefix + ".")) and \
-                len(prefix) > len(best):
-            best = prefix
-    if best in ("", "editor", "app", "debugger", "suite"):
-        return default
-    return SECTION_OF_PREFIX[best]
+    groups: dict[str, list[Binding]] = {title: []}
+    for b in merged(found):
+        groups.setdefault(home.get(b.id or "", title), []).append(b)
+    return [(name, bound) for name, bound in groups.items() if bound]
 
 
 class HelpScreen(Dialog):
@@ -95,7 +62,9 @@ class HelpScreen(Dialog):
                  notes: Sequence[tuple[str, str, str]] = (), heading: str = "keys") -> None:
         super().__init__()
         self.heading = heading
-        self.groups: list[Group] = active_groups(opener, title)
+        home = {b.id: name for name, declared in more for b in declared
+                if isinstance(b, Binding) and b.id}
+        self.groups: list[Group] = active_groups(opener, title, home)
         listed = {b.id for _name, bound in self.groups for b in bound}
         for name, declared in more:
             fresh = [self._in_force(b) for b in declared
