@@ -63,11 +63,12 @@ class CheckedGraph:
     @property
     def is_suite(self) -> bool:
         """True when the file is a suite of rules rather than a graph (see
-        `dagtui.suite.loader.is_suite_text`); a file that parsed with a `[metric]` or
-        `[nodes]` table is a graph without another parse."""
+        `dagtui.suite.loader.is_suite_text`), from the tables of the parse already made
+        (the text is parsed again only when it did not parse, to look at its headers)."""
         raw = self.load.raw
-        if raw is not None and ("metric" in raw or "nodes" in raw):
-            return False
+        if raw is not None:  # parsed: decided from the tables, as is_suite_text does
+            return ("suite" in raw or "rules" in raw) and "metric" not in raw \
+                and "nodes" not in raw
         if self.load.text is None:
             return False
         from .suite.loader import is_suite_text

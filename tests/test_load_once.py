@@ -5,12 +5,15 @@ stub, `dagtui test`, `dagtui validate` and the Python API."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import sys
+import threading
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import pytest
 from stub_server import StubServer
@@ -24,30 +27,48 @@ GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
 
 
-@pytest.fixture
-def counts() -> Iterator[collections.Counter[str]]:
-    """Reads of the graph file, parses of its text, path analyses: counted by a profile
-    hook on the functions themselves, so no way of calling them (an imported name, a
-    default argument) escapes the count."""
-    tally: collections.Counter[str] = collections.Counter()
-    graph_text = GRAPH.read_text(encoding="utf-8")
+@contextlib.contextmanager
+def counting(*files: Path, key: Callable[[str, str], Any] = lambda what, name: (what, name)
+             ) -> Iterator[collections.Counter[Any]]:
+    """Reads of `files`, parses of their text and path analyses of the graphs they hold,
+    counted under `key(what, file name)` by a profile hook on the functions themselves, so
+    no way of calling them (an imported name, a default argument, a worker thread) escapes
+    the count. An analysis of a graph from none of the files (built in memory, its path
+    unset) counts under the name ""."""
+    tally: collections.Counter[Any] = collections.Counter()
+    names = {str(f): f.name for f in files}
+    texts = {f.read_text(encoding="utf-8").lstrip("\ufeff"): f.name for f in files}
     codes = {dagtui.inputs.read_bytes_stat.__code__: "read", tomllib.loads.__code__: "parse",
              dagtui.paths.analyze.__code__: "analyze"}
 
     def hook(frame: FrameType, event: str, arg: object) -> None:
         what = codes.get(frame.f_code) if event == "call" else None
-        if what == "read" and os.path.abspath(frame.f_locals["path"]) != str(GRAPH):
+        if what == "read":
+            name = names.get(os.path.abspath(frame.f_locals["path"]))
+        elif what == "parse":
+            name = texts.get(frame.f_locals["s"].lstrip("\ufeff"))
+        elif what == "analyze":
+            path = getattr(frame.f_locals["graph"], "path", None)
+            name = names.get(os.path.abspath(path), "") if path else ""
+        else:
             return
-        if what == "parse" and frame.f_locals["s"].lstrip("\ufeff") != graph_text:
-            return
-        if what is not None:
-            tally[what] += 1
+        if name is not None:
+            tally[key(what, name)] += 1
 
     sys.setprofile(hook)
+    threading.setprofile(hook)
     try:
         yield tally
     finally:
         sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def counts() -> Iterator[collections.Counter[str]]:
+    """Reads of GRAPH, parses of its text, path analyses (of any graph), by what alone."""
+    with counting(GRAPH, key=lambda what, name: what) as tally:
+        yield tally
 
 
 ONCE = {"read": 1, "parse": 1, "analyze": 1}
@@ -140,3 +161,23 @@ async def test_step_checks_once_up_to_the_open_debugger(counts: collections.Coun
         await pilot.pause()
         assert app.screen.live is not None
     assert dict(counts) == ONCE
+
+
+SUITE = ROOT / "graphs" / "suites" / "spans.toml"
+RULE_GRAPHS = [SUITE.parent / "correctness.toml", SUITE.parent / "deep_analysis.toml"]
+
+
+def test_a_suite_run_reads_parses_and_analyses_each_file_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """`dagtui run SUITE`: the suite file read and parsed once (the run command's read,
+    handed to the suite loader), each rule graph read, parsed and analysed once (the
+    suite's facts about a rule come from its validation's path report)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    with counting(SUITE, *RULE_GRAPHS) as tally, StubServer() as stub:
+        code = main(["run", str(SUITE), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--no-cache", "-q"])
+    assert code in (0, 1)  # some spans fail their rules: the counts are the point
+    assert dict(tally) == {("read", SUITE.name): 1, ("parse", SUITE.name): 1,
+                           **{(what, g.name): 1 for g in RULE_GRAPHS for what in ONCE}}

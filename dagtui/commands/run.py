@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     if checked.is_suite:  # a suite of rules: dagtui.suite runs it
         from .suite_run import run_suite_command
 
-        return run_suite_command(args)
+        return run_suite_command(args, read=checked)
     graph, cases, code = load_graph_and_cases(checked, args.cases, lazy=True)
     if code:
         return code

@@ -24,12 +24,15 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import sort_key
 from ..exitcodes import ExitCode
-from ..suite.loader import SuiteLoad, load_suite_file
+from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text
 from ..suite.model import Rule
+
+if TYPE_CHECKING:
+    from ..checked import CheckedGraph
 
 #: attribute names the run parser may use for its positional file argument
 TARGET_ATTRS = ("graph", "target", "file", "path", "suite")
@@ -169,15 +172,20 @@ def workers_option(args: argparse.Namespace) -> int | str:
 
 
 def load_suite_and_cases(
-    target: str, cases_arg: str | None, command: str, *, labels: bool = False
+    target: str, cases_arg: str | None, command: str, *, labels: bool = False,
+    read: CheckedGraph | None = None,
 ) -> tuple[SuiteLoad | None, list[Any] | None, int]:
     """(load, cases, exit code) for a suite command, after printing the suite's diagnostics;
     load and cases are None (and the code says why) when nothing should run: an unreadable
     suite or cases file (2), a suite with errors (1). `cases_arg` defaults to `[suite].cases`
-    (with `labels`, for `dagtui test`: `[suite].labels` first), relative to the suite file."""
+    (with `labels`, for `dagtui test`: `[suite].labels` first), relative to the suite file.
+    `read`: the suite file as the command already read (and parsed) it, used as it is."""
     from ..cases import CaseError, load_cases
 
-    load = load_suite_file(target)
+    if read is not None and read.text is not None:
+        load = load_suite_text(read.text, target, raw=read.load.raw)
+    else:
+        load = load_suite_file(target)
     diags = sorted(load.diagnostics, key=sort_key)
     for d in diags:
         print(d.format(), file=sys.stderr)
@@ -205,15 +213,18 @@ def load_suite_and_cases(
     return load, cases, ExitCode.OK
 
 
-def run_suite_command(args: argparse.Namespace, path: str | None = None) -> int:
-    """Run a suite file from the command line; returns the exit code."""
+def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
+                      read: CheckedGraph | None = None) -> int:
+    """Run a suite file from the command line; returns the exit code. `read`: the file as
+    `dagtui run` read it to learn it is a suite (not read again)."""
     from ..suite.report import print_summary, write_json, write_junit
 
     target = path or _target(args)
     if not target:
         print("dagtui run: no suite file given", file=sys.stderr)
         return ExitCode.USAGE
-    load, cases, code = load_suite_and_cases(target, _opt(args, "cases"), "dagtui run")
+    load, cases, code = load_suite_and_cases(target, _opt(args, "cases"), "dagtui run",
+                                             read=read)
     if load is None or cases is None:
         return code
     from .run import take_shard

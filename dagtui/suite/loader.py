@@ -14,7 +14,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, unreadable
 from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
@@ -24,6 +24,9 @@ from ..positions import KeyPath, Positions, locate
 from ..text import suggest
 from .codes import suite_diag
 from .model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
+
+if TYPE_CHECKING:
+    from ..paths import PathReport
 
 TOP_KEYS = ("suite", "rules")
 SUITE_KEYS = ("name", "cases", "labels", "concurrency", "description")
@@ -139,12 +142,16 @@ def _fail(file: str, message: str, line: int = 0, col: int = 0) -> SuiteLoad:
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
-def load_suite_text(text: str, file: str | None = None, *, check_graphs: bool = True) -> SuiteLoad:
-    """Parse suite TOML text; graph paths resolve against `file`'s folder (or the cwd)."""
+def load_suite_text(text: str, file: str | None = None, *, check_graphs: bool = True,
+                    raw: dict[str, Any] | None = None) -> SuiteLoad:
+    """Parse suite TOML text; graph paths resolve against `file`'s folder (or the cwd).
+    `raw`: the text already parsed (by `dagtui run`, which read the file to learn it is a
+    suite), so it is not parsed again."""
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        raw = tomllib.loads(text)
+        if raw is None:
+            raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = _TOML_POS.search(str(exc))
         line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
@@ -484,7 +491,7 @@ def _load_graph_rule(load: SuiteLoad, ctx: _Ctx, rule: Rule) -> None:
         ctx.add("SUI008", f"rule '{rule.id}': graph file '{rule.graph}' not found"
                 f" (looked for {path})", where, rule=rule.id, fld="graph", at_value=True)
         return
-    graph, diags = _graph_with_diagnostics(path)
+    graph, diags, paths = _graph_with_diagnostics(path)
     errors = [d for d in diags if d.is_error]
     if errors or graph is None:
         first = errors[0].format() if errors else "it could not be loaded"
@@ -493,31 +500,34 @@ def _load_graph_rule(load: SuiteLoad, ctx: _Ctx, rule: Rule) -> None:
         ctx.diags.extend(errors)
         return
     load.graphs[rule.id] = graph
-    load.facts[rule.id] = graph_facts(graph)
+    load.facts[rule.id] = graph_facts(graph, paths)
 
 
-def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic]]:
-    """The graph and its full diagnostics: the graph validator's (references, cycles, paths),
-    else, should the validator itself fail, the loader's shape checks."""
+def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic],
+                                                 PathReport | None]:
+    """The graph, its full diagnostics and its path report: the graph validator's
+    (references, cycles, paths), else, should the validator itself fail, the loader's shape
+    checks and no path report."""
     from ..validate import check_file
 
     try:
         report = check_file(path)
-        return report.graph, list(report.diagnostics)
+        return report.graph, list(report.diagnostics), report.paths
     except Exception:  # a validator bug must not hide the suite's own diagnostics
         pass
     from ..loader import load_file
 
     result = load_file(path)
-    return result.graph, list(result.diagnostics)
+    return result.graph, list(result.diagnostics), None
 
 
-def graph_facts(graph: Graph) -> RuleFacts:
+def graph_facts(graph: Graph, paths: PathReport | None = None) -> RuleFacts:
     """Kind, whether any reachable score exceeds 0, and the worst-case calls per case.
 
     Path analysis (`dagtui.paths.analyze`) is exact when it completes; otherwise a
     structural bound: a score > 0 on any verdict or a G-Eval leaf may pass, and every LLM
-    node running once is the most calls a case can take.
+    node running once is the most calls a case can take. `paths`: the report the graph's
+    validation already made (a rule graph is analysed once per load), else analysed here.
     """
     llm_nodes = [n for n in graph.nodes.values() if n.uses_llm]
     kind = "LLM" if llm_nodes else "code"
@@ -526,12 +536,14 @@ def graph_facts(graph: Graph) -> RuleFacts:
         for n in graph.nodes.values() for v in getattr(n, "verdicts", [])
     )
     worst = len(llm_nodes)
-    from ..paths import analyze
+    report: Any = paths
+    if report is None:
+        from ..paths import analyze
 
-    try:
-        report = analyze(graph)
-    except Exception:
-        return RuleFacts(kind, can_pass, worst)
+        try:
+            report = analyze(graph)
+        except Exception:
+            return RuleFacts(kind, can_pass, worst)
     if not getattr(report, "complete", False):
         return RuleFacts(kind, can_pass, worst)
     scores = list(getattr(report, "reachable_scores", []) or [])
