@@ -3,8 +3,9 @@
 Each binding has an id (`editor.save`, `debugger.step`, `suite.delete`, ...) so a person
 can move it with `DAGTUI_KEYS` or `~/.config/dagtui/keys.toml` (read and checked before
 the UI opens by `dagtui.keyfile`, applied with Textual's `App.set_keymap`). The screens'
-`BINDINGS` are built from these rows; F1 and the command palettes read the same rows for
-what each key does, so a key added here shows up everywhere without a second list.
+`BINDINGS` are built from these rows, what each key does carried as the binding's tooltip;
+F1 and the command palettes read the same rows, so a key added here shows up everywhere
+without a second list.
 
 The tree, problem list, graph view and long-field widgets keep their own `BINDINGS` (they
 are reused outside these screens); `binding_ids` and F1 read those from the classes.
@@ -31,8 +32,10 @@ class KeySpec(NamedTuple):
     priority: bool = False
 
     def binding(self) -> Binding:
+        """The Textual binding; what it does rides along as its tooltip (the footer shows it
+        on hover, F1 lists it)."""
         return Binding(self.key, self.action, self.description, show=self.show,
-                       priority=self.priority, id=self.id)
+                       priority=self.priority, id=self.id, tooltip=self.help)
 
 
 def bindings(specs: Iterable[KeySpec]) -> list[BindingType]:
@@ -188,15 +191,6 @@ def _debugger_panes() -> list[KeySpec]:
     return pane_keys(PANES)
 
 
-#: what a key does, by binding id (F1 and the palettes)
-HELP_TEXT: dict[str, str] = {
-    spec.id: spec.help
-    for table in (EDITOR_KEYS, DEBUGGER_KEYS, SUITE_KEYS, DIALOG_KEYS, TEXT_KEYS, HUMAN_KEYS,
-                  CASE_KEYS, HELP_KEYS)
-    for spec in table
-}
-
-
 def describe_key(key: str) -> str:
     """`ctrl+s` -> `^s`, `f1` -> `F1`, `slash` -> `/` (the footer's spelling)."""
     names = {"slash": "/", "question_mark": "?", "escape": "esc", "enter": "enter",
@@ -239,7 +233,7 @@ def merged(found: Iterable[Binding]) -> list[Binding]:
         elif b.key not in out[b.id].key.split(","):
             first = out[b.id]
             out[b.id] = Binding(f"{first.key},{b.key}", b.action, first.description,
-                                show=first.show, id=b.id)
+                                show=first.show, id=b.id, tooltip=first.tooltip)
     return list(out.values())
 
 

@@ -5,7 +5,7 @@ public `Screen.active_bindings` of the screen that opened it, so the keys shown 
 ones in force (remaps applied) first, then adds from the key table the screen's keys that
 cannot act right now (`x` stop with nothing running) and those of its other widgets and
 dialogs, remapped the same way.
-What each key does comes from the key table (`dagtui.tui.keys`).
+What each key does comes from the key table (`dagtui.tui.keys`), as the binding's tooltip.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
-from ..keys import HELP_KEYS, HELP_TEXT, binding_ids, bindings, describe_key, key_of, merged
+from ..keys import HELP_KEYS, binding_ids, bindings, describe_key, key_of, merged
 from .dialogs import Dialog
 
 #: the command palette's row (Textual's binding has no id; `ctrl+p` by default)
 PALETTE_ID = "app.command_palette"
 
-#: a group of F1: its title and its bindings (key as in force, `description` = what it does)
+#: a group of F1: its title and its bindings (key as in force, `tooltip` = what it does)
 Group = tuple[str, list[Binding]]
 
 
@@ -81,15 +81,16 @@ class HelpScreen(Dialog):
 
     def _in_force(self, b: Binding) -> Binding:
         key = key_of(self.app, b.id or "", b.key)
-        return b if key == b.key else Binding(key, b.action, b.description, id=b.id)
+        return b if key == b.key else Binding(key, b.action, b.description, id=b.id,
+                                              tooltip=b.tooltip)
 
     @property
     def sections(self) -> list[tuple[str, list[tuple[str, str, str]]]]:
         """The rows as shown: (key, what it does, binding id) by group."""
         out: list[tuple[str, list[tuple[str, str, str]]]] = []
         for name, bound in self.groups:
-            rows = [(describe_key(b.key), HELP_TEXT.get(b.id or "") or b.description
-                     or b.action, b.id or "") for b in bound]
+            rows = [(describe_key(b.key), b.tooltip or b.description or b.action, b.id or "")
+                    for b in bound]
             out.append((name, rows))
         for where, key, does in self.notes:
             for name, rows in out:
