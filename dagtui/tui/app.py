@@ -182,7 +182,7 @@ class EditorApp(Remappable, App[None]):
         stack = self.screen_stack
         return len(stack) == 1
 
-    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
         self.notices.append(str(message))
         super().notify(message, *args, **kwargs)
 
@@ -938,7 +938,7 @@ class EditorApp(Remappable, App[None]):
     def action_debug(self) -> None:
         self.state.settle()  # it refuses a graph with errors: those of the last keystroke
         try:
-            from . import debugger  # type: ignore[attr-defined]
+            from . import debugger
         except ImportError:
             self.notify("debugger not available yet", severity="warning")
             return
@@ -1001,8 +1001,8 @@ class EditorApp(Remappable, App[None]):
         import tempfile
         state = self.state
         nid = state.selected
-        node = state.graph.nodes.get(nid or "")
-        if node is None:
+        node = state.graph.nodes.get(nid) if nid is not None else None
+        if nid is None or node is None:
             self.notify("select a node first")
             return
         focused = getattr(self.focused, "name", "") or ""
@@ -1047,7 +1047,7 @@ class EditorApp(Remappable, App[None]):
             self.notify(f"{field}: {exc}", severity="error")
             return
         state.break_coalescing()
-        state.set_field(nid, field, value)  # type: ignore[arg-type]
+        state.set_field(nid, field, value)
         state.break_coalescing()
         await self.sync(rebuild_form=True)
         self.notify(f"{nid}.{field} updated from the editor (ctrl+z undoes it)")

@@ -176,7 +176,6 @@ class EditorState:
         try:
             text, self.disk, self.crlf = backend.read_text(self.path)
         except (OSError, ValueError) as exc:  # ValueError: InputError (a FIFO, ...), not UTF-8
-            text = None
             self.read_only = True
             self.text = None
             why = getattr(exc, "message", None) or f"cannot read: {exc}"
@@ -489,6 +488,7 @@ class EditorState:
             if hasattr(new, "verdicts"):
                 new.verdicts = verdicts
             if "children" in new.FIELDS:  # data edges: the old node's targets
+                # a type with `children` (NodeBase, as typed here, has none)
                 new.children = [t for t in old.targets()]  # type: ignore[attr-defined]
             new.id = node_id
             self.graph.nodes[node_id] = new

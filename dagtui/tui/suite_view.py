@@ -203,7 +203,7 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
     def say(self, message: str, *, error: bool = False, title: str | None = None) -> None:
         """Status line plus a toast: refusals must be impossible to miss."""
         self.status_text = message
-        self.notify(message, severity="error" if error else "information", title=title,
+        self.notify(message, severity="error" if error else "information", title=title or "",
                     timeout=6)
 
     # -- selection ---------------------------------------------------------------------------
