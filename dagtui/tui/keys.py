@@ -304,4 +304,5 @@ class Remappable:
 
     def set_keymap(self, keymap: Mapping[str, str]) -> None:
         self.user_keymap = dict(keymap)
+        # App's set_keymap: it comes after this mixin in the app's bases
         super().set_keymap(keymap)  # type: ignore[misc]
