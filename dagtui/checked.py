@@ -46,6 +46,17 @@ class CheckedGraph:
         """An in-memory graph (built in Python or as edited), validated without its text."""
         return cls(LoadResult(graph, file=graph.path))
 
+    @classmethod
+    def of_check(cls, graph: Graph, diagnostics: list[Diagnostic],
+                 paths: PathReport | None) -> CheckedGraph:
+        """An in-memory graph with the check its holder made of it as it is now (the
+        editor's latest), taken as this graph's check instead of validating again."""
+        from .validate import ValidationReport
+
+        checked = cls.of_graph(graph)
+        checked.__dict__["report"] = ValidationReport(checked.load, list(diagnostics), paths)
+        return checked
+
     # -- what was read ------------------------------------------------------------------
     @property
     def file(self) -> str | None:

@@ -1,6 +1,7 @@
-"""One process reads a graph file once, parses it once and analyses its paths once
-(`dagtui.checked`): counted for `dagtui run` and `dagtui calibrate` against the loopback
-stub, `dagtui test`, `dagtui validate` and the Python API."""
+"""One process reads a graph file once, parses it once, validates it once and analyses its
+paths once (`dagtui.checked`): counted for `dagtui run` (graphs and suites) and `dagtui
+calibrate` against the loopback stub, `dagtui test`, `dagtui validate`, `dagtui step`, the
+editor's F5 and the Python API."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from stub_server import StubServer
 
 import dagtui.inputs
 import dagtui.paths
+import dagtui.validate.driver
 from dagtui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,15 +32,16 @@ CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
 @contextlib.contextmanager
 def counting(*files: Path, key: Callable[[str, str], Any] = lambda what, name: (what, name)
              ) -> Iterator[collections.Counter[Any]]:
-    """Reads of `files`, parses of their text and path analyses of the graphs they hold,
-    counted under `key(what, file name)` by a profile hook on the functions themselves, so
+    """Reads of `files`, parses of their text, validations and path analyses of the graphs
+    they hold, counted under `key(what, file name)` by a profile hook on the functions themselves, so
     no way of calling them (an imported name, a default argument, a worker thread) escapes
-    the count. An analysis of a graph from none of the files (built in memory, its path
-    unset) counts under the name ""."""
+    the count. A validation or analysis of a graph from none of the files (built in memory,
+    its path unset) counts under the name ""."""
     tally: collections.Counter[Any] = collections.Counter()
     names = {str(f): f.name for f in files}
     texts = {f.read_text(encoding="utf-8").lstrip("\ufeff"): f.name for f in files}
     codes = {dagtui.inputs.read_bytes_stat.__code__: "read", tomllib.loads.__code__: "parse",
+             dagtui.validate.driver._run.__code__: "validate",
              dagtui.paths.analyze.__code__: "analyze"}
 
     def hook(frame: FrameType, event: str, arg: object) -> None:
@@ -47,7 +50,7 @@ def counting(*files: Path, key: Callable[[str, str], Any] = lambda what, name: (
             name = names.get(os.path.abspath(frame.f_locals["path"]))
         elif what == "parse":
             name = texts.get(frame.f_locals["s"].lstrip("\ufeff"))
-        elif what == "analyze":
+        elif what in ("validate", "analyze"):
             path = getattr(frame.f_locals["graph"], "path", None)
             name = names.get(os.path.abspath(path), "") if path else ""
         else:
@@ -66,12 +69,13 @@ def counting(*files: Path, key: Callable[[str, str], Any] = lambda what, name: (
 
 @pytest.fixture
 def counts() -> Iterator[collections.Counter[str]]:
-    """Reads of GRAPH, parses of its text, path analyses (of any graph), by what alone."""
+    """Reads of GRAPH, parses of its text, validations and path analyses (of any graph), by
+    what alone."""
     with counting(GRAPH, key=lambda what, name: what) as tally:
         yield tally
 
 
-ONCE = {"read": 1, "parse": 1, "analyze": 1}
+ONCE = {"read": 1, "parse": 1, "validate": 1, "analyze": 1}
 
 
 @pytest.mark.parametrize("extra", [[], ["--cases", str(CASES)]], ids=["metric-cases", "cases"])
@@ -181,3 +185,35 @@ def test_a_suite_run_reads_parses_and_analyses_each_file_once(
     assert code in (0, 1)  # some spans fail their rules: the counts are the point
     assert dict(tally) == {("read", SUITE.name): 1, ("parse", SUITE.name): 1,
                            **{(what, g.name): 1 for g in RULE_GRAPHS for what in ONCE}}
+
+
+async def test_f5_trusts_the_editors_current_check(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor validated the graph (in its worker) when it opened: the debugger F5 opens
+    runs on that check. After an edit whose validation has not run yet, F5 validates
+    (once: the editor settles it and the debugger trusts that)."""
+    import shutil
+
+    from dagtui.tui.app import EditorApp
+    from dagtui.tui.debugger import DebuggerScreen
+
+    graph = tmp_path / GRAPH.name
+    shutil.copy(GRAPH, graph)
+    shutil.copy(CASES, tmp_path / CASES.name)
+    monkeypatch.chdir(tmp_path)
+    with counting(graph, key=lambda what, name: what) as tally:
+        app = EditorApp(GRAPH.name, poll_interval=0, cursor_blink=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.press("f5")
+            await pilot.pause()
+            assert isinstance(app.screen, DebuggerScreen) and app.screen.live is not None
+            assert dict(tally) == ONCE
+            await pilot.press("escape")
+            await pilot.pause()
+            app.state.check_later = lambda: None  # an edit whose worker has not run yet
+            app.state.set_field("present", "criteria", "Are all three headings there?")
+            assert app.state.stale
+            await pilot.press("f5")
+            await pilot.pause()
+            assert isinstance(app.screen, DebuggerScreen) and app.screen.live is not None
+    assert tally["validate"] == 2

@@ -10,6 +10,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from ...cases import Case, CaseError, cases_source, load_cases
+from ...checked import CheckedGraph
 from ...judges.factory import default_judge_name, make_judge
 from ...model import Graph
 from ..keys import Remappable
@@ -146,6 +147,16 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
                                       cases_source=source, judge_factory=factory,
                                       on_edit=edited, python=python, case=case,
                                       pause_at=pause_at, calibration=calibration,
-                                      force_labels=bool(model), on_cases_file=cases_written),
+                                      force_labels=bool(model), on_cases_file=cases_written,
+                                      checked=editor_check(state)),
                        closed)
+
+
+def editor_check(state: Any) -> CheckedGraph | None:
+    """The editor's latest check as the graph's, when it describes the graph as it is now
+    (no edit's or deferred open's validation still owed: F5 settles those first), so the
+    debugger runs on it instead of validating again; else None (the debugger validates)."""
+    if state.stale or state.checking or state.read_only:
+        return None
+    return CheckedGraph.of_check(state.graph, state.diagnostics, state.paths)
 
