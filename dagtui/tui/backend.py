@@ -7,8 +7,6 @@ the core spells them. Never imports textual.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,45 +79,33 @@ class _AnalysisMemo:
 
     Kept although validation now runs in a worker: without it a 1,000-node text edit costs
     ~108 ms of CPU instead of ~60 (each keystroke re-analysing every path).
-    The editor validates in worker threads, and a cancelled worker may still be running
-    when the next one starts: the lock keeps key and report of one and the same graph.
     """
 
     def __init__(self) -> None:
         self.key: tuple[object, ...] | None = None
         self.report: Any = None
-        self.lock = threading.Lock()
 
     def analyze(self, graph: Graph, topo: Any = None, **kwargs: Any) -> Any:
-        with self.lock:
-            key = path_signature(graph)
-            if key != self.key or kwargs:
-                from .. import paths as _paths
+        key = path_signature(graph)
+        if key != self.key or kwargs:
+            from .. import paths as _paths
 
-                self.report = _paths.analyze(graph, topo, **kwargs)
-                self.key = key if not kwargs else None
-            return self.report
+            self.report = _paths.analyze(graph, topo, **kwargs)
+            self.key = key if not kwargs else None
+        return self.report
 
 
 _memo = _AnalysisMemo()
 
 
-def check_graph(graph: Graph, positions: Positions | None = None, *,
-                cancelled: Callable[[], bool] | None = None) -> Checked:
+def check_graph(graph: Graph, positions: Positions | None = None) -> Checked:
     """Check an in-memory graph as edited (positions are those of the last loaded text).
 
-    Path analysis is reused when only text changed (see `path_signature`). `cancelled`
-    is asked before it: True skips it (a worker a newer edit replaced, whose result is
-    thrown away).
+    Path analysis is reused when only text changed (see `path_signature`).
     """
     from .. import validate as _validate
 
-    def analyzer(graph: Graph, topo: Any = None, **kwargs: Any) -> Any:
-        if cancelled is not None and cancelled():
-            return None
-        return _memo.analyze(graph, topo, **kwargs)
-
-    report = _validate.check_graph(graph, positions, analyzer=analyzer)
+    report = _validate.check_graph(graph, positions, analyzer=_memo.analyze)
     return Checked(list(report.diagnostics), report.paths)
 
 

@@ -7,8 +7,8 @@ methods and redraws.
 
 Node objects are treated as immutable: every edit replaces the node in `graph.nodes` with a
 modified copy. An undo snapshot is therefore a shallow copy of the nodes dict, cheap even at
-1,000 nodes, and so is a `CheckJob`: the copy a worker thread validates while the next
-keystroke already edits the state.
+1,000 nodes, and so is a `CheckJob`: the copy a worker validates after the keystroke, while
+the next keystrokes already edit the state.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class CheckJob:
-    """One validation with everything it reads copied, so it can run in a worker thread
-    while the state moves on; `EditorState.apply_check` takes its result only if no newer
+    """One validation with everything it reads copied, so it can run in a worker while the
+    state moves on; `EditorState.apply_check` takes its result only if no newer
     job was issued since."""
 
     graph: Graph
@@ -67,12 +67,11 @@ class CheckJob:
     #: the parsed file of a deferred open (its check also reports what the loader found)
     loaded: LoadResult | None = None
 
-    def run(self, cancelled: Callable[[], bool] | None = None) -> backend.Checked:
-        """Validate and analyse paths; `cancelled` is asked before the costly path analysis
-        (skipped when it says yes: the caller then discards the result)."""
+    def run(self) -> backend.Checked:
+        """Validate and analyse paths."""
         if self.loaded is not None:
             return backend.check_loaded(self.loaded)
-        return backend.check_graph(self.graph, self.positions, cancelled=cancelled)
+        return backend.check_graph(self.graph, self.positions)
 
 
 @dataclass
@@ -320,7 +319,7 @@ class EditorState:
             self.revalidate()
 
     def check_job(self) -> CheckJob | None:
-        """The validation still owed (None: none is), copied for a worker thread; it
+        """The validation still owed (None: none is), copied for a worker; it
         supersedes every job handed out before."""
         if self._pending_check is not None:
             job = CheckJob(self.graph, self.positions, self._pending_check)

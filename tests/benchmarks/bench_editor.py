@@ -8,8 +8,8 @@ Run by hand: `.venv/bin/python tests/benchmarks/bench_editor.py`. It prints:
 - a generated 1,000-node graph: open to first painted frame (target < 1.5 s);
 - one edit on that graph (a criteria emptied: model, validation, path analysis, tree badges,
   problems list, messages beside fields) until the app is idle again (target < 100 ms),
-  for a text edit and for a structural edit (a verdict added). Validation runs in a worker
-  thread: "idle" includes that worker's result drawn.
+  for a text edit and for a structural edit (a verdict added). Validation runs in a worker:
+  "idle" includes that worker's result drawn.
 Each figure runs in a fresh interpreter so import caching does not flatter it.
 """
 

@@ -60,15 +60,6 @@ def test_a_job_is_a_snapshot_the_next_edit_does_not_change(state: EditorState) -
     assert ("DAG003", "present") in {(d.code, d.node) for d in job.run().diagnostics}
 
 
-def test_a_cancelled_job_skips_path_analysis(state: EditorState) -> None:
-    state.check_later = lambda: None
-    state.add_verdict("order")
-    job = state.check_job()
-    assert job is not None
-    assert job.run(cancelled=lambda: True).paths is None
-    assert job.run(cancelled=lambda: False).paths is not None
-
-
 def test_settle_validates_what_is_still_owed(state: EditorState) -> None:
     state.check_later = lambda: None
     state.set_field("present", "criteria", "")
