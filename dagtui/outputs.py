@@ -16,7 +16,6 @@ the cases held, and nothing in a report can drive a terminal that prints it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -163,47 +162,7 @@ def write_report(path: str | os.PathLike[str], text: str | Iterable[str]) -> Non
             fh.writelines(parts)
         return
     p.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, str):
-        from .safewrite import atomic_write
+    from .safewrite import atomic_writer
 
-        atomic_write(p, text)
-    else:
-        _write_parts(p, parts)
-
-
-def _write_parts(path: Path, parts: Iterable[str]) -> None:
-    """`safewrite.atomic_write` for text that comes in pieces: the same temporary file
-    beside the target (owner and mode kept), fsync, rename; a read-only or non-regular
-    target refused. (atomic_write takes the whole text, which is what this avoids.)"""
-    from .safewrite import (
-        ReadOnlyFile,
-        WriteRefused,
-        _fsync_dir,
-        _keep_owner_and_mode,
-        _read_only,
-        _temp_path,
-    )
-
-    target = Path(os.path.realpath(path))
-    try:
-        st: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise WriteRefused(f"{path} is not a regular file; not overwriting it")
-    if st is not None and _read_only(target, st):
-        raise ReadOnlyFile(f"{path} is read-only; not overwritten")
-    fd, tmp = _temp_path(target.parent, target.name, ".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            if st is not None:
-                _keep_owner_and_mode(fh.fileno(), st)
-            fh.writelines(parts)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(target.parent)
+    with atomic_writer(p) as fh:
+        fh.writelines(parts)

@@ -30,9 +30,12 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from .inputs import CASES_LIMIT, TOML_LIMIT, InputError, read_bytes_stat
 
@@ -42,6 +45,7 @@ __all__ = [
     "Stamp",
     "WriteRefused",
     "atomic_write",
+    "atomic_writer",
     "read_bytes",
     "read_text",
 ]
@@ -131,9 +135,27 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *,
     `expected`: the stamp of what the caller read (`Stamp.absent()` for "must not exist");
     when the file no longer matches it, `ChangedOnDisk` is raised and nothing is written.
     `force`: write over a read-only file (its mode stays read-only). Returns the stamp of
-    what was written. See the module docstring for everything else it keeps.
+    what was written. The whole-text call of `atomic_writer`, which does the work.
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
+    with atomic_writer(path, expected=expected, force=force, binary=True) as fh:
+        fh.write(data)
+    return Stamp.of_bytes(data, os.stat(os.path.realpath(path)))
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike[str], *, expected: Stamp | None = None,
+                  force: bool = False, binary: bool = False) -> Iterator[IO[Any]]:
+    """`atomic_write` for content that comes in pieces (a report of 100,000 cases need not
+    be one string in memory): yields a file (UTF-8 text, newlines written as given; bytes
+    with `binary`) open on a temp file beside the target.
+
+    Refusals (not a regular file, read-only without `force`, `expected` no longer on disk)
+    are raised on entry, before anything is written. On a clean exit the content replaces
+    the target by the module's rules (symlink followed, owner and mode kept, a hard-linked
+    file written in place); when the block raises, the temp file is removed and the target
+    is untouched.
+    """
     target = Path(os.path.realpath(path))  # a symlink: write where it points
     _remove_stale_temps(target.parent)
     try:
@@ -147,11 +169,28 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *,
         whose = "" if not mode & 0o222 else f" for this user (owner uid {st.st_uid})"
         raise ReadOnlyFile(f"{path} is read-only{whose} (mode {mode:04o}); not overwritten")
     _check_unchanged(path, target, expected)
-    if st is not None and st.st_nlink > 1:
-        _write_in_place(target, data, st, expected, path)
-    else:
-        _write_and_rename(target, data, st, expected, path)
-    return Stamp.of_bytes(data, os.stat(target))
+    in_place = st is not None and st.st_nlink > 1
+    fd, tmp = _temp_path(target.parent, target.name, ".tmp")
+    try:
+        fh = (os.fdopen(fd, "wb") if binary
+              else os.fdopen(fd, "w", encoding="utf-8", newline=""))
+        with fh:
+            if st is not None and not in_place:
+                _keep_owner_and_mode(fh.fileno(), st)
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        if st is not None and in_place:
+            _write_in_place(target, tmp, st, expected, path)
+            os.unlink(tmp)
+            return
+        _check_unchanged(path, target, expected)  # once more, right before the rename
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(target.parent)
 
 
 def _read_only(target: Path, st: os.stat_result) -> bool:
@@ -188,12 +227,6 @@ def _temp_path(directory: Path, name: str, suffix: str) -> tuple[int, Path]:
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(directory / base))
 
 
-def _write_fd(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _keep_owner_and_mode(fd: int, st: os.stat_result) -> None:
     if hasattr(os, "fchown"):  # POSIX only
         with contextlib.suppress(OSError):  # EPERM unless root (or a group member): the
@@ -202,37 +235,19 @@ def _keep_owner_and_mode(fd: int, st: os.stat_result) -> None:
         os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setuid bits
 
 
-def _write_and_rename(target: Path, data: bytes, st: os.stat_result | None,
-                      expected: Stamp | None, shown: str | os.PathLike[str]) -> None:
-    fd, tmp = _temp_path(target.parent, target.name, ".tmp")
-    try:
+def _write_in_place(target: Path, source: Path, st: os.stat_result, expected: Stamp | None,
+                    shown: str | os.PathLike[str]) -> None:
+    """Overwrite the file's own inode with `source`'s content so its other hard links see
+    it; a backup copy of the old content stands beside it until the write is complete."""
+    with open(target, "rb") as old:
+        fd, backup = _temp_path(target.parent, target.name, ".bak")
         try:
-            if st is not None:
-                _keep_owner_and_mode(fd, st)
-            _write_fd(fd, data)
+            _keep_owner_and_mode(fd, st)
+            with open(fd, "wb", closefd=False) as copy:
+                shutil.copyfileobj(old, copy)
             os.fsync(fd)
         finally:
             os.close(fd)
-        _check_unchanged(shown, target, expected)  # once more, right before the rename
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(target.parent)
-
-
-def _write_in_place(target: Path, data: bytes, st: os.stat_result, expected: Stamp | None,
-                    shown: str | os.PathLike[str]) -> None:
-    """Overwrite the file's own inode so its other hard links see the new content."""
-    old = target.read_bytes()
-    fd, backup = _temp_path(target.parent, target.name, ".bak")
-    try:
-        _keep_owner_and_mode(fd, st)
-        _write_fd(fd, old)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
     _fsync_dir(target.parent)
     _check_unchanged(shown, target, expected)
     restore: int | None = None
@@ -248,8 +263,10 @@ def _write_in_place(target: Path, data: bytes, st: os.stat_result, expected: Sta
             os.unlink(backup)
             raise
     try:
-        _write_fd(out, data)
-        os.ftruncate(out, len(data))
+        with open(source, "rb") as src, open(out, "wb", closefd=False) as dst:
+            shutil.copyfileobj(src, dst)
+            size = dst.tell()
+        os.ftruncate(out, size)
         os.fsync(out)
     finally:
         os.close(out)
