@@ -26,10 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .cases import Case, CaseError, _jsonl_case, load_cases
-from .inputs import CASES_LIMIT, InputError, _check
-
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+from .cases import Case, CaseError, jsonl_case, load_cases
+from .inputs import CASES_LIMIT, InputError, open_checked
 
 
 class CaseStream:
@@ -104,7 +102,7 @@ class CaseStream:
         index = 0
         for lineno, line in self._lines():
             try:
-                case = _jsonl_case(line, lineno, index, self.file)
+                case = jsonl_case(line, lineno, index, self.file)
             except CaseError as exc:
                 if not errors:
                     raise
@@ -136,19 +134,10 @@ class CaseStream:
         """The file opened for reading, refused as `load_cases` refuses it (missing, not a
         regular file, over the size limit) without reading a byte."""
         try:
-            _check(os.stat(self.file), self.file, CASES_LIMIT, "cases file")
-            fd = os.open(self.file, _OPEN_FLAGS)
-        except FileNotFoundError:
-            raise CaseError("no such cases file", self.file) from None
+            fd, _ = open_checked(self.file, limit=CASES_LIMIT, what="cases file")
         except InputError as exc:
-            raise CaseError(exc.message, self.file, exc.line) from None
-        except OSError as exc:
-            raise CaseError(f"cannot read: {exc.strerror or exc}", self.file) from None
-        try:
-            _check(os.fstat(fd), self.file, CASES_LIMIT, "cases file")  # swapped since?
-        except InputError as exc:
-            os.close(fd)
-            raise CaseError(exc.message, self.file, exc.line) from None
+            message = "no such cases file" if exc.kind == "missing" else exc.message
+            raise CaseError(message, self.file, exc.line) from None
         return os.fdopen(fd, "rb")
 
     def _check_unique(self, hashes: array) -> None:

@@ -152,15 +152,18 @@ def load_cases(path: str | os.PathLike[str]) -> list[Case]:
 def parse_jsonl(text: str, file: str | None = None) -> list[Case]:
     cases: list[Case] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
-        case = _jsonl_case(line, lineno, len(cases), file)
+        case = jsonl_case(line, lineno, len(cases), file)
         if case is not None:
             cases.append(case)
     _check_names(cases)
     return cases
 
 
-def _jsonl_case(line: str, lineno: int, index: int, file: str | None) -> Case | None:
-    """The case on one JSONL line (None for a blank or `//` comment line)."""
+def jsonl_case(line: str, lineno: int, index: int, file: str | None) -> Case | None:
+    """The case on one JSONL line (None for a blank or `//` comment line), or a
+    `CaseError` naming `file` and `lineno`; `index` is its 0-based position among the
+    file's cases. The one line parser of `parse_jsonl` (a whole text) and
+    `dagtui.case_stream` (a file read line by line), so both accept and word errors alike."""
     if not line.strip() or line.lstrip().startswith("//"):
         return None
     try:

@@ -39,6 +39,9 @@ TRACE_LIMIT = 256 * MiB
 CASES_LIMIT = 512 * MiB
 
 _READ_CHUNK = 4 * MiB
+#: O_NONBLOCK: a path swapped for a FIFO after the stat cannot block the open
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
+    | getattr(os, "O_CLOEXEC", 0)
 
 
 class InputError(ValueError):
@@ -115,24 +118,8 @@ def read_bytes_stat(path: str | os.PathLike[str], *, limit: int, what: str = "fi
     """`read_bytes`, with the `fstat` of the file as opened (for a caller that stamps what
     it read, to notice a later change)."""
     file = os.fspath(path)
+    fd, st = open_checked(file, limit=limit, what=what)
     try:
-        st = os.stat(file)
-    except FileNotFoundError:
-        raise InputError("no such file", file, kind="missing") from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file) from None
-    _check(st, file, limit, what)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
-        | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(file, flags)
-    except FileNotFoundError:
-        raise InputError("no such file", file, kind="missing") from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file) from None
-    try:
-        st = os.fstat(fd)
-        _check(st, file, limit, what)  # the path may have been swapped since the stat
         chunks: list[bytes] = []
         left = limit + 1
         while left > 0:
@@ -151,7 +138,36 @@ def read_bytes_stat(path: str | os.PathLike[str], *, limit: int, what: str = "fi
     return b"".join(chunks), st
 
 
-def _check(st: os.stat_result, file: str, limit: int, what: str) -> None:
+def open_checked(path: str | os.PathLike[str], *, limit: int, what: str = "file",
+                 ) -> tuple[int, os.stat_result]:
+    """A read-only descriptor on the regular file at `path` and its `fstat`, refused (an
+    `InputError`) before a byte is read when the file is missing, not a regular file, or
+    over `limit` (see module doc). For a reader that goes through the file in its own way
+    (`dagtui.case_stream`, line by line); the caller closes the descriptor."""
+    file = os.fspath(path)
+    try:
+        check_stat(os.stat(file), file, limit, what)
+        fd = os.open(file, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise InputError("no such file", file, kind="missing") from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file) from None
+    try:
+        st = os.fstat(fd)
+        check_stat(st, file, limit, what)  # the path may have been swapped since the stat
+    except OSError as exc:
+        os.close(fd)
+        raise InputError(f"cannot read: {exc.strerror or exc}", file) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def check_stat(st: os.stat_result, file: str, limit: int, what: str) -> None:
+    """Refuse (`InputError`) what a `stat` says must not be read: anything but a regular
+    file (a FIFO would block, a device never ends), or a file over `limit` bytes; `what`
+    names the expected kind in the message."""
     kind = file_type(st.st_mode)
     if kind:
         raise InputError(f"is {kind}, not a regular file (a {what} was expected)", file,
