@@ -1,7 +1,8 @@
 """Replacing a file the way a careful editor does: the one place dagtui writes user files.
 
 `dagtui fmt`, the editor's save, `export -o`, `import -o` and the suite editor all write
-through `atomic_write`, which
+through `atomic_write`; `dagtui run`'s JSON and JUnit reports, written piece by piece,
+through its streaming form `atomic_writer` (the one implementation of both), which
 
 * writes a temp file in the target's directory (`.<name>.dagtui-<pid>.tmp`), fsyncs it,
   renames it over the target and fsyncs the directory, so a crash leaves the old file or

@@ -1,10 +1,12 @@
 """The core must never pull in Textual, litellm or pydantic (issue #4).
 
 Textual belongs to `dagtui/tui/` only, litellm (seconds and ~200 MB to import) must wait
-for a real judge call, and pydantic (about a tenth of a second) is not used at all: the
-editor's first frame must come fast, so neither the core nor the editor may load it. Importing every other module of the package in a fresh interpreter
-and then looking at `sys.modules` proves both, including for modules added later: the list
-is discovered by walking the package, not written by hand.
+for a real judge call, and pydantic (about a tenth of a second) is imported lazily, only
+where it is used (`dagtui schema`, through the report and trace document models of
+`dagtui/documents.py`): the editor's first frame must come fast, so neither the core nor
+the editor may load it at import. Importing every other module of the package in a fresh
+interpreter and then looking at `sys.modules` proves both, including for modules added
+later: the list is discovered by walking the package, not written by hand.
 """
 
 from __future__ import annotations
