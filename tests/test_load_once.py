@@ -169,6 +169,9 @@ async def test_step_checks_once_up_to_the_open_debugger(counts: collections.Coun
 
 SUITE = ROOT / "graphs" / "suites" / "spans.toml"
 RULE_GRAPHS = [SUITE.parent / "correctness.toml", SUITE.parent / "deep_analysis.toml"]
+#: a suite command's counts: the suite file read and parsed once, each rule graph checked once
+SUITE_ONCE = {("read", SUITE.name): 1, ("parse", SUITE.name): 1,
+              **{(what, g.name): 1 for g in RULE_GRAPHS for what in ONCE}}
 
 
 def test_a_suite_run_reads_parses_and_analyses_each_file_once(
@@ -183,8 +186,7 @@ def test_a_suite_run_reads_parses_and_analyses_each_file_once(
         code = main(["run", str(SUITE), "--model", "openai/gpt-4.1-mini", "--api-base",
                      stub.base_url, "--no-cache", "-q"])
     assert code in (0, 1)  # some spans fail their rules: the counts are the point
-    assert dict(tally) == {("read", SUITE.name): 1, ("parse", SUITE.name): 1,
-                           **{(what, g.name): 1 for g in RULE_GRAPHS for what in ONCE}}
+    assert dict(tally) == SUITE_ONCE
 
 
 async def test_f5_trusts_the_editors_current_check(tmp_path: Path,
@@ -217,3 +219,20 @@ async def test_f5_trusts_the_editors_current_check(tmp_path: Path,
             await pilot.pause()
             assert isinstance(app.screen, DebuggerScreen) and app.screen.live is not None
     assert tally["validate"] == 2
+
+
+def test_a_suite_labels_test_reads_and_parses_the_suite_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`dagtui test SUITE`: the read that told the command it is a suite is the one the
+    suite loader uses; each rule graph read, parsed, validated and analysed once."""
+    with counting(SUITE, *RULE_GRAPHS) as tally:
+        assert main(["test", str(SUITE)]) == 0
+    assert dict(tally) == SUITE_ONCE
+
+
+def test_validating_a_suite_reads_and_parses_it_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`dagtui validate SUITE`: the read that told it the file is a suite is validated."""
+    with counting(SUITE, *RULE_GRAPHS) as tally:
+        assert main(["validate", str(SUITE)]) == 0
+    assert dict(tally) == SUITE_ONCE

@@ -10,12 +10,15 @@ suite or cases file is unreadable.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..checks import PythonConsent
 from ..exitcodes import ExitCode
 from ..suite.labels import LabelsReport
 from .test import warn_unlabelled
+
+if TYPE_CHECKING:
+    from ..checked import CheckedGraph
 
 
 def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
@@ -45,12 +48,15 @@ def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO,
 
 
 def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
-                        python: PythonConsent | None = None) -> int:
-    """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code."""
+                        python: PythonConsent | None = None, read: CheckedGraph | None = None
+                        ) -> int:
+    """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code. `read`: the suite
+    file as `dagtui test` read it to learn it is a suite (not read again)."""
     from ..suite.labels import check_labels
     from .suite_run import load_suite_and_cases
 
-    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True)
+    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True,
+                                             read=read)
     if load is None or cases is None:
         return code
     warn_unlabelled(cases, path, "[suite].labels")

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             from .suite_labels import labels_test_command
 
             code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
-                                       python=python)
+                                       python=python, read=checked)
         else:
             code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose,
                               python=python, checked=checked)

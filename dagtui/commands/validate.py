@@ -192,7 +192,7 @@ def _check_one(path: Path, checked: CheckedGraph | None = None) -> Any:
     if path.is_file() and file_kind(path, checked) == "suite":
         from ..suite.loader import check_suite_file
 
-        return check_suite_file(path)
+        return check_suite_file(path, read=checked.load)
     return checked.report
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, unreadable
 from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
-from ..loader import Collector
+from ..loader import Collector, LoadResult
 from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
 from ..positions import KeyPath, Positions, locate
 from ..text import suggest
@@ -125,9 +125,14 @@ def is_suite_text(text: str) -> bool:
 
 
 # -- loading ----------------------------------------------------------------------------------
-def load_suite_file(path: str | Path, *, check_graphs: bool = True) -> SuiteLoad:
-    """Load and validate a suite file (see module doc). Never raises on bad input."""
+def load_suite_file(path: str | Path, *, check_graphs: bool = True,
+                    read: LoadResult | None = None) -> SuiteLoad:
+    """Load and validate a suite file (see module doc). Never raises on bad input.
+    `read`: the file as a command already read (and parsed) it, as a graph, to learn it is
+    a suite: its text and parse are used instead of reading and parsing again."""
     file = str(path)
+    if read is not None and read.text is not None:
+        return load_suite_text(read.text, file, check_graphs=check_graphs, raw=read.raw)
     try:
         text = read_text(path, limit=MAX_BYTES, what="suite file")
     except InputError as exc:
@@ -581,18 +586,20 @@ def _check_gates(load: SuiteLoad, ctx: _Ctx) -> None:
                     at_value=True)
 
 
-def validate_suite_file(path: str | Path) -> list[Diagnostic]:
-    """Every diagnostic for a suite file (suite codes plus its graphs' errors), sorted."""
+def validate_suite_file(path: str | Path, *, read: LoadResult | None = None
+                        ) -> list[Diagnostic]:
+    """Every diagnostic for a suite file (suite codes plus its graphs' errors), sorted.
+    `read`: the file already read, as for `load_suite_file`."""
     from ..diagnostics import sort_key
 
-    return sorted(load_suite_file(path).diagnostics, key=sort_key)
+    return sorted(load_suite_file(path, read=read).diagnostics, key=sort_key)
 
 
-def check_suite_file(path: str | Path) -> Any:
+def check_suite_file(path: str | Path, *, read: LoadResult | None = None) -> Any:
     """A suite's diagnostics as a `dagtui.validate.ValidationReport`, so `dagtui validate` prints,
     counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
-    `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs."""
-    from ..loader import LoadResult
+    `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs.
+    `read`: the file as `dagtui validate` read it to learn it is a suite (not read again)."""
     from ..validate import ValidationReport
 
     class SuiteReport(ValidationReport):
@@ -600,4 +607,4 @@ def check_suite_file(path: str | Path) -> Any:
         def unreadable(self) -> bool:
             return unreadable(self.diagnostics)
 
-    return SuiteReport(LoadResult(None, file=str(path)), validate_suite_file(path))
+    return SuiteReport(LoadResult(None, file=str(path)), validate_suite_file(path, read=read))
