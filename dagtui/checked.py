@@ -22,6 +22,7 @@ from .model import Graph
 
 if TYPE_CHECKING:
     from .paths import PathReport
+    from .schedule import Topology
     from .validate import ValidationReport
 
 
@@ -118,6 +119,13 @@ class CheckedGraph:
     @property
     def paths(self) -> PathReport | None:
         return self.report.paths
+
+    @property
+    def topology(self) -> Topology | None:
+        """The graph's compiled edges as its validation built them, for an `Engine` to take
+        instead of compiling the graph again (None when validation did not build them)."""
+        report = self.report
+        return report.topology if report.graph is self.graph else None
 
     @property
     def ok(self) -> bool:

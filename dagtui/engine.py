@@ -28,7 +28,6 @@ from typing import Any
 from .cases import Case, CaseError, case_from_dict
 from .checked import CheckedGraph
 from .checks import CheckError, PythonConsent
-from .diagnostics import Diagnostic
 from .judges.base import Ask, Judge, JudgeError, Reply
 from .kinds import extracts, kind_of
 from .kinds.answers import is_score
@@ -39,14 +38,6 @@ from .schedule import RunState, Topology
 from .trace import PathStep, RunResult, StepRecord
 
 MULTI_TURN_TURN_PARAMS = ("role", "content")
-
-
-# --------------------------------------------------------------------------- graph checks
-
-
-def graph_errors(graph: Graph) -> list[Diagnostic]:
-    """Errors that stop a graph from running: the validator's (`dagtui.checked`)."""
-    return CheckedGraph.of_graph(graph).errors
 
 
 # --------------------------------------------------------------------------- the engine
@@ -64,16 +55,19 @@ class Engine:
 
     def __init__(self, graph: Graph | CheckedGraph, judge: Judge, *, validate: bool = True,
                  python: PythonConsent | None = None) -> None:
+        topo: Topology | None = None
         if isinstance(graph, CheckedGraph):
+            topo = graph.topology  # compiled once, by the check it trusts
             graph = graph.require()
         elif validate:
-            errors = graph_errors(graph)
-            if errors:
-                raise GraphError(errors)
+            checked = CheckedGraph.of_graph(graph)
+            if checked.errors:
+                raise GraphError(checked.errors)
+            topo = checked.topology
         self.graph = graph
         self.judge = judge
         self.python = python if python is not None else PythonConsent.from_env()
-        self.topo = Topology.of(graph)
+        self.topo = topo or Topology.of(graph)
         self.task_parents: dict[str, list[str]] = {
             nid: [p for p in self.topo.parents[nid] if isinstance(graph.nodes[p], TaskNode)]
             for nid in graph.nodes

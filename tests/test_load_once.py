@@ -236,3 +236,25 @@ def test_validating_a_suite_reads_and_parses_it_once(
     with counting(SUITE, *RULE_GRAPHS) as tally:
         assert main(["validate", str(SUITE)]) == 0
     assert dict(tally) == SUITE_ONCE
+
+
+def test_run_compiles_the_graph_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Engine takes the Topology its CheckedGraph's validation built (`dagtui.checked`),
+    so one `dagtui run` compiles the graph's edges once."""
+    import dagtui.schedule
+
+    built: list[object] = []
+    of = dagtui.schedule.Topology.of.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, graph, parents=None):  # type: ignore[no-untyped-def]
+        built.append(graph)
+        return of(cls, graph, parents)
+
+    monkeypatch.setattr(dagtui.schedule.Topology, "of", classmethod(counted))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    with StubServer() as stub:
+        code = main(["run", str(GRAPH), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--no-cache", "-q"])
+    assert code == 0
+    assert len(built) == 1

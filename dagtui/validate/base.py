@@ -58,6 +58,9 @@ class CheckerBase:
         self.explained_dead: set[str] = set()
         self.dead: set[str] = set()
         self.topology_roots: tuple[str, ...] = ()
+        #: the compiled edges path analysis walked (None until built): kept on the report so
+        #: an Engine built from this check does not compile the graph again
+        self.topology_built: Topology | None = None
         self.topo_order: list[str] = []
         self.verdict_index: dict[str, list[int]] = {}
         #: nodes whose verdict list the loader had to shorten (count checks would mislead)

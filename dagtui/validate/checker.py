@@ -56,4 +56,5 @@ class Checker(MetricChecks, NodeChecks, ShapeChecks, PathChecks):
         """`Topology.of(graph)`, reusing the parents this pass already computed."""
         topo = Topology.of(self.graph, self.parents)
         self.topology_roots = topo.roots
+        self.topology_built = topo
         return topo

@@ -12,6 +12,7 @@ from ..loader import LoadResult, load_file, load_text
 from ..model import Graph
 from ..paths import PathReport, analyze
 from ..positions import Positions
+from ..schedule import Topology
 from .base import Analyzer
 from .cases import missing_cases_file
 from .checker import Checker
@@ -33,7 +34,7 @@ def validate(
     and map verdict numbers to the file. `base_dir` resolves json_schema files (default: the
     graph file's directory).
     """
-    diags, _ = _run(graph, positions, file=file, base_dir=base_dir, raw=raw)
+    diags, _, _ = _run(graph, positions, file=file, base_dir=base_dir, raw=raw)
     return sorted(_dedupe(diags), key=sort_key)
 
 
@@ -52,10 +53,10 @@ def check_graph(
     `analyzer` replaces `paths.analyze` (the editor passes a memo that reuses the last
     report while only text changed)."""
     file = file if file is not None else graph.path
-    diags, paths = _run(graph, positions, file=file, base_dir=base_dir, raw=raw,
-                        analyzer=analyzer)
+    diags, paths, topology = _run(graph, positions, file=file, base_dir=base_dir, raw=raw,
+                                  analyzer=analyzer)
     load = LoadResult(graph, [], positions=positions, raw=raw, file=file)
-    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths)
+    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths, topology)
 
 
 def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> ValidationReport:
@@ -78,8 +79,9 @@ def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationRe
     diagnostics together, plus the path report."""
     diags = list(load.diagnostics)
     paths: PathReport | None = None
+    topology: Topology | None = None
     if load.graph is not None:
-        semantic, paths = _run(
+        semantic, paths, topology = _run(
             load.graph, load.positions, file=load.file, base_dir=base_dir, raw=load.raw,
             prior=load.diagnostics,
         )
@@ -87,7 +89,7 @@ def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationRe
         specific = {(d.node, d.field) for d in semantic if d.code == "DAG019"}
         diags = [d for d in diags if not (d.code == "DAG002" and (d.node, d.field) in specific)]
         diags.extend(semantic)
-    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths)
+    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths, topology)
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -110,13 +112,15 @@ def _run(
     raw: dict[str, Any] | None,
     prior: list[Diagnostic] | tuple[Diagnostic, ...] = (),
     analyzer: Analyzer | None = None,
-) -> tuple[list[Diagnostic], PathReport | None]:
+) -> tuple[list[Diagnostic], PathReport | None, Topology | None]:
+    """One Checker pass: its diagnostics, path report and the Topology it built."""
     file = file if file is not None else graph.path
     if base_dir is None:
         base_dir = os.path.dirname(file) if file else os.getcwd()
     checker = Checker(graph, positions or Positions(), file, base_dir, raw, analyzer or analyze)
     try:
-        return checker.run(prior)
+        diags, paths = checker.run(prior)
+        return diags, paths, checker.topology_built
     except Exception as exc:  # a validator bug must not take the editor or CI down with it
         where = traceback.extract_tb(exc.__traceback__)[-1]
         diag = Diagnostic(
@@ -126,4 +130,4 @@ def _run(
             "report it with the graph file. The checks before the failure are shown.",
             file, 1, 1,
         )
-        return [*checker.diags, diag], None
+        return [*checker.diags, diag], None, None

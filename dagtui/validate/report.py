@@ -8,6 +8,7 @@ from ..diagnostics import Diagnostic, Severity, unreadable
 from ..loader import LoadResult
 from ..model import Graph
 from ..paths import PathReport
+from ..schedule import Topology
 
 
 @dataclass
@@ -17,6 +18,9 @@ class ValidationReport:
     load: LoadResult
     diagnostics: list[Diagnostic] = field(default_factory=list)
     paths: PathReport | None = None
+    #: the graph's compiled edges as validation built them (None when it did not get that
+    #: far): an Engine built from this check takes them instead of compiling the graph again
+    topology: Topology | None = None
 
     @property
     def graph(self) -> Graph | None:
