@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .cases import Case, CaseError, jsonl_case, load_cases
-from .inputs import CASES_LIMIT, InputError, open_checked
+from .inputs import CASES_LIMIT, InputError, decode, open_checked
 
 
 class CaseStream:
@@ -120,11 +120,10 @@ class CaseStream:
         with self._open() as fh:
             for newline_count, raw in enumerate(fh):
                 try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise CaseError(f"cases file is not UTF-8 text (bad byte "
-                                    f"0x{raw[exc.start]:02x} at offset {offset + exc.start})",
-                                    self.file, newline_count + 1) from None
+                    text = decode(raw, self.file, "cases file", offset=offset,
+                                  line=newline_count + 1)
+                except InputError as exc:
+                    raise CaseError(exc.message, self.file, exc.line) from None
                 offset += len(raw)
                 for part in text.splitlines():
                     lineno += 1

@@ -177,15 +177,21 @@ def check_stat(st: os.stat_result, file: str, limit: int, what: str) -> None:
                          file, kind="too_large")
 
 
-def decode(data: bytes, file: str | None = None, what: str = "file") -> str:
-    """UTF-8 text, or an `InputError` naming the line and column of the first bad byte."""
+def decode(data: bytes, file: str | None = None, what: str = "file", *, offset: int = 0,
+           line: int = 1) -> str:
+    """UTF-8 text, or an `InputError` naming the line and column of the first bad byte.
+
+    `offset` and `line`: where `data` starts in its file, for a reader that decodes a file
+    piece by piece (`dagtui.case_stream`), so the error names the same place as decoding
+    the whole file would."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line += data.count(b"\n", 0, exc.start)
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InputError(f"{what} is not UTF-8 text (bad byte 0x{data[exc.start]:02x} at "
-                         f"offset {exc.start})", file, line, col, kind="not_utf8") from None
+                         f"offset {offset + exc.start})", file, line, col,
+                         kind="not_utf8") from None
 
 
 def read_text(path: str | os.PathLike[str], *, limit: int, what: str = "file") -> str:
