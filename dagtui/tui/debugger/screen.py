@@ -90,6 +90,12 @@ class DebuggerScreen(RunActions, Screen[None]):
     #: the judge worker is stepping: most keys wait (hidden or dimmed), `x` stops it;
     #: setting it refreshes the footer's keys (`check_action`)
     busy: reactive[bool] = reactive(False, init=False, bindings=True)
+    #: a saved trace shown read-only instead of the live run (esc returns to it); setting it
+    #: refreshes the footer's keys, since most of them act on the live run only
+    viewing: reactive[DebugRun | None] = reactive(None, init=False, bindings=True)
+    #: the path tree's node whose step the right-hand panes show; every assignment redraws
+    #: them (`always_update`: a redraw after a step shows the same node's new record)
+    selected: reactive[str | None] = reactive(None, init=False, always_update=True)
 
     def __init__(self, graph: Graph, graph_path: str | Path | None = None, *,
                  cases: list[Case] | None = None, case: Case | str | int | None = None,
@@ -145,9 +151,8 @@ class DebuggerScreen(RunActions, Screen[None]):
         except GraphError as exc:
             errors = [d.format() for d in exc.diagnostics if d.is_error][:4]
             self.fatal = "the graph cannot run:\n" + "\n".join(errors)
-        self.viewing: DebugRun | None = None
-        if trace is not None:
-            self.viewing = DebugRun(graph, None, trace=trace)
+        if trace is not None:  # before mount: nothing to redraw yet
+            self.set_reactive(DebuggerScreen.viewing, DebugRun(graph, None, trace=trace))
 
     # ------------------------------------------------------------------ layout
 
@@ -251,7 +256,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         tree = self.query_one(PathTree)
         tree.refresh_from(run)
         self._show_result(run)
-        self._show_step(tree.selected_node)
+        self.selected = tree.selected_node
 
     def _judge_text(self, run: DebugRun) -> str:
         if run.trace is not None:
@@ -338,7 +343,10 @@ class DebuggerScreen(RunActions, Screen[None]):
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
         data = event.node.data
         if data is not None:
-            self._show_step(data[0])
+            self.selected = data[0]
+
+    def watch_selected(self, nid: str | None) -> None:
+        self._show_step(nid)
 
     # ------------------------------------------------------------------ state of keys
 
@@ -511,8 +519,7 @@ class DebuggerScreen(RunActions, Screen[None]):
 
     def action_back(self) -> None:
         if self.viewing is not None and self.live is not None:
-            self.viewing = None
-            self._refresh_keys()
+            self.viewing = None  # the footer's keys follow
             self.refresh_view()
             self.notify("back to the live run")
             return
