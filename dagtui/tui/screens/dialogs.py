@@ -31,7 +31,6 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.button import ButtonVariant
-from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
 from ...cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, case_from_dict
