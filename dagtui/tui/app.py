@@ -85,8 +85,6 @@ class TextLine(Widget):
     repaints only this line: no relayout of the screen (the header and status bar change
     on every keystroke)."""
 
-    DEFAULT_CSS = "TextLine { height: 1; width: 1fr; }"
-
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.text = Text("")
