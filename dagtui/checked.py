@@ -77,15 +77,11 @@ class CheckedGraph:
         """True when the file is a suite of rules rather than a graph (see
         `dagtui.suite.loader.is_suite_text`), from the tables of the parse already made
         (the text is parsed again only when it did not parse, to look at its headers)."""
-        raw = self.load.raw
-        if raw is not None:  # parsed: decided from the tables, as is_suite_text does
-            return ("suite" in raw or "rules" in raw) and "metric" not in raw \
-                and "nodes" not in raw
-        if self.load.text is None:
-            return False
-        from .suite.loader import is_suite_text
+        from .suite.loader import is_suite_tables, is_suite_text
 
-        return is_suite_text(self.load.text)
+        if self.load.raw is not None:  # parsed: decided from the tables
+            return is_suite_tables(self.load.raw)
+        return self.load.text is not None and is_suite_text(self.load.text)
 
     # -- its check (computed on first use) ------------------------------------------------
     @cached_property

@@ -29,6 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def target_refusal(command: str, graph: str | None, starter: str | None) -> str | None:
+    """Why `dagtui edit` / `dagtui serve` must not open `graph` (an unknown starter, or a
+    file the editor would overwrite), as the one line to print, or None."""
+    from ..starters import STARTERS
+
+    if starter is not None and starter not in STARTERS:
+        return f"dagtui {command}: unknown starter {starter!r}; known: {', '.join(STARTERS)}"
+    return None if graph is None else _not_a_graph(graph)
+
+
 def _not_a_graph(path: str) -> str | None:
     """The one-line error for a file the editor must not open: DeepEval JSON (saving it as
     a graph would overwrite the user's document with TOML; `dagtui import` converts it).
@@ -56,15 +66,11 @@ def run(args: argparse.Namespace) -> int:
         for name in STARTERS:
             print(name)
         return ExitCode.OK
-    if args.starter is not None and args.starter not in STARTERS:
-        print(f"dagtui edit: unknown starter {args.starter!r}; known: {', '.join(STARTERS)}",
-              file=sys.stderr)
-        return ExitCode.USAGE
-    if args.graph is None:
+    refusal = target_refusal("edit", args.graph, args.starter)
+    if refusal is None and args.graph is None:
         print("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
               file=sys.stderr)
         return ExitCode.USAGE
-    refusal = _not_a_graph(args.graph)
     if refusal:
         print(refusal, file=sys.stderr)
         return ExitCode.USAGE

@@ -64,14 +64,9 @@ def edit_command(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..starters import STARTERS
-    from .edit import _not_a_graph
+    from .edit import target_refusal
 
-    if args.starter is not None and args.starter not in STARTERS:
-        print(f"dagtui serve: unknown starter {args.starter!r}; known: {', '.join(STARTERS)}",
-              file=sys.stderr)
-        return ExitCode.USAGE
-    refusal = _not_a_graph(args.graph)
+    refusal = target_refusal("serve", args.graph, args.starter)
     if refusal:
         print(refusal, file=sys.stderr)
         return ExitCode.USAGE

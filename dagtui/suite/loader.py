@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,6 +115,11 @@ def is_suite_file(path: str | Path) -> bool:
     return is_suite_text(text)
 
 
+def is_suite_tables(raw: Mapping[str, object]) -> bool:
+    """The rule that tells a suite from a graph, on a parsed file's top-level tables."""
+    return ("suite" in raw or "rules" in raw) and "nodes" not in raw and "metric" not in raw
+
+
 def is_suite_text(text: str) -> bool:
     try:
         raw = tomllib.loads(text)
@@ -121,7 +127,7 @@ def is_suite_text(text: str) -> bool:
         return bool(_SUITE_HEADER.search(text)) and "[metric]" not in text
     except (RecursionError, ValueError):  # nesting too deep, an integer of 5,000 digits
         return False
-    return ("suite" in raw or "rules" in raw) and "nodes" not in raw and "metric" not in raw
+    return is_suite_tables(raw)
 
 
 # -- loading ----------------------------------------------------------------------------------

@@ -73,7 +73,6 @@ class RunActions:
         def refresh_view(self) -> None: ...
         def _start(self, mode: str) -> None: ...
         def _attach_judge(self) -> None: ...
-        def _refresh_keys(self) -> None: ...
 
     # ------------------------------------------------------------------ what-if
 
@@ -347,6 +346,5 @@ class RunActions:
                                 trace=trace)
         tree = self.query_one(PathTree)
         tree.build(self.viewing.graph, self.viewing.order)
-        self._refresh_keys()
         self.refresh_view()
         return True

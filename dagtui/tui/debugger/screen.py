@@ -380,9 +380,6 @@ class DebuggerScreen(RunActions, Screen[None]):
             return True if self.run is not None and self.run.started else None
         return True
 
-    def _refresh_keys(self) -> None:
-        self.refresh_bindings()
-
     # ------------------------------------------------------------------ running
 
     def action_step(self) -> None:
