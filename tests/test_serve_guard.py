@@ -17,12 +17,17 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from serve_helpers import Served, serving
 
 from dagtui.commands.serve_guard import Guard
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 TOKEN = "s3cret-Token_of-this-launch"
 
@@ -32,9 +37,9 @@ def test_the_loopback_names_of_the_bound_port_are_this_server() -> None:
     assert guard.url == f"http://127.0.0.1:8000/?token={TOKEN}"
     for host in ("127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000", "[::1]:8000"):
         assert guard.host_refusal(host) is None, host
-    for host in ("evil.example:8000", "127.0.0.1:8001", "127.0.0.1", "localhost.:8000",
-                 "127.0.0.2:8000", "127.0.0.1:8000.evil.example", None):
-        assert guard.host_refusal(host) is not None, host
+    for refused in ("evil.example:8000", "127.0.0.1:8001", "127.0.0.1", "localhost.:8000",
+                    "127.0.0.2:8000", "127.0.0.1:8000.evil.example", None):
+        assert guard.host_refusal(refused) is not None, refused
     assert guard.is_canonical("127.0.0.1:8000") and not guard.is_canonical("localhost:8000")
 
 
@@ -63,7 +68,8 @@ def test_the_secret_is_fresh_per_launch_and_compared_exactly() -> None:
     first, second = Guard.for_address("127.0.0.1", 8000), Guard.for_address("127.0.0.1", 8000)
     assert first.token != second.token and len(first.token) >= 32
     assert first.holds_secret(first.token)
-    for candidate in (None, "", second.token, first.token[:-1], first.token + "x", "é" * 43):
+    for candidate in (None, "", second.token, first.token[:-1], first.token + "x", "é" * 43,
+                      "\ud800" + first.token):
         assert not first.holds_secret(candidate), candidate
     assert first.cookie != Guard.for_address("127.0.0.1", 8001).cookie  # cookies ignore ports
 
@@ -92,7 +98,7 @@ def editor_processes(served: Served) -> list[object]:
 
 
 @pytest.fixture
-def served(tmp_path: Path):  # type: ignore[no-untyped-def]
+def served(tmp_path: Path) -> Iterator[Served]:
     pytest.importorskip("textual_serve", reason="textual-serve is not installed (dagtui[serve])")
     with serving(tmp_path, "new.toml", "--starter", "blank") as s:
         yield s
@@ -124,16 +130,17 @@ def test_pages_need_the_secret_and_this_servers_host(served: Served) -> None:
 
 
 async def open_ws(served: Served, *, query: str = "", origin: str | None = None,
-                  host: str | None = None, cookie: bool = False) -> object:
+                  host: str | None = None, cookie: bool = False) -> ClientConnection:
     """A websocket handshake to `/ws` as a page would make it; the connection (or raises)."""
     import websockets
+    from websockets.typing import Origin
 
     name = host or "127.0.0.1"
     headers = {"Cookie": f"dagtui-serve-token-{served.port}={served.token}"} if cookie else {}
     return await websockets.connect(
         f"ws://{name}:{served.port}/ws?width=100&height=30{query}",
         host="127.0.0.1", port=served.port,  # a rebinding name that resolves here
-        origin=origin, additional_headers=headers, proxy=None, open_timeout=10,
+        origin=Origin(origin) if origin else None, additional_headers=headers, proxy=None, open_timeout=10,
         max_size=None)
 
 
@@ -142,7 +149,7 @@ def test_a_websocket_without_the_secret_or_from_another_site_is_refused(
         served: Served) -> None:
     websockets = pytest.importorskip("websockets", reason="websockets is not installed")
     token = f"&token={served.token}"
-    attempts = {
+    attempts: dict[str, dict[str, Any]] = {
         "foreign Origin": dict(query=token, origin="http://evil.example"),
         "foreign Origin, the cookie": dict(cookie=True, origin="http://evil.example"),
         "rebinding Host": dict(query=token, host="evil.example"),
@@ -152,12 +159,12 @@ def test_a_websocket_without_the_secret_or_from_another_site_is_refused(
         "wrong secret": dict(query="&token=" + "A" * 43, origin=served.origin),
     }
 
-    async def refused(how: dict[str, object]) -> int:
+    async def refused(how: dict[str, Any]) -> int:
         try:
-            ws = await open_ws(served, **how)  # type: ignore[arg-type]
+            ws = await open_ws(served, **how)
         except websockets.InvalidStatus as e:
             return int(e.response.status_code)
-        await ws.close()  # type: ignore[attr-defined]
+        await ws.close()
         return 101
 
     for what, how in attempts.items():
@@ -169,21 +176,21 @@ def test_a_websocket_without_the_secret_or_from_another_site_is_refused(
     assert "refused /ws: no secret" in out
 
 
-async def ctrl_s_until_saved(ws: object, graph: Path, timeout: float) -> int:
+async def ctrl_s_until_saved(ws: ClientConnection, graph: Path, timeout: float) -> int:
     """Drive the editor as textual.js does: a resize, then ctrl+s (`["stdin", "\\x13"]`)
     until the graph file appears, the editor hangs up or `timeout` passes; the bytes of screen
     the editor sent meanwhile."""
     from websockets import ConnectionClosed
 
-    await ws.send(json.dumps(["resize", {"width": 100, "height": 30}]))  # type: ignore[attr-defined]
+    await ws.send(json.dumps(["resize", {"width": 100, "height": 30}]))
     received = 0
     deadline = time.monotonic() + timeout
     try:
         while not graph.exists() and time.monotonic() < deadline:
-            await ws.send(json.dumps(["stdin", "\x13"]))  # type: ignore[attr-defined]
+            await ws.send(json.dumps(["stdin", "\x13"]))
             try:
                 while True:
-                    message = await asyncio.wait_for(ws.recv(), 0.5)  # type: ignore[attr-defined]
+                    message = await asyncio.wait_for(ws.recv(), 0.5)
                     received += len(message)
             except TimeoutError:
                 pass
@@ -202,7 +209,7 @@ def test_the_printed_address_drives_the_editor(served: Served, tmp_path: Path,
 
     async def drive() -> int:
         how = ({"query": f"&token={served.token}"} if carrier == "query" else {"cookie": True})
-        ws = await open_ws(served, origin=served.origin, **how)  # type: ignore[arg-type]
+        ws = await open_ws(served, origin=served.origin, **how)
         try:
             received = await ctrl_s_until_saved(ws, graph, 60)
             assert graph.exists(), f"ctrl+s over the websocket did not write {graph}"
@@ -210,7 +217,7 @@ def test_the_printed_address_drives_the_editor(served: Served, tmp_path: Path,
             assert editor_processes(served), "no editor process for the accepted websocket"
             return received
         finally:
-            await ws.close()  # type: ignore[attr-defined]
+            await ws.close()
 
     assert not graph.exists()
     assert asyncio.run(drive()) > 0  # the editor drew its screen into the websocket
@@ -242,7 +249,7 @@ def test_the_editor_does_not_import_from_the_working_directory(tmp_path: Path) -
             try:
                 return await ctrl_s_until_saved(ws, graph, 60)
             finally:
-                await ws.close()  # type: ignore[attr-defined]
+                await ws.close()
 
         received = asyncio.run(drive())
     assert not marker.exists(), "an editor process imported rich.py/textual.py from its cwd"

@@ -111,7 +111,7 @@ class Guard:
         """Whether `candidate` (a query parameter or a cookie) is this launch's secret; compared
         in constant time, so the answer's timing does not give the secret away."""
         return candidate is not None and secrets.compare_digest(
-            candidate.encode("utf-8", "surrogateescape"), self.token.encode("ascii"))
+            candidate.encode("utf-8", "surrogatepass"), self.token.encode("ascii"))
 
     def is_canonical(self, host: str) -> bool:
         """Whether `host` (an accepted Host header) is the printed address itself, not one of
