@@ -267,3 +267,16 @@ def test_refs_inside_the_schema_still_resolve(capsys, tmp_path: Path) -> None:
     node.schema_ = {"$ref": "#/$defs/gone"}
     with pytest.raises(CheckError, match="the schema's reference '#/\\$defs/gone' names nothing"):
         run_check(node, graph, {"actual_output": "{}"}, {})
+
+
+@pytest.mark.timeout(30)
+def test_a_suite_filter_regex_is_bounded_too() -> None:
+    from dagtui.suite.gating import FILTERED, condition_holds, gate_reason
+    from dagtui.suite.model import FilterCond, Rule
+
+    case = {"name": "x", "actual_output": SLOW_TEXT}
+    assert not condition_holds(FilterCond("actual_output", "regex", "^(a+)+$"), case)
+    rule = Rule("r", graph="g.toml", filter=[FilterCond("actual_output", "regex", r"^(a+)+\1$")])
+    state, why = gate_reason(rule, "x", case, {})
+    assert state == FILTERED
+    assert why.startswith("filter: ") and "was still matching a 36-character text" in why, why
