@@ -242,6 +242,7 @@ class _Worker:
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[bytes] | None = None
+        self._owner = os.getpid()  # a forked child must not share its parent's worker
         self._lock = threading.Lock()
 
     def search(self, pattern: str, text: str, flags: int) -> Found | None:
@@ -271,6 +272,8 @@ class _Worker:
         return Found(start, end, text[start:end])
 
     def _start(self) -> subprocess.Popen[bytes]:
+        if self._owner != os.getpid():
+            self._proc, self._owner = None, os.getpid()
         if self._proc is None or self._proc.poll() is not None:
             # -I: neither the working directory nor PYTHON* variables reach the worker
             self._proc = subprocess.Popen(
@@ -297,7 +300,7 @@ class _Worker:
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
+        if proc is not None and self._owner == os.getpid() and proc.poll() is None:
             proc.kill()
             proc.wait()
 
