@@ -34,14 +34,16 @@ import json
 import os
 import re
 import select
-import subprocess
 import sys
 import threading
 import time
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: seconds a pattern may run in the worker before the step fails
 DEADLINE = 2.0
@@ -275,6 +277,8 @@ class _Worker:
         if self._owner != os.getpid():
             self._proc, self._owner = None, os.getpid()
         if self._proc is None or self._proc.poll() is not None:
+            import subprocess  # only when a pattern needs the worker
+
             # -I: neither the working directory nor PYTHON* variables reach the worker
             self._proc = subprocess.Popen(
                 [sys.executable, "-I", "-c", _WORKER_CODE], stdin=subprocess.PIPE,
