@@ -48,6 +48,7 @@ CODES: dict[str, str] = {
     "DAG022": "file cannot be read as a graph",
     "DAG023": "internal error in the validator",
     "DAG024": "node id with control, zero-width or bidi characters",
+    "DAG025": "JSON Schema reference outside the schema",
     # warnings: it runs, but probably not as meant
     "DAG101": "judgement node judges nothing",
     "DAG102": "node can never run",
@@ -65,6 +66,7 @@ CODES: dict[str, str] = {
     "DAG112": "node ids that look the same",
     "DAG113": "cases file not found",
     "DAG116": "metric leaf needs DeepEval, which is not installed",
+    "DAG117": "regex with nested quantifiers",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }
