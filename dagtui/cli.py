@@ -24,7 +24,7 @@ from .text import suggest
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "export",
-            "import_", "fmt", "cache", "schema")
+            "import_", "fmt", "cache", "schema", "demo_judge")
 
 _INVALID_CHOICE = re.compile(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$")
 

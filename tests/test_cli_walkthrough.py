@@ -219,15 +219,15 @@ def test_deepeval_json_says_import_it_first(capsys, deepeval_json, command) -> N
     assert "this is DeepEval JSON" in out + err and "`dagtui import` it first" in out + err
 
 
-# -- g) the README's Python snippet ------------------------------------------------------
+# -- g) the Python snippet of docs/api.md (it was the README's) ---------------------------
 
 
-def test_readme_result_attributes_exist() -> None:
+def test_api_page_result_attributes_exist() -> None:
     import dagtui
     from dagtui.cases import load_cases
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "result.status" in readme and "result.error" in readme
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert "result.status" in page and "result.error" in page
     graph = dagtui.load(MEETING)
     case = load_cases(GRAPHS / "meeting_summary.cases.jsonl")[0]
     result = graph.measure(case, judge="labels")

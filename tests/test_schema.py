@@ -1,9 +1,9 @@
 """`dagtui schema`: the JSON Schemas editors use to complete and check dagtui's TOML files.
 
 Checked with a real JSON Schema validator (jsonschema, installed with litellm): every
-shipped example (graphs, suites, cases files, the starters, the README's example) is valid,
-and a misspelt key anywhere — the hidden `critera` typo above all — is refused, since closed
-tables are what make an editor underline it.
+shipped example (graphs, suites, cases files, the starters, the graph example of
+docs/getting-started.md) is valid, and a misspelt key anywhere — the hidden `critera` typo
+above all — is refused, since closed tables are what make an editor underline it.
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ def test_every_starter_is_valid(validators: dict[str, Any], name: str) -> None:
     assert errors(validators["graph"], tomllib.loads(starter_text(name))) == []
 
 
-def test_the_readme_example_is_valid(validators: dict[str, Any]) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"## A graph file\n\n```toml\n(.*?)```", readme, re.S)
-    assert block, "the README's graph example moved"
+def test_the_getting_started_example_is_valid(validators: dict[str, Any]) -> None:
+    page = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    block = re.search(r"## A graph file\n\n.*?```toml\n(.*?)```", page, re.S)
+    assert block, "the graph example of docs/getting-started.md moved"
     assert errors(validators["graph"], tomllib.loads(block.group(1))) == []
 
 

@@ -34,6 +34,26 @@ non_negative_int = _number(int, 0, strict=False, words="a whole number >= 0")
 positive_float = _number(float, 0.0, strict=True, words="a number above 0")
 
 
+def _port(low: int, words: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if not low <= value < 65536:
+            raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}")
+        return value
+
+    parse.__name__ = words
+    return parse
+
+
+#: `serve --port`: a TCP port
+port = _port(1, "a port number 1..65535")
+#: `demo-judge --port`: a TCP port, or 0 for any free one
+port_or_free = _port(0, "a port number 1..65535, or 0 for any free port")
+
+
 def workers(text: str) -> int | str:
     """`--workers`: a whole number >= 1 or `auto` (`dagtui.cluster.parse_workers`)."""
     from ..cluster import parse_workers

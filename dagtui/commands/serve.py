@@ -17,6 +17,7 @@ import sys
 
 from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
+from . import flags
 from .python_opts import add_python_options
 
 #: what a missing `textual-serve` prints
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("graph", metavar="GRAPH.toml",
                    help="graph file to edit (created from a starter if missing)")
-    p.add_argument("--port", type=_port, default=8000, metavar="N",
+    p.add_argument("--port", type=flags.port, default=8000, metavar="N",
                    help="TCP port to listen on (default 8000)")
     p.add_argument("--host", default="127.0.0.1", metavar="HOST",
                    help="address to bind (default 127.0.0.1: this machine only)")
@@ -42,16 +43,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="starter graph for a missing file (see dagtui edit --list-starters)")
     add_python_options(p)
     p.set_defaults(func=run)
-
-
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        port = -1
-    if not 0 < port < 65536:
-        raise argparse.ArgumentTypeError(f"must be a port number 1..65535, got {value!r}")
-    return port
 
 
 def edit_command(args: argparse.Namespace) -> list[str]:

@@ -38,9 +38,8 @@ from .keys import (
     EDITOR_KEYS,
     Remappable,
     bindings,
-    declared,
     describe_key,
-    editor_widgets,
+    editor_groups,
 )
 from .keys import binding_ids as all_binding_ids
 from .outline import ItemRef
@@ -981,10 +980,8 @@ class EditorApp(Remappable, App[None]):
 
         # the focused widget's keys come from the screen's active bindings; the others'
         # (a long field may not even be mounted yet) from their classes
-        self.push_screen(HelpScreen(self.screen, "editor", [
-            ("editor", bindings(EDITOR_KEYS)),
-            *[(title, declared(cls)) for title, cls in editor_widgets()],
-        ], heading="dagtui edit — keys"))
+        self.push_screen(HelpScreen(self.screen, "editor", editor_groups(),
+                                    heading="dagtui edit — keys"))
 
     async def action_quit(self) -> None:
         from .screens.dialogs import ask_to_quit

@@ -261,6 +261,38 @@ def debugger_widgets() -> list[tuple[str, type]]:
     return [("path tree", PathTree)]
 
 
+#: a group of keys as F1 and the keys pages of the docs show it: its title, its bindings
+KeyGroup = tuple[str, Sequence[BindingType]]
+
+
+def editor_groups() -> list[KeyGroup]:
+    """The editor's keys by where they work, in F1's order: the editor's own, then each
+    widget's (read from the classes: a long field may not even be mounted yet)."""
+    return [("editor", bindings(EDITOR_KEYS)),
+            *[(title, declared(cls)) for title, cls in editor_widgets()]]
+
+
+def debugger_groups() -> list[KeyGroup]:
+    """The debugger's keys by where they work, in F1's order: its own and the pane keys,
+    its widgets', then the dialogs' (human judge, case editor, text dialogs, F1 itself)."""
+    return [("debugger", bindings([*DEBUGGER_KEYS, *_debugger_panes()])),
+            *[(title, declared(cls)) for title, cls in debugger_widgets()],
+            ("dialogs", bindings([*DIALOG_KEYS, *HUMAN_KEYS, *TEXT_KEYS, *CASE_KEYS,
+                                  *HELP_KEYS]))]
+
+
+#: the debugger's F1 rows that are no binding (group, key, what it does)
+DEBUGGER_NOTES: list[tuple[str, str, str]] = [
+    ("path tree", "↑ ↓ space", "move; space folds or unfolds a node's verdicts"),
+    ("step panes", "tab", "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies"),
+]
+
+
+def suite_groups() -> list[KeyGroup]:
+    """The suite view's keys (one group)."""
+    return [("suite", bindings(SUITE_KEYS))]
+
+
 def _ids(specs: Iterable[KeySpec]) -> set[str]:
     return {spec.id for spec in specs}
 

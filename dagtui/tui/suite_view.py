@@ -30,7 +30,7 @@ from ..suite.drawing import draw_suite
 from ..suite.loader import SuiteLoad, resolve_graph_path
 from ..suite.model import Rule, SuiteEditError
 from ..suite.save import SuiteSaveError
-from .keys import SUITE_KEYS, Remappable, bindings
+from .keys import SUITE_KEYS, Remappable, bindings, suite_groups
 from .suite_state import SuiteState
 from .widgets.graph_view import styled_text
 
@@ -370,7 +370,7 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
     def action_help(self) -> None:
         from .screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(self.screen, "suite", [("suite", bindings(SUITE_KEYS))],
+        self.push_screen(HelpScreen(self.screen, "suite", suite_groups(),
                                     heading="dagtui suite — keys"))
 
     async def action_quit(self) -> None:

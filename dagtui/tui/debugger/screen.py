@@ -36,15 +36,10 @@ from ...model import Graph, TaskNode
 from ...trace import Trace
 from ..calibration import forced_overrides, label_note, load_calibration
 from ..keys import (
-    CASE_KEYS,
     DEBUGGER_KEYS,
-    DIALOG_KEYS,
-    HELP_KEYS,
-    HUMAN_KEYS,
-    TEXT_KEYS,
+    DEBUGGER_NOTES,
     bindings,
-    debugger_widgets,
-    declared,
+    debugger_groups,
     pane_keys,
 )
 from ..screens.dialogs import settle_blink
@@ -492,14 +487,7 @@ class DebuggerScreen(RunActions, Screen[None]):
     def action_keys(self) -> None:
         from ..screens.help import HelpScreen
 
-        more = [("debugger", [k.binding() for k in [*DEBUGGER_KEYS, *pane_keys(PANES)]])]
-        more += [(title, declared(cls)) for title, cls in debugger_widgets()]
-        more.append(("dialogs", [k.binding() for k in [*DIALOG_KEYS, *HUMAN_KEYS, *TEXT_KEYS,
-                                                       *CASE_KEYS, *HELP_KEYS]]))
-        notes = [("path tree", "↑ ↓ space", "move; space folds or unfolds a node's verdicts"),
-                 ("step panes", "tab",
-                  "into the pane: shift+arrows or mouse select, f7 all, ctrl+c copies")]
-        self.app.push_screen(HelpScreen(self, "debugger", more, notes,
+        self.app.push_screen(HelpScreen(self, "debugger", debugger_groups(), DEBUGGER_NOTES,
                                         heading="Debugger keys (esc closes)"))
 
     def action_copy_pane(self) -> None:
