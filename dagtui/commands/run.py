@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from ..checked import CheckedGraph
 from ..exitcodes import ExitCode
-from ..text import shorten
+from ..text import counted, shorten
 from . import flags
 from .python_opts import add_python_options, python_consent
 
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
-    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
+    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: the graph's .dagtui, see docs/files.md)")
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache: every call is sent, nothing "
@@ -158,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     from ..engine import Engine
     from ..judges.factory import make_judge
 
-    cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
+    cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
+                       graph=args.graph)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
@@ -249,10 +250,11 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
 
     if isinstance(cases, CaseStream):  # still streamed: the shard's cases, read per pass
         part = cases.sharded(shard)
-        print(f"shard {shard}: {len(part)} of {part.total} cases", file=sys.stderr)
+        print(f"shard {shard}: {len(part)} of {counted(part.total or 0, 'case')}",
+              file=sys.stderr)
         return part, part.positions
     positions = [i for i, case in enumerate(cases) if shard.holds(case.name)]
-    print(f"shard {shard}: {len(positions)} of {len(cases)} cases", file=sys.stderr)
+    print(f"shard {shard}: {len(positions)} of {counted(len(cases), 'case')}", file=sys.stderr)
     return [cases[i] for i in positions], positions
 
 
@@ -351,12 +353,12 @@ def print_summary(report: Any, out: TextIO) -> None:
     n = len(report.results)
     rate = report.pass_rate
     not_run = report.count("not_run")
-    w(f"\n{report.graph_name}: {n} cases, {report.count('pass')} passed, "
+    w(f"\n{report.graph_name}: {counted(n, 'case')}, {report.count('pass')} passed, "
       f"{report.count('fail')} failed, {report.count('error')} judge errors"
       + (f", {not_run} not run" if not_run else "")
       + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
     if report.halt:
-        w(f"{report.halt}; {not_run} case(s) not run\n")
+        w(f"{report.halt}; {counted(not_run, 'case')} not run\n")
     cost = report.cost
     w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
       f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
