@@ -65,6 +65,7 @@ CODES: dict[str, str] = {
     "DAG112": "node ids that look the same",
     "DAG113": "cases file not found",
     "DAG116": "metric leaf needs DeepEval, which is not installed",
+    "DAG117": "judge model not in litellm's model list, but close to one",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }

@@ -60,5 +60,12 @@ def suggest(word: str, options: Iterable[str], *, abbreviations: bool = False) -
     starts = [o for o in choices if o.startswith(word)] if abbreviations else []
     if len(starts) == 1:
         return f" (did you mean '{starts[0]}'?)"
-    match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
+    match = closest(word, choices)
+    return f" (did you mean '{match}'?)" if match else ""
+
+
+def closest(word: str, options: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The option most like `word` when one is close enough to be a misspelling of it
+    (difflib's ratio >= `cutoff`; 0.6 is what `suggest` asks), else None."""
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=cutoff)
+    return match[0] if match else None

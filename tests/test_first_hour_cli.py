@@ -250,3 +250,82 @@ def test_one_case_is_one_case(tmp_path: Path, capsys) -> None:
     (tmp_path / "c.jsonl").write_text(json.dumps(CASE) + "\n", encoding="utf-8")
     code, out, _ = cli(capsys, "test", str(graph), "--cases", str(tmp_path / "c.jsonl"))
     assert code == 0 and "1 case, 1 passed" in out and "1 cases" not in out
+
+
+# -- 8. case fields ---------------------------------------------------------------------------
+
+
+def test_a_misspelt_case_field_is_named_with_its_line(tmp_path: Path, capsys) -> None:
+    graph = tmp_path / "polite.toml"
+    graph.write_text(VALIDATE_GOOD, encoding="utf-8")
+    typo = {"name": "c1", "actual_ouput": "Thanks!", "expected": {"j": True},
+            "expected_score": 1.0}
+    cases = tmp_path / "c.jsonl"
+    cases.write_text(json.dumps(CASE) + "\n" + json.dumps({**typo, "name": "c2"}) + "\n",
+                     encoding="utf-8")
+    code, _, err = cli(capsys, "test", str(graph), "--cases", str(cases))
+    # the labels judge reads no fields: the test passes, but both problems are said
+    assert code == 0
+    assert f"{cases}:2: case 'c2': 'actual_ouput' is not a case field (did you mean " \
+           "'actual_output'?)" in err
+    assert f"{cases}:2: case 'c2': node 'j' needs 'actual_output'" in err
+    assert "dagtui run would refuse the case" in err and ":1:" not in err
+    # run (a model judge) refuses it before any call, naming the likely typo
+    code, _, err = cli(capsys, "run", str(graph), "--cases", str(cases), "--model",
+                       "openai/gpt-4.1-mini", "--api-base", "http://127.0.0.1:9")
+    assert code == 2 and "(it has 'actual_ouput': misspelt?)" in err
+
+
+def test_a_field_the_graph_reads_is_no_typo(tmp_path: Path, capsys) -> None:
+    from dagtui.cases import case_from_dict, misspelt_fields
+
+    case = case_from_dict({"name": "c", "contexts": ["x"], "my_field": 1}, file="f", line=3)
+    assert [key for key, _ in misspelt_fields(case)] == ["contexts"]
+    assert misspelt_fields(case, read=["contexts"]) == []
+
+
+def test_a_toml_cases_file_with_case_tables_names_the_line(tmp_path: Path) -> None:
+    from dagtui.cases import CaseError, load_cases
+
+    cases = tmp_path / "c.toml"
+    cases.write_text('# labelled cases\n\n[[case]]\nname = "x"\n', encoding="utf-8")
+    with pytest.raises(CaseError) as caught:
+        load_cases(cases)
+    assert str(caught.value).startswith(f"{cases}:3: a TOML cases file holds [[cases]] tables")
+    assert "this one has [[case]] (did you mean [[cases]]?)" in str(caught.value)
+
+
+# -- 9. a misspelt model ----------------------------------------------------------------------
+
+
+def test_a_misspelt_model_is_a_warning_with_the_model_meant(tmp_path: Path, capsys) -> None:
+    from dagtui.validate.models import known_models, unknown_model
+
+    assert known_models(), "litellm (a dependency) ships its model list"
+    graph = tmp_path / "g.toml"
+    graph.write_text(VALIDATE_GOOD.replace("gpt-4.1-mini", "gtp-4.1-mini"), encoding="utf-8")
+    code, out, _ = cli(capsys, "validate", str(graph))
+    assert code == 0
+    assert f"{graph}:3:9: warning DAG117 model 'gtp-4.1-mini'" in out
+    assert "did you mean 'gpt-4.1-mini'?" in out
+    for fine in ("gpt-4.1-mini", "openai/gpt-4.1-mini", "ollama/llama3", "my-own-model",
+                 "openai/stub-model"):
+        assert unknown_model(fine) is None, fine
+    assert unknown_model("openai/gtp-4.1-mini") == "openai/gpt-4.1-mini"
+
+
+def test_the_model_list_is_read_without_importing_litellm() -> None:
+    code = ("import sys; from dagtui.validate.models import known_models; "
+            "assert known_models(); assert 'litellm' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_an_unusable_judge_is_said_in_two_short_lines() -> None:
+    from dagtui.commands.run import HALT_WIDTH, halt_lines
+
+    provider = "LLM Provider NOT provided. Pass in the LLM provider you are trying to call. " * 5
+    lines = halt_lines(f"judge unusable: {provider}", "gtp-4.1-mini")
+    assert len(lines[0]) <= HALT_WIDTH
+    assert lines[1].startswith("model 'gtp-4.1-mini' is not in litellm's model list: did you "
+                               "mean 'gpt-4.1-mini'?")

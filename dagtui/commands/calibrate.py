@@ -24,7 +24,7 @@ from ..exitcodes import ExitCode
 from ..text import counted
 from .flags import non_negative_int, positive_float, positive_int
 from .python_opts import add_python_options, python_consent
-from .run import err, load_graph_and_cases
+from .run import err, halt_lines, load_graph_and_cases
 
 #: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
 ANSWER_TOKENS = 80
@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
-        err(cal.halt or "the judge could not be used")
+        for line in halt_lines(cal.halt or "the judge could not be used", model):
+            err(line)
         return ExitCode.JUDGE
     sys.stdout.write(safe_text(render_text(cal)))  # case names: no surrogate, no escape byte
     data = safe_json(cal.to_dict()) + "\n"

@@ -73,6 +73,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: the cases of a list whose fields are looked at, and the warnings shown
+MISSPELT_CHECKED = 10_000
+MISSPELT_SHOWN = 10
+
+
 def err(msg: str) -> None:
     print(f"dagtui: {msg}", file=sys.stderr)
 
@@ -113,7 +118,46 @@ def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
     if not cases:
         err(f"{cases_path}: no cases")
         return loaded, None, ExitCode.USAGE
+    warn_misspelt(loaded, cases)
     return loaded, cases, ExitCode.OK
+
+
+#: how much of a judge's halt (often the provider's whole error text) a message shows
+HALT_WIDTH = 200
+
+
+def halt_lines(halt: str, model: Any = None) -> list[str]:
+    """Why the judge could not be used, cut to `HALT_WIDTH` (litellm's provider text runs to
+    hundreds of characters), and, when `model` looks like a misspelling of a model litellm
+    lists (DAG117), that model: the one line that says what to fix."""
+    from ..validate.models import unknown_model
+
+    lines = [shorten(halt, HALT_WIDTH, flat="squash")]
+    near = unknown_model(model) if isinstance(model, str) else None
+    if near is not None:
+        lines.append(f"model '{model}' is not in litellm's model list: did you mean "
+                     f"'{near}'? (set [metric].model, --model or DAGTUI_MODEL)")
+    return lines
+
+
+def warn_misspelt(graph: Any, cases: Any) -> None:
+    """A warning line for each case field that looks like a misspelt one (`actual_ouput`),
+    unless the graph reads that name itself (a check's `param`): the field is kept, but
+    the one meant stays empty, and the run would say only that it is missing."""
+    from ..cases import misspelt_fields
+    from ..kinds import kind_of
+
+    read: set[str] = set()
+    for node in graph.nodes.values():
+        inputs = kind_of(node).inputs
+        read.update(getattr(node, "params", None) or [], inputs(node) if inputs else [])
+    found = cases.misspelt if hasattr(cases, "misspelt") else [
+        pair for case in cases[:MISSPELT_CHECKED] for pair in misspelt_fields(case)]
+    lines = [line for key, line in found if key not in read]
+    for line in lines[:MISSPELT_SHOWN]:
+        print(f"dagtui: warning: {line}", file=sys.stderr)
+    if len(lines) > MISSPELT_SHOWN:
+        print("dagtui: warning: ... and more fields like these", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,7 +277,8 @@ def run(args: argparse.Namespace) -> int:
     from ..judges.health import is_unusable
 
     if is_unusable(report.halt) and not (report.count("pass") or report.count("fail")):
-        err(report.halt or "")  # the judge never worked: one line, not a page of zeros
+        for line in halt_lines(report.halt or "", getattr(judge, "model", None)):
+            err(line)  # the judge never worked: a line or two, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
     for line in agreement.lines():
@@ -358,7 +403,8 @@ def print_summary(report: Any, out: TextIO) -> None:
       + (f", {not_run} not run" if not_run else "")
       + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
     if report.halt:
-        w(f"{report.halt}; {counted(not_run, 'case')} not run\n")
+        w(f"{shorten(report.halt, HALT_WIDTH, flat='squash')}; {counted(not_run, 'case')} "
+          "not run\n")
     cost = report.cost
     w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
       f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "

@@ -53,6 +53,24 @@ def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
               "at a labelled file", file=sys.stderr)
 
 
+def warn_unjudgeable(checked: CheckedGraph, cases: list[Any], shown: int = 10) -> None:
+    """A warning for each case lacking a field a judgement node reads: the labels judge
+    answers without reading them, so the logic test passes, but `dagtui run` (a model
+    judge) would refuse the case before its first call."""
+    from ..engine import Engine
+    from ..judges.base import CallbackJudge
+
+    engine = Engine(checked, CallbackJudge(lambda ask: None))  # a judge that reads params
+    lacking = [f"{case.where}: case {case.name!r}: " + "; ".join(missing)
+               for case in cases if (missing := engine.missing_inputs(case))]
+    for line in lacking[:shown]:
+        print(escape_controls(f"dagtui test: warning: {line} (the labels judge does not read "
+                              "it; dagtui run would refuse the case)"), file=sys.stderr)
+    if len(lacking) > shown:
+        print(f"dagtui test: warning: ... and {len(lacking) - shown} more cases like these",
+              file=sys.stderr)
+
+
 def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGraph]
              ) -> tuple[list[str], int]:
     """The files to test and the exit code so far. A directory means every graph and suite
@@ -135,6 +153,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")
+    warn_unjudgeable(checked, cases)
     try:  # the test's engine trusts the check made above
         report = asyncio.run(check_graph_labels(checked, cases, python=python))
     except CaseError as exc:
