@@ -543,7 +543,9 @@ class Session:
                              r.leaf_score) for r in self.records if r.error is None]
         if self.failed is not None:
             rec = self.failed
-            res.error = f"node '{rec.node}': {rec.error}"
+            named = f"node '{rec.node}'"  # once: a judge's own message may start with it
+            error = str(rec.error)
+            res.error = error if error.startswith(named) else f"{named}: {error}"
             res.error_kind, res.error_node = rec.error_kind, rec.node
             return res
         if not self.state.finished:

@@ -329,3 +329,44 @@ def test_an_unusable_judge_is_said_in_two_short_lines() -> None:
     assert len(lines[0]) <= HALT_WIDTH
     assert lines[1].startswith("model 'gtp-4.1-mini' is not in litellm's model list: did you "
                                "mean 'gpt-4.1-mini'?")
+
+
+# -- 14. one node prefix, the run summary's width, OK lines ----------------------------------
+
+
+def test_a_step_error_names_its_node_once() -> None:
+    from test_engine import CASE as MEETING_CASE
+    from test_engine import meeting, script
+
+    from dagtui.engine import Engine
+    from dagtui.judges.base import CallbackJudge
+
+    result = Engine(meeting(), CallbackJudge(script(order="Perfect"))).run_sync(MEETING_CASE)
+    assert result.error_kind == "out_of_set"
+    assert result.error.startswith("node 'order':")
+    assert result.error.count("node 'order'") == 1, result.error
+
+
+def test_the_run_summary_fits_80_columns(tmp_path: Path, capsys,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from stub_server import StubServer
+
+    monkeypatch.setenv("CI", "1")
+    graph = ROOT / "graphs" / "meeting_summary.toml"
+    with StubServer() as stub:
+        code = main(["run", str(graph), "--model", "openai/gpt-4.1-mini", "--api-base",
+                     stub.base_url, "--retries", "0", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0 and "p50" in out and "verdicts true:" in out
+    assert max(map(len, out.splitlines())) <= 80, max(out.splitlines(), key=len)
+
+
+def test_fmt_check_and_validate_github_say_ok(tmp_path: Path, capsys) -> None:
+    graph = tmp_path / "g.toml"
+    graph.write_text(VALIDATE_GOOD, encoding="utf-8")
+    assert main(["fmt", str(graph)]) == 0
+    capsys.readouterr()
+    code, out, err = cli(capsys, "fmt", "--check", str(graph))
+    assert code == 0 and len((out + err).strip().splitlines()) == 1 and "ok" in out.lower()
+    code, out, err = cli(capsys, "validate", "--format", "github", str(graph))
+    assert code == 0 and "1 file checked: 0 errors" in err

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -122,6 +123,8 @@ def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
     return loaded, cases, ExitCode.OK
 
 
+#: the widest line of the run's summary (a terminal's or CI log's 80 columns)
+SUMMARY_WIDTH = 80
 #: how much of a judge's halt (often the provider's whole error text) a message shows
 HALT_WIDTH = 200
 
@@ -282,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
         return report.exit_code()
     print_summary(report, out)
     for line in agreement.lines():
-        print(line, file=out)
+        print(_wrapped(line), file=out)
     return report.exit_code()
 
 
@@ -387,13 +390,27 @@ def _fmt_s(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
 
 
+def _wrapped(text: str) -> str:
+    """Each line of `text` longer than `SUMMARY_WIDTH` wrapped at a space, its rest indented
+    under its start (a terminal's own wrap at the edge would break words and tables)."""
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= SUMMARY_WIDTH:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        lines.append(textwrap.fill(line, SUMMARY_WIDTH, subsequent_indent=indent,
+                                   break_on_hyphens=False, break_long_words=False))
+    return "\n".join(lines)
+
+
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
     from ..outputs import safe_text
     from ..text import verdict_text
 
     def w(text: str) -> None:  # case names and judge text: no control bytes, no surrogates
-        out.write(safe_text(text))
+        out.write(safe_text(_wrapped(text)))
 
     n = len(report.results)
     rate = report.pass_rate
@@ -415,18 +432,20 @@ def print_summary(report: Any, out: TextIO) -> None:
     for lo, hi, c in hist:
         bar = "█" * max(1 if c else 0, round(20 * c / peak))
         w(f"  {lo:.1f}–{hi:.1f} {c:4d} {bar}\n")
-    w("\nnode               reached  verdicts                               calls   tokens"
-      "     cost   p50     p95\n")
+    # 80 columns at most: the figures on the node's line, its verdicts wrapped under it
+    w(f"\n{'node':18} reached  calls   tokens      cost     p50     p95\n")
     for nid, st in report.node_stats().items():
         # no priced call in the run: the total says `-`, so no node claims `0.0000`
-        node_cost = f"{st.cost:8.4f}" if cost is not None else f"{'-':>8}"
+        node_cost = f"{st.cost:9.4f}" if cost is not None else f"{'-':>9}"
         verdicts = ", ".join(f"{verdict_text(k)}:{v}" for k, v in st.verdicts.most_common())
         if st.errors:
             verdicts += (", " if verdicts else "") + ", ".join(
                 f"error {k}:{v}" for k, v in st.errors.items())
-        w(f"  {nid[:16]:16} {st.reached:7d}  {verdicts[:38]:38} {st.calls:5d} "
+        w(f"  {shorten(nid, 16):16} {st.reached:7d} {st.calls:6d} "
           f"{st.prompt_tokens + st.completion_tokens:8d} {node_cost} "
-          f"{_fmt_s(st.p50):>6} {_fmt_s(st.p95):>7}\n")
+          f"{_fmt_s(st.p50):>7} {_fmt_s(st.p95):>7}\n")
+        if verdicts:
+            w(f"    verdicts {verdicts}\n")
     kinds = report.error_kinds()
     retried = report.retried_kinds()
     if kinds or retried or report.corrections():
