@@ -7,7 +7,8 @@ server asked is a different key (DeepEval caches by metric name and goes stale w
 score changes; this cannot). Only answers the judge could use are stored — the caller puts
 an answer after it parsed into a verdict, evidence or score — so an error or an unusable
 answer is asked again on the next run instead of being replayed forever. The default
-location is `.dagtui/cache.sqlite` under the current directory; `--cache-dir` moves it,
+location is `cache.sqlite` in the graph's `.dagtui/` (`dagtui.workdir.workdir_for`; a
+`Cache()` made without a directory uses `./.dagtui`); `--cache-dir` moves it,
 `--refresh` asks again and overwrites, `--no-cache` neither reads nor writes. API keys never
 reach the cache: requests are stored without credentials.
 
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from .workdir import DEFAULT_DIR, ensure_workdir  # the one maker of .dagtui/
+from .workdir import DEFAULT_DIR, ensure_workdir, workdir_for  # the one maker of .dagtui/
 
 FILENAME = "cache.sqlite"
 LOCK_RETRIES = 5
@@ -451,11 +452,16 @@ class NullCache:
 
 
 def open_cache(directory: str | Path | None = None, *, enabled: bool = True,
-               refresh: bool = False) -> Cache | None:
+               refresh: bool = False, graph: str | os.PathLike[str] | None = None
+               ) -> Cache | None:
     """The cache the command-line flags ask for: None for `--no-cache` (nothing read or
-    written), else the one in `--cache-dir` (default `.dagtui`), refreshing on `--refresh`."""
+    written), else the one in `--cache-dir`, else the `.dagtui/` of the file at `graph`
+    (`dagtui.workdir.workdir_for`: wherever the command runs from), refreshing on
+    `--refresh`."""
     if not enabled:
         return None
+    if directory is None and graph is not None:
+        directory = workdir_for(graph)
     return Cache(directory, refresh=refresh)
 
 

@@ -26,8 +26,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .cases import Case, CaseError, jsonl_case, load_cases
+from .cases import Case, CaseError, jsonl_case, load_cases, misspelt_fields
 from .inputs import CASES_LIMIT, InputError, decode, open_checked
+
+#: how many misspelt-field warnings `check()` keeps (a dataset of 100,000 cases with one
+#: typo throughout needs a few lines, not 100,000)
+MISSPELT_KEPT = 20
 
 
 class CaseStream:
@@ -48,6 +52,9 @@ class CaseStream:
         #: a JSON or TOML file's cases, parsed whole (None for a streamed JSONL file)
         self._held: list[Case] | None = None
         self._count: int | None = None
+        #: (field, warning) of the first fields that look misspelt (`misspelt_fields`),
+        #: found by `check()`'s pass, so warning about them costs no read of its own
+        self.misspelt: list[tuple[str, str]] = []
 
     @property
     def streamed(self) -> bool:
@@ -66,6 +73,8 @@ class CaseStream:
                 first_error = first_error or case
                 continue
             if first_error is None:
+                if len(self.misspelt) < MISSPELT_KEPT:
+                    self.misspelt.extend(misspelt_fields(case))
                 hashes.append(hash(case.name))
                 if self.shard is not None and self.shard.holds(case.name):
                     positions.append(position)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .inputs import CASES_LIMIT, InputError, open_brackets, parser_gave_up, read_text
 from .model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS
+from .text import suggest
 
 if TYPE_CHECKING:
     from .model import Graph
@@ -29,6 +31,10 @@ SINGLE_TURN_FIELDS = SINGLE_TURN_PARAMS
 MULTI_TURN_FIELDS = ("turns",) + tuple(p for p in MULTI_TURN_PARAMS if p not in ("role", "content"))
 LABEL_FIELDS = ("expected", "expected_score")
 LIST_FIELDS = ("context", "retrieval_context", "tags")
+#: every field name a case may carry (any other is kept as written, and warned about when it
+#: is close to one of these: `actual_ouput` leaves `actual_output` empty)
+KNOWN_FIELDS = frozenset(("name", "id", "additional_metadata", *SINGLE_TURN_FIELDS,
+                          *MULTI_TURN_FIELDS, *LABEL_FIELDS))
 
 
 class CaseError(ValueError):
@@ -124,6 +130,20 @@ def case_from_dict(
     return Case(name, data, dict(expected), score, file, line)
 
 
+def misspelt_fields(case: Case, read: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(field, warning) for each field of `case` that is no case field and no name in
+    `read` (what the graph reads) but close to one: kept as written, like any field, yet
+    most likely a typo that leaves the real field empty. The warning names file:line."""
+    known = KNOWN_FIELDS | set(read)
+    out: list[tuple[str, str]] = []
+    for key in case.fields:
+        hint = "" if key in known else suggest(key, known)
+        if hint:
+            out.append((key, f"{case.where}: case {case.name!r}: {key!r} is not a case "
+                             f"field{hint}; it is kept, but nothing reads it"))
+    return out
+
+
 def load_cases(path: str | os.PathLike[str]) -> list[Case]:
     """Load every case of a file; raises CaseError naming the file (and line) on bad input."""
     p = Path(path)
@@ -217,7 +237,8 @@ def parse_toml(text: str, file: str | None = None) -> list[Case]:
         raise CaseError(f"TOML syntax: {message}", file, line) from None
     items = data.get("cases")
     if not isinstance(items, list):
-        raise CaseError("a TOML cases file holds [[cases]] tables", file)
+        raise CaseError("a TOML cases file holds [[cases]] tables"
+                        + _other_tables(data, text), file, _first_table_line(text))
     starts = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip() == "[[cases]]"]
     cases = [
         case_from_dict(item, index=i, file=file, line=starts[i] if i < len(starts) else 0)
@@ -225,6 +246,24 @@ def parse_toml(text: str, file: str | None = None) -> list[Case]:
     ]
     _check_names(cases)
     return cases
+
+
+def _other_tables(data: dict[str, Any], text: str) -> str:
+    """What the file holds instead of `[[cases]]`, with a suggestion (`[[case]]`)."""
+    names = [k for k, v in data.items() if isinstance(v, list | dict)]
+    if not names:
+        return ""
+    shown = ", ".join(f"[[{k}]]" if isinstance(data[k], list) else f"[{k}]" for k in names)
+    return f"; this one has {shown}" + suggest(names[0], ["cases"]).replace(
+        "'cases'", "[[cases]]")
+
+
+def _first_table_line(text: str) -> int:
+    """The line of the file's first table header (where `[[cases]]` was expected), else 0."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith("["):
+            return number
+    return 0
 
 
 def _object_lines(text: str) -> list[int]:

@@ -87,13 +87,13 @@ class CheckedGraph:
     @cached_property
     def report(self) -> ValidationReport:
         """Loader and validator diagnostics with the path report, from one validation."""
-        from .validate import check_graph, check_load, missing_cases_file
+        from .validate import check_graph, check_load, file_checks
 
         if self.load.text is None and self.load.graph is not None:  # built, not read
             return check_graph(self.load.graph)
         report = check_load(self.load)
         if self.on_disk:
-            missing = missing_cases_file(self.load)
+            missing = file_checks(self.load)
             if missing:
                 from .diagnostics import sort_key
 

@@ -5,7 +5,9 @@ sets `func`) so commands can grow without touching each other. Nothing heavy is 
 until a command runs. Exit codes (`dagtui.exitcodes.ExitCode`, the README's table): 0 ok,
 1 failures found, 2 usage or input error, 3 judge errors prevented a verdict; Ctrl+C gives
 130, as a shell reports any interrupted program. Usage errors leave through argparse's
-SystemExit(2), as in any argparse program; everything else is `main`'s return value.
+SystemExit(2), as in any argparse program; everything else is `main`'s return value. Output
+to a reader that went away (`| head -1`) is dropped, and the command still answers with its
+own exit code (`dagtui.closed_pipe`): a closed pipe never turns a failure into success.
 """
 
 from __future__ import annotations
@@ -44,8 +46,23 @@ class _Parser(argparse.ArgumentParser):
         if choice:  # a misspelt command or --to/--judge value
             options = re.findall(r"'([^']*)'", choice.group(2))
             message += suggest(choice.group(1), options, abbreviations=True)
-        self.print_usage(sys.stderr)
-        self.exit(ExitCode.USAGE, f"dagtui: error: {message}\n")
+        # what was wrong first, then a one-line usage: argparse's own usage of a command
+        # with twenty flags is ten lines that push the error off a small screen
+        self.exit(ExitCode.USAGE, f"dagtui: error: {message}\n{self.short_usage()}\n")
+
+    def short_usage(self) -> str:
+        """`usage: dagtui run graph [options] (dagtui run --help lists them)`."""
+        words = [self.prog]
+        for action in self._actions:
+            if action.option_strings or action.help == argparse.SUPPRESS:
+                continue
+            name = action.metavar if isinstance(action.metavar, str) else action.dest
+            shapes = {"?": f"[{name}]", "*": f"[{name} ...]", "+": f"{name} ...",
+                      argparse.PARSER: f"{name} ..."}
+            words.append(shapes.get(action.nargs, name) if isinstance(action.nargs, str)
+                         else name)
+        words.append("[options]")
+        return f"usage: {' '.join(words)} ({self.prog} --help lists them)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +100,19 @@ def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.A
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .closed_pipe import guarded_output
+
+    try:
+        with guarded_output():  # `--help | head` too
+            return _dispatch(argv)
+    except KeyboardInterrupt:
+        print("dagtui: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT  # as a shell reports a program Ctrl+C stopped
+    except BrokenPipeError:  # a stream the guard does not cover: never a false success
+        return 128 + signal.SIGPIPE  # as a shell reports a program a closed pipe stopped
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:
@@ -91,10 +121,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return ExitCode.USAGE
-    try:
-        return int(args.func(args) or ExitCode.OK)
-    except KeyboardInterrupt:
-        print("dagtui: interrupted", file=sys.stderr)
-        return 128 + signal.SIGINT  # as a shell reports a program Ctrl+C stopped
-    except BrokenPipeError:
-        return ExitCode.OK
+    return int(args.func(args) or ExitCode.OK)

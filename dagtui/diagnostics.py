@@ -67,6 +67,7 @@ CODES: dict[str, str] = {
     "DAG113": "cases file not found",
     "DAG116": "metric leaf needs DeepEval, which is not installed",
     "DAG117": "regex with nested quantifiers",
+    "DAG118": "judge model not in litellm's model list, but close to one",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }

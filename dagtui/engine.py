@@ -35,6 +35,7 @@ from .loader import GraphError
 from .model import GEvalNode, Graph, Judgement, NodeBase, TaskNode, Verdict
 from .prompts import Prompt, build_prompt, geval_steps_prompt
 from .schedule import RunState, Topology
+from .text import closest
 from .trace import PathStep, RunResult, StepRecord
 
 MULTI_TURN_TURN_PARAMS = ("role", "content")
@@ -126,7 +127,9 @@ class Engine:
                         problems.append(f"node '{nid}' needs the conversation turns ('{p}'), "
                                         "and the case has no 'turns'")
                 elif not case.has(p):
-                    problems.append(f"node '{nid}' needs '{p}', which the case does not provide")
+                    near = closest(p, case.fields)  # `actual_ouput` for `actual_output`
+                    problems.append(f"node '{nid}' needs '{p}', which the case does not provide"
+                                    + (f" (it has '{near}': misspelt?)" if near else ""))
         return problems
 
     def preflight(self, case: Case) -> None:
@@ -540,7 +543,9 @@ class Session:
                              r.leaf_score) for r in self.records if r.error is None]
         if self.failed is not None:
             rec = self.failed
-            res.error = f"node '{rec.node}': {rec.error}"
+            named = f"node '{rec.node}'"  # once: a judge's own message may start with it
+            error = str(rec.error)
+            res.error = error if error.startswith(named) else f"{named}: {error}"
             res.error_kind, res.error_node = rec.error_kind, rec.node
             return res
         if not self.state.finished:

@@ -1,6 +1,7 @@
 """The user's key remaps: binding id -> key(s), from `DAGTUI_KEYS` or a keys file.
 
-Every binding of the editor, the debugger and the suite view has an id (F1 lists them).
+Every binding of the editor, the debugger and the suite view has an id (F1 and
+`dagtui edit --list-keys` list them).
 `dagtui edit` and `dagtui step` read remaps from the environment variable `DAGTUI_KEYS`
 (`editor.rename=n;editor.save=ctrl+w`) and from `$XDG_CONFIG_HOME/dagtui/keys.toml` (default
 `~/.config/dagtui/keys.toml`), a flat table of `"editor.rename" = "n"` lines; the variable
@@ -20,6 +21,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .inputs import TOML_LIMIT, InputError, read_text
+
+#: the command that lists every binding id and its key, named by the refusals below
+LIST_KEYS = "dagtui edit --list-keys"
 
 
 class KeymapError(ValueError):
@@ -74,15 +78,48 @@ def unknown_ids(keymap: Mapping[str, str], known: Iterable[str]) -> list[str]:
     return sorted(k for k in keymap if k not in known)
 
 
+def conflicts(keymap: Mapping[str, str],
+              scopes: Iterable[tuple[str, Mapping[str, str]]]) -> list[str]:
+    """Two ids of one scope (keys that act together: a screen, a widget, a dialog) on one
+    key once `keymap` is applied, at least one of them by the user's remap: only one of
+    them could ever be pressed. `scopes`: (title, binding id -> default key(s)), keys
+    comma-separated as Textual writes them. One line per clash, naming both ids."""
+    out: list[str] = []
+    for title, defaults in scopes:
+        holder: dict[str, str] = {}
+        for binding_id, default in defaults.items():
+            for key in (k.strip() for k in keymap.get(binding_id, default).split(",")):
+                other = holder.setdefault(key, binding_id)
+                if other != binding_id and (other in keymap or binding_id in keymap):
+                    out.append(f"{other} and {binding_id} are both on {key!r} ({title})")
+    return list(dict.fromkeys(out))
+
+
 def checked_keymap(known: Callable[[], Iterable[str]],
                    environ: Mapping[str, str] | None = None,
-                   path: Path | None = None) -> dict[str, str]:
-    """`load_keymap`, refusing ids that no screen has. `known()` gives every screen's ids
-    (the file is shared, so another screen's id is fine, just unused here); it is called
-    only when there are remaps, as collecting the ids imports every screen."""
+                   path: Path | None = None, *,
+                   scopes: Callable[[], Iterable[tuple[str, Mapping[str, str]]]] | None = None,
+                   ) -> dict[str, str]:
+    """`load_keymap`, refusing ids that no screen has (with the closest id) and, given
+    `scopes` (see `conflicts`), two bindings of one scope on one key. `known()` gives every
+    screen's ids (the file is shared, so another screen's id is fine, just unused here); it
+    and `scopes()` are called only when there are remaps, as collecting the ids imports
+    every screen. The message names `dagtui edit --list-keys`, which prints the ids: the
+    app that would show them (F1) is the one refusing to start."""
+    from .text import suggest
+
     keymap = load_keymap(environ, path)
-    unknown = unknown_ids(keymap, known()) if keymap else []
+    if not keymap:
+        return keymap
+    ids = set(known())
+    unknown = unknown_ids(keymap, ids)
     if unknown:
-        raise KeymapError(f"unknown binding id(s) in the key remaps: {', '.join(unknown)} "
-                          "(F1 lists the ids)")
+        named = ", ".join(f"{k}{suggest(k, ids)}" for k in unknown)
+        raise KeymapError(f"unknown binding id(s) in the key remaps: {named} "
+                          f"({LIST_KEYS} lists the ids)")
+    clashes = conflicts(keymap, scopes()) if scopes is not None else []
+    if clashes:
+        raise KeymapError(f"conflicting key remaps: {'; '.join(clashes)}; only one of each "
+                          f"could be pressed: give one of them another key ({LIST_KEYS} "
+                          "lists every binding and its key)")
     return keymap

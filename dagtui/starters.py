@@ -8,7 +8,7 @@ clean (tests/test_tomlio.py checks it), so a new user starts from something that
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_STARTER", "STARTERS", "starter_text"]
+__all__ = ["DEFAULT_STARTER", "STARTERS", "starter_description", "starter_text"]
 
 _BLANK = '''\
 # The smallest graph that runs: one yes/no judgement scoring 10 or 0.
@@ -166,3 +166,19 @@ def starter_text(name: str = DEFAULT_STARTER) -> str:
     except KeyError:
         known = ", ".join(sorted(STARTERS))
         raise KeyError(f"unknown starter {name!r}; known starters: {known}") from None
+
+
+def starter_description(name: str) -> str:
+    """The first sentence of the starter's opening comment (what it is for), whole: the
+    comment wraps at the file's line length, so its first line alone can stop mid-sentence.
+    The editor's chooser and `dagtui edit --list-starters` show it beside the name."""
+    words: list[str] = []
+    for line in STARTERS.get(name, "").splitlines():
+        if not line.startswith("#"):
+            break
+        words.append(line.lstrip("# ").strip())
+    comment = " ".join(w for w in words if w)
+    if not comment:
+        return name
+    end = comment.find(". ")
+    return comment if end < 0 else comment[:end + 1]

@@ -1,4 +1,4 @@
-"""Text for people: a verdict as words, a long text cut to fit, "did you mean".
+"""Text for people: a verdict as words, a long text cut to fit, "did you mean", a count.
 
 Messages, summaries, pictures and panes all show verdicts, cut long texts and suggest
 spellings; doing each in one place keeps the wording the same wherever a user meets it (a
@@ -15,6 +15,12 @@ from typing import Any, Literal
 ELLIPSIS = "…"
 #: what stands for a line break when `shorten` puts a text on one line (`flat="mark"`)
 NEWLINE_MARK = " ⏎ "
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """`1 case`, `2 cases`, `0 cases`: a count with its noun in the right number (`plural`
+    for nouns that do not just take an `s`)."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 def verdict_text(value: Any, *, quote: bool = False) -> str:
@@ -54,5 +60,12 @@ def suggest(word: str, options: Iterable[str], *, abbreviations: bool = False) -
     starts = [o for o in choices if o.startswith(word)] if abbreviations else []
     if len(starts) == 1:
         return f" (did you mean '{starts[0]}'?)"
-    match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
+    match = closest(word, choices)
+    return f" (did you mean '{match}'?)" if match else ""
+
+
+def closest(word: str, options: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The option most like `word` when one is close enough to be a misspelling of it
+    (difflib's ratio >= `cutoff`; 0.6 is what `suggest` asks), else None."""
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=cutoff)
+    return match[0] if match else None

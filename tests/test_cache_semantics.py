@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -37,7 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")
 CASES = str(ROOT / "graphs" / "meeting_summary.cases.jsonl")
 MODEL = "openai/stub-judge"
-N_CASES = len(load_cases(CASES))
+LABELLED = load_cases(CASES)
+N_CASES = len(LABELLED)
 #: judge steps per case when every answer is usable (extract, present, order)
 STEPS = 3
 NOBODY = 65534
@@ -74,8 +76,10 @@ class Switchable:
 
 def labelled(body: dict[str, Any]) -> dict[str, Any]:
     """Answers every node as the meeting cases' labels say, so each case scores its
-    `expected_score` (1, 1, 0.4, 0.2, 0, 0): a mixed-up cache would show."""
-    cases = load_cases(CASES)
+    `expected_score` (1, 1, 0.4, 0.2, 0, 0): a mixed-up cache would show. The labels are
+    read once, at import (the stub's thread answers while the test runs as nobody, who may
+    not reach the clone)."""
+    cases = LABELLED
     text = first_user(body)
     kind = prompt_kind(body)
     if kind == "task":
@@ -89,8 +93,8 @@ def labelled(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_cli(stub: StubServer, cache_dir: Path, *extra: str, json_out: Path | None = None,
-            cases: str = CASES) -> tuple[int, dict[str, Any] | None]:
-    args = ["run", MEETING, "--cases", cases, "--model", MODEL, "--api-base",
+            cases: str = CASES, graph: str = MEETING) -> tuple[int, dict[str, Any] | None]:
+    args = ["run", graph, "--cases", cases, "--model", MODEL, "--api-base",
             stub.base_url, "--retries", "0", "--cache-dir", str(cache_dir), "-q", *extra]
     if json_out is not None:
         args += ["--json", str(json_out)]
@@ -402,11 +406,14 @@ def test_an_old_cache_without_the_endpoint_in_its_keys_is_emptied(tmp_path, quie
 @contextlib.contextmanager
 def unprivileged() -> Iterator[None]:
     """File permissions do not bind root: run the block as nobody (effective uid only, so
-    root comes back after). litellm is imported first, while every file is readable."""
+    root comes back after). litellm and every dagtui module a run imports lazily are
+    imported first, while every file is readable: the clone (dagtui's own source, for an
+    editable install) may sit in a folder nobody cannot enter."""
     import_litellm()
     if os.geteuid() != 0:
         yield
         return
+    preload_dagtui()
     os.seteuid(NOBODY)
     try:
         yield
@@ -414,17 +421,44 @@ def unprivileged() -> Iterator[None]:
         os.seteuid(0)
 
 
+def preload_dagtui() -> None:
+    """Import every module of dagtui's core and commands (not the TUI: a run never opens
+    it), so nothing is read from the clone while the test runs as nobody."""
+    import pkgutil
+
+    import dagtui
+
+    for info in pkgutil.walk_packages(dagtui.__path__, "dagtui."):
+        if info.name.startswith(("dagtui.tui", "dagtui.integrations", "dagtui.dask_worker",
+                                 "dagtui.__main__")):
+            continue
+        with contextlib.suppress(ImportError):
+            importlib.import_module(info.name)
+
+
 @pytest.fixture
 def open_dir(monkeypatch) -> Iterator[Path]:
-    """A directory anyone may use (pytest's tmp_path is root's alone), as the cwd."""
+    """A directory anyone may use (pytest's tmp_path is root's alone), as the cwd, holding
+    a copy of the graph and its cases: the unprivileged part of a test reads only what is
+    here, so it does not matter whether nobody may reach the clone (a checkout inside a
+    0700 home or a `mktemp -d` folder)."""
     path = Path(tempfile.mkdtemp(prefix="dagtui-cache-"))
     path.chmod(0o777)
+    for source in (MEETING, CASES):
+        shutil.copy(source, path / Path(source).name)
+        (path / Path(source).name).chmod(0o644)
     monkeypatch.chdir(path)
     yield path
     for sub in path.rglob("*"):
         with contextlib.suppress(OSError):
             sub.chmod(0o777)
     shutil.rmtree(path, ignore_errors=True)
+
+
+def copies(open_dir: Path) -> dict[str, str]:
+    """`run_cli`'s graph and cases: the copies `open_dir` holds."""
+    return {"graph": str(open_dir / Path(MEETING).name),
+            "cases": str(open_dir / Path(CASES).name)}
 
 
 def settle(cache_dir: Path) -> None:
@@ -455,8 +489,9 @@ def test_a_read_only_cache_is_read_but_not_written(what, open_dir, quiet_ci, cap
         if "directory" in what:  # sqlite cannot create its -wal/-shm/-journal files here
             cache_dir.chmod(0o555)
         capsys.readouterr()
-        with unprivileged():
-            code, report = run_cli(stub, cache_dir, json_out=out / "r.json")
+        with unprivileged():  # the copies in open_dir: nobody may not reach the clone
+            code, report = run_cli(stub, cache_dir, json_out=out / "r.json",
+                                   **copies(open_dir))
         err = capsys.readouterr().err
         assert "Traceback" not in err and code == 1
         assert scores(report) == expected_scores() and report["errors"] == 0
@@ -473,7 +508,8 @@ def test_an_unusable_cache_directory_turns_caching_off_with_one_warning(
     locked.mkdir()
     locked.chmod(0o555)
     with StubServer(labelled) as stub, unprivileged():
-        code, report = run_cli(stub, locked / "c", json_out=open_dir / "r.json")
+        code, report = run_cli(stub, locked / "c", json_out=open_dir / "r.json",
+                               **copies(open_dir))
     err = capsys.readouterr().err
     assert "Traceback" not in err and code == 1 and scores(report) == expected_scores()
     lines = cache_lines(err)

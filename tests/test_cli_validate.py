@@ -123,14 +123,18 @@ def test_examples_directory_is_clean(capsys) -> None:
     assert "0 errors" in out.splitlines()[-1]
 
 
-def test_directory_skips_cases_and_suite_files(capsys, tmp_path) -> None:
+def test_directory_skips_cases_files_and_checks_suites(capsys, tmp_path) -> None:
+    """A directory's suite files are checked like its graphs (issue 28: a suite under
+    graphs/suites was skipped); cases files and hidden folders are not."""
     write(tmp_path, "a/g.toml", GOOD)
     write(tmp_path, "a/g.cases.toml", '[[cases]]\nname = "x"\n')
     write(tmp_path, "a/suite.toml", '[suite]\nname = "s"\n[rules.r]\nlabel = "R"\n')
     write(tmp_path, ".hidden/bad.toml", "not toml [")
     code, out, _ = run_cli(capsys, str(tmp_path))
-    assert code == 0
-    assert out.strip() == "1 file checked: 0 errors, 0 warnings"
+    assert code == 1  # the suite's rule has neither a graph nor a check
+    assert "suite.toml:" in out and "SUI003" in out
+    assert out.splitlines()[-1].startswith("2 files checked: 1 error")
+    assert "cases.toml" not in out and "bad.toml" not in out
 
 
 def test_directory_finds_broken_graphs(capsys, tmp_path) -> None:

@@ -71,7 +71,7 @@ def test_graph_test_on_unlabelled_cases_says_so_once(tmp_path, capsys) -> None:
     (tmp_path / "polite.cases.jsonl").write_text(json.dumps(bare) + "\n", encoding="utf-8")
     code, _, err = cli(capsys, "test", str(graph))
     assert code == 1
-    assert err.count("none of the 1 cases has labels") == 1 and "[metric].cases" in err
+    assert err.count("its one case has no labels") == 1 and "[metric].cases" in err
 
 
 def test_suite_missing_labels_file_is_a_warning_with_its_line(tmp_path, capsys) -> None:
@@ -109,7 +109,7 @@ def test_test_directory_tests_every_graph_below(tmp_path, capsys) -> None:
                                                                ""), encoding="utf-8")
     code, out, err = cli(capsys, "test", str(tmp_path))
     assert code == 0, out + err
-    assert out.count("1 cases, 1 passed, 0 failed") == 2
+    assert out.count("1 case, 1 passed, 0 failed") == 2
     assert "rule.toml: skipped: no [metric].cases" in out
 
 
@@ -134,8 +134,14 @@ def test_test_named_graph_without_cases_is_still_an_error(tmp_path, capsys) -> N
 
 def test_edit_list_starters_needs_no_file(capsys) -> None:
     code, out, _ = cli(capsys, "edit", "--list-starters")
-    assert code == 0 and out.split() == ["extract-judge", "blank", "gate-geval",
-                                         "extract-classify", "check-first"]
+    names = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert code == 0 and names == ["extract-judge", "blank", "gate-geval",
+                                   "extract-classify", "check-first"]
+    # each with what the editor's chooser says of it (issue 28), within 80 columns
+    from dagtui.starters import starter_description
+
+    assert " ".join(out.split()).count(" ".join(starter_description("blank").split())) == 1
+    assert max(map(len, out.splitlines())) <= 80
     code, _, err = cli(capsys, "edit")
     assert code == 2 and "--list-starters" in err
 

@@ -9,6 +9,7 @@ stub counts the calls, and a second session is served from the cache.
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 import tomllib
 from importlib.metadata import entry_points
@@ -85,9 +86,14 @@ TEST_FILE = """
 """
 
 
-def test_the_plugin_under_pytest(pytester: pytest.Pytester) -> None:
+def test_the_plugin_under_pytest(pytester: pytest.Pytester,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # the graph's own .dagtui/ (beside it: none above) keeps the traces and the cache
+    monkeypatch.delenv("DAGTUI_DIR")
+    graph = pytester.path / "meeting_summary.toml"
+    shutil.copy(MEETING, graph)
     pytester.makepyfile(test_summary=textwrap.dedent(TEST_FILE).format(
-        graph=str(MEETING), good=GOOD, bad=BAD))
+        graph=str(graph), good=GOOD, bad=BAD))
     with StubServer(headings_judge()) as stub:
         args = (*INNER, "--dagtui-model", "openai/gpt-4.1-mini", "--dagtui-api-base", stub.base_url)
         run = pytester.runpytest(*args)

@@ -69,7 +69,8 @@ def test_validate_paths_lists_every_path(capsys, path: Path) -> None:
 def test_validate_and_fmt_the_whole_directory(capsys) -> None:
     code, out, err = cli(capsys, "validate", "--strict", str(GRAPHS))
     assert code == 0, out + err
-    assert f"{len(GRAPH_FILES)} files checked: 0 errors, 0 warnings" in out
+    # a directory holds its suites too (issue 28)
+    assert f"{len(GRAPH_FILES) + len(SUITE_FILES)} files checked: 0 errors, 0 warnings" in out
     code, out, err = cli(capsys, "fmt", "--check", str(GRAPHS))
     assert code == 0, out + err
 
@@ -97,7 +98,8 @@ def test_logic_test_passes(capsys, path: Path) -> None:
 def test_logic_test_of_the_directory(capsys) -> None:
     code, out, err = cli(capsys, "test", str(GRAPHS))
     assert code == 0, out + err
-    assert out.count(" 0 failed (labels judge") == len(TESTABLE)
+    # the graphs with cases and the suites (issue 28: a directory finds them too)
+    assert out.count(" 0 failed (labels judge") == len(TESTABLE) + len(SUITE_FILES)
 
 
 # -- export / import --------------------------------------------------------------------

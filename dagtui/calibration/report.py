@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..text import shorten
+from ..text import counted, shorten
 from ..text import verdict_text as show
 from .core import Calibration, NodeCalibration
 
@@ -40,7 +40,8 @@ def _headline(cal: Calibration) -> str:
     cost = "-" if cal.cost is None else f"${cal.cost:.4f}"
     samples = f"{cal.samples} sample{'s' if cal.samples != 1 else ''}"
     temp = "" if cal.temperature is None else f" at temperature {cal.temperature:g}"
-    return (f"{cal.graph}: calibration of {model} on {cal.cases} cases ({samples}{temp}) — "
+    return (f"{cal.graph}: calibration of {model} on {counted(cal.cases, 'case')} "
+            f"({samples}{temp}) — "
             f"{cal.calls} calls (cache hits {cal.cache_hits}), cost {cost}, "
             f"wall {cal.wall_time:.2f}s")
 
@@ -103,7 +104,7 @@ def _outcome_rows(cal: Calibration) -> list[list[str]]:
 
 
 def _end_to_end(cal: Calibration) -> str:
-    return (f"{len(cal.scored)} cases scored: exact {_pct(cal.exact)}, pass/fail "
+    return (f"{counted(len(cal.scored), 'case')} scored: exact {_pct(cal.exact)}, pass/fail "
             f"{_pct(cal.pass_fail)}, mean absolute error {_num(cal.mae, 3)}")
 
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode
+from ..text import counted
 from . import stats
 from .core import TOLERANCE, normalize_label
 from .stats import _key
@@ -87,7 +88,7 @@ class Agreement:
         if self.scored:
             n = self.scored
             mae = float(self.error / n)
-            out.append(f"  score vs expected_score: {n} cases, exact "
+            out.append(f"  score vs expected_score: {counted(n, 'case')}, exact "
                        f"{1 - self.differ / n:.0%}, pass/fail {self.same_pf / n:.0%}, "
                        f"mean absolute error {mae:.3f}")
             out += [line for _, line in sorted(self._shown, key=lambda t: -t[0])]

@@ -3,8 +3,9 @@
 `stats` prints the entries, the size on disk, the entries per model and the oldest and
 newest entry; `clear` removes the entries of one model (`--model`), those older than a
 number of days (`--older-than`), both, or all when neither is given, and says how many went.
-Both read `.dagtui/cache.sqlite` under the current directory unless `--cache-dir` says
-otherwise, and neither creates a cache that is not there. A damaged cache file is set aside
+Both read the `cache.sqlite` of `--graph FILE`'s `.dagtui/` (the one its runs use), else the
+nearest `.dagtui/` from the current directory upwards (`dagtui.workdir`), unless
+`--cache-dir` says otherwise, and neither creates a cache that is not there. A damaged cache file is set aside
 and replaced as it would be by a run (`dagtui.cache`).
 """
 
@@ -15,8 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..cache import DEFAULT_DIR, FILENAME, Cache
+from ..cache import FILENAME, Cache
 from ..exitcodes import ExitCode
+from ..workdir import workdir_for, workdir_from
 from . import flags
 
 DAY = 86400.0
@@ -26,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "cache", help="the judge-answer cache: stats, or clear by model or age",
         description="Show or prune the cache of judge answers that `dagtui run` and "
-        "`dagtui step` keep (default .dagtui/cache.sqlite).",
+        "`dagtui step` keep (default: the nearest .dagtui/cache.sqlite from here upwards).",
     )
     actions = p.add_subparsers(dest="cache_action", metavar="ACTION")
     stats = actions.add_parser("stats", help="entries, size, entries per model, oldest/newest",
@@ -41,8 +43,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     clear.add_argument("--older-than", metavar="DAYS", type=flags.positive_float,
                        help="only entries stored more than DAYS days ago (fractions allowed)")
     for action in (stats, clear):
-        action.add_argument("--cache-dir", metavar="DIR",
-                            help="cache directory (default .dagtui)")
+        where = action.add_mutually_exclusive_group()
+        where.add_argument("--cache-dir", metavar="DIR",
+                           help="cache directory (default: the nearest .dagtui from here "
+                                "upwards)")
+        where.add_argument("--graph", metavar="FILE",
+                           help="the cache a graph's runs use (its .dagtui, see docs/files.md)")
     p.set_defaults(func=run, cache_parser=p)
 
 
@@ -51,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     if action is None:
         args.cache_parser.print_help(sys.stderr)
         return ExitCode.USAGE
-    directory = Path(args.cache_dir) if args.cache_dir else Path.cwd() / DEFAULT_DIR
+    directory = (Path(args.cache_dir) if args.cache_dir
+                 else workdir_for(args.graph) if args.graph else workdir_from(Path.cwd()))
     path = directory / FILENAME
     if not path.is_file():
         print(f"no cache at {path}" + ("; nothing removed" if action == "clear" else ""))

@@ -2,8 +2,9 @@
 with itself (see `dagtui.calibration.core` for what is measured and how).
 
 Prints a per-node report; `--markdown F` writes the same for a pull-request comment, `--json F`
-everything. The latest result is also saved as `.dagtui/calibration/<graph-stem>.json` under
-the current directory (where the cache lives), for the editor to show later. `--min-kappa K`
+everything. The latest result is also saved in the graph's `.dagtui/` (where its cache lives:
+`.dagtui/calibration/<graph's path from there>.json`, `dagtui.workdir`), for the editor to
+show later, whichever directory either runs from. `--min-kappa K`
 is a CI guard for a judge-model change: exit 1 when any judgement node's kappa is below K.
 `--dry-run` makes no call: it walks the labels' path of every case and prints the calls the
 teacher-forced passes would make (and their cost where litellm knows the model's price).
@@ -20,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ..exitcodes import ExitCode
+from ..text import counted
 from .flags import non_negative_int, positive_float, positive_int
 from .python_opts import add_python_options, python_consent
-from .run import err, load_graph_and_cases
+from .run import err, halt_lines, load_graph_and_cases
 
 #: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
 ANSWER_TOKENS = 80
-SAVE_DIR = Path(".dagtui") / "calibration"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=positive_float, default=60.0,
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=non_negative_int, default=3, help="retries per call (3)")
-    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
+    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: the graph's .dagtui, see docs/files.md)")
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache: every call is sent")
@@ -101,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         err(problem)
     if bad_outputs:
         return ExitCode.USAGE
-    cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
+    cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
+                            graph=args.graph)
     bar = _progress_bar()
     try:
         cal = asyncio.run(a_calibrate(
@@ -117,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
-        err(cal.halt or "the judge could not be used")
+        for line in halt_lines(cal.halt or "the judge could not be used", model):
+            err(line)
         return ExitCode.JUDGE
     sys.stdout.write(safe_text(render_text(cal)))  # case names: no surrogate, no escape byte
     data = safe_json(cal.to_dict()) + "\n"
@@ -173,9 +176,12 @@ def _write(path: Path, text: str) -> None:
 
 
 def save_latest(graph_path: str, data: str) -> Path | None:
-    """Keep the latest result as `.dagtui/calibration/<stem>.json` (None if it cannot be
-    written: saving is a convenience and must not fail a CI run that printed its report)."""
-    target = SAVE_DIR / f"{Path(graph_path).stem}.json"
+    """Keep the latest result where the editor looks for it, in the graph's `.dagtui/`
+    (`dagtui.workdir.calibration_file`; None if it cannot be written: saving is a
+    convenience and must not fail a CI run that printed its report)."""
+    from ..workdir import calibration_file
+
+    target = calibration_file(graph_path)
     try:
         _write(target, data)
     except OSError as exc:
@@ -210,7 +216,8 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
     steps_calls = sum(1 for node in graph.nodes.values()
                       if kind_of(node).steps and not getattr(node, "evaluation_steps", None))
     forced = len(prompts) * samples
-    lines = [f"{graph.metric.name}: dry run, {len(cases)} cases, {samples} sample(s), "
+    lines = [f"{graph.metric.name}: dry run, {counted(len(cases), 'case')}, "
+             f"{counted(samples, 'sample')}, "
              f"model {model}",
              f"  teacher forcing: {len(prompts)} calls per sample x {samples} = {forced} calls",
              f"  free run: at most {off_path} more (nodes off the labelled path, asked only "

@@ -18,10 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "starter graph (chosen in the UI, or --starter NAME) and written on the first save.",
     )
     p.add_argument("graph", metavar="GRAPH.toml", nargs="?",
-                   help="graph file to edit (created if missing; not needed with --list-starters)")
+                   help="graph file to edit (created if missing; not needed with --list-starters "
+                        "or --list-keys)")
     p.add_argument("--starter", metavar="NAME",
                    help="starter graph for a missing file (see --list-starters)")
     p.add_argument("--list-starters", action="store_true", help="list starter graphs and exit")
+    p.add_argument("--list-keys", action="store_true",
+                   help="list every key binding id (what DAGTUI_KEYS and keys.toml remap) "
+                        "with its key, and exit")
     p.add_argument("--calibration", metavar="FILE",
                    help="a `dagtui calibrate --json` result to show (default: the one saved "
                         "under .dagtui/calibration/ for this graph)")
@@ -36,15 +40,19 @@ def target_refusal(command: str, graph: str | None, starter: str | None) -> str 
 
     if starter is not None and starter not in STARTERS:
         return f"dagtui {command}: unknown starter {starter!r}; known: {', '.join(STARTERS)}"
-    return None if graph is None else _not_a_graph(graph)
+    return None if graph is None else _not_a_graph(command, graph)
 
 
-def _not_a_graph(path: str) -> str | None:
-    """The one-line error for a file the editor must not open: DeepEval JSON (saving it as
-    a graph would overwrite the user's document with TOML; `dagtui import` converts it).
-    Any other file that does not parse opens read-only with its error."""
+def _not_a_graph(command: str, path: str) -> str | None:
+    """The one-line error for a path the editor must not open: a directory (no graph to
+    show, and nothing a save could write), or DeepEval JSON (saving it as a graph would
+    overwrite the user's document with TOML; `dagtui import` converts it). Any other file
+    that does not parse opens read-only with its error."""
     from ..loader import DEEPEVAL_JSON, load_file
 
+    if os.path.isdir(path):
+        return (f"dagtui {command}: {path} is a directory; name a graph file in it "
+                f"(dagtui {command} {os.path.join(path, 'GRAPH.toml')})")
     if not path.endswith(".json"):
         return None
     for d in load_file(path).diagnostics:
@@ -60,11 +68,20 @@ def _in_browser() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..starters import STARTERS
+    from ..starters import STARTERS, starter_description
 
-    if args.list_starters:
-        for name in STARTERS:
-            print(name)
+    if args.list_starters:  # as the chooser shows them: the name, then what it is for
+        import textwrap
+
+        width = max(map(len, STARTERS)) + 2
+        for name in STARTERS:  # wrapped under itself at 80 columns
+            print(textwrap.fill(starter_description(name), 80, initial_indent=name.ljust(width),
+                                subsequent_indent=" " * width))
+        return ExitCode.OK
+    if args.list_keys:
+        from ..tui.keys import list_keys
+
+        sys.stdout.write(list_keys())
         return ExitCode.OK
     refusal = target_refusal("edit", args.graph, args.starter)
     if refusal is None and args.graph is None:
@@ -74,16 +91,17 @@ def run(args: argparse.Namespace) -> int:
     if refusal:
         print(refusal, file=sys.stderr)
         return ExitCode.USAGE
-    if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
-        print("dagtui edit: needs an interactive terminal", file=sys.stderr)
-        return ExitCode.USAGE
-    from ..keyfile import KeymapError, checked_keymap
-    from ..tui.app import EditorApp, known_binding_ids
+    from ..keyfile import KeymapError
+    from ..tui.app import EditorApp
+    from ..tui.keys import user_keymap
 
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
-        keymap = checked_keymap(known_binding_ids)
+        keymap = user_keymap()
     except KeymapError as exc:
         print(f"dagtui edit: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
+        print("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
     from ..suite.loader import is_suite_file
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exitcodes import ExitCode
+from ..text import counted
 
 if TYPE_CHECKING:
     from ..safewrite import Stamp
@@ -96,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
 
     status = ExitCode.OK
     changed: list[Path] = []
-    for path in _files(args.paths):
+    files = _files(args.paths)
+    for path in files:
         read = _read(path)
         if read is None:
             status = ExitCode.USAGE
@@ -131,4 +133,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"reformatted {path}")
     if status == ExitCode.OK and changed and (args.check or args.diff):
         status = ExitCode.FAILURES
+    if status == ExitCode.OK and not changed and files:  # say so: silence reads as "did not run"
+        print(f"ok: {counted(len(files), 'file')} already formatted",
+              file=sys.stderr if args.diff else sys.stdout)  # a diff stays a diff
     return status

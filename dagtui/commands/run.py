@@ -15,12 +15,13 @@ import argparse
 import asyncio
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..checked import CheckedGraph
 from ..exitcodes import ExitCode
-from ..text import shorten
+from ..text import counted, shorten
 from . import flags
 from .python_opts import add_python_options, python_consent
 
@@ -58,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
-    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default .dagtui)")
+    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: the graph's .dagtui, see docs/files.md)")
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache: every call is sent, nothing "
@@ -71,6 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "measure the calls gating saved (else they are estimated)")
     add_python_options(p)
     p.set_defaults(func=run)
+
+
+#: the cases of a list whose fields are looked at, and the warnings shown
+MISSPELT_CHECKED = 10_000
+MISSPELT_SHOWN = 10
 
 
 def err(msg: str) -> None:
@@ -113,7 +119,48 @@ def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
     if not cases:
         err(f"{cases_path}: no cases")
         return loaded, None, ExitCode.USAGE
+    warn_misspelt(loaded, cases)
     return loaded, cases, ExitCode.OK
+
+
+#: the widest line of the run's summary (a terminal's or CI log's 80 columns)
+SUMMARY_WIDTH = 80
+#: how much of a judge's halt (often the provider's whole error text) a message shows
+HALT_WIDTH = 200
+
+
+def halt_lines(halt: str, model: Any = None) -> list[str]:
+    """Why the judge could not be used, cut to `HALT_WIDTH` (litellm's provider text runs to
+    hundreds of characters), and, when `model` looks like a misspelling of a model litellm
+    lists (DAG118), that model: the one line that says what to fix."""
+    from ..validate.models import unknown_model
+
+    lines = [shorten(halt, HALT_WIDTH, flat="squash")]
+    near = unknown_model(model) if isinstance(model, str) else None
+    if near is not None:
+        lines.append(f"model '{model}' is not in litellm's model list: did you mean "
+                     f"'{near}'? (set [metric].model, --model or DAGTUI_MODEL)")
+    return lines
+
+
+def warn_misspelt(graph: Any, cases: Any) -> None:
+    """A warning line for each case field that looks like a misspelt one (`actual_ouput`),
+    unless the graph reads that name itself (a check's `param`): the field is kept, but
+    the one meant stays empty, and the run would say only that it is missing."""
+    from ..cases import misspelt_fields
+    from ..kinds import kind_of
+
+    read: set[str] = set()
+    for node in graph.nodes.values():
+        inputs = kind_of(node).inputs
+        read.update(getattr(node, "params", None) or [], inputs(node) if inputs else [])
+    found = cases.misspelt if hasattr(cases, "misspelt") else [
+        pair for case in cases[:MISSPELT_CHECKED] for pair in misspelt_fields(case)]
+    lines = [line for key, line in found if key not in read]
+    for line in lines[:MISSPELT_SHOWN]:
+        print(f"dagtui: warning: {line}", file=sys.stderr)
+    if len(lines) > MISSPELT_SHOWN:
+        print("dagtui: warning: ... and more fields like these", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -158,7 +205,8 @@ def run(args: argparse.Namespace) -> int:
     from ..engine import Engine
     from ..judges.factory import make_judge
 
-    cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
+    cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
+                       graph=args.graph)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
@@ -232,11 +280,12 @@ def run(args: argparse.Namespace) -> int:
     from ..judges.health import is_unusable
 
     if is_unusable(report.halt) and not (report.count("pass") or report.count("fail")):
-        err(report.halt or "")  # the judge never worked: one line, not a page of zeros
+        for line in halt_lines(report.halt or "", getattr(judge, "model", None)):
+            err(line)  # the judge never worked: a line or two, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
     for line in agreement.lines():
-        print(line, file=out)
+        print(_wrapped(line), file=out)
     return report.exit_code()
 
 
@@ -249,10 +298,11 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
 
     if isinstance(cases, CaseStream):  # still streamed: the shard's cases, read per pass
         part = cases.sharded(shard)
-        print(f"shard {shard}: {len(part)} of {part.total} cases", file=sys.stderr)
+        print(f"shard {shard}: {len(part)} of {counted(part.total or 0, 'case')}",
+              file=sys.stderr)
         return part, part.positions
     positions = [i for i, case in enumerate(cases) if shard.holds(case.name)]
-    print(f"shard {shard}: {len(positions)} of {len(cases)} cases", file=sys.stderr)
+    print(f"shard {shard}: {len(positions)} of {counted(len(cases), 'case')}", file=sys.stderr)
     return [cases[i] for i in positions], positions
 
 
@@ -340,23 +390,38 @@ def _fmt_s(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
 
 
+def _wrapped(text: str) -> str:
+    """Each line of `text` longer than `SUMMARY_WIDTH` wrapped at a space, its rest indented
+    under its start (a terminal's own wrap at the edge would break words and tables)."""
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= SUMMARY_WIDTH:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        lines.append(textwrap.fill(line, SUMMARY_WIDTH, subsequent_indent=indent,
+                                   break_on_hyphens=False, break_long_words=False))
+    return "\n".join(lines)
+
+
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
     from ..outputs import safe_text
     from ..text import verdict_text
 
     def w(text: str) -> None:  # case names and judge text: no control bytes, no surrogates
-        out.write(safe_text(text))
+        out.write(safe_text(_wrapped(text)))
 
     n = len(report.results)
     rate = report.pass_rate
     not_run = report.count("not_run")
-    w(f"\n{report.graph_name}: {n} cases, {report.count('pass')} passed, "
+    w(f"\n{report.graph_name}: {counted(n, 'case')}, {report.count('pass')} passed, "
       f"{report.count('fail')} failed, {report.count('error')} judge errors"
       + (f", {not_run} not run" if not_run else "")
       + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
     if report.halt:
-        w(f"{report.halt}; {not_run} case(s) not run\n")
+        w(f"{shorten(report.halt, HALT_WIDTH, flat='squash')}; {counted(not_run, 'case')} "
+          "not run\n")
     cost = report.cost
     w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
       f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
@@ -367,18 +432,20 @@ def print_summary(report: Any, out: TextIO) -> None:
     for lo, hi, c in hist:
         bar = "█" * max(1 if c else 0, round(20 * c / peak))
         w(f"  {lo:.1f}–{hi:.1f} {c:4d} {bar}\n")
-    w("\nnode               reached  verdicts                               calls   tokens"
-      "     cost   p50     p95\n")
+    # 80 columns at most: the figures on the node's line, its verdicts wrapped under it
+    w(f"\n{'node':18} reached  calls   tokens      cost     p50     p95\n")
     for nid, st in report.node_stats().items():
         # no priced call in the run: the total says `-`, so no node claims `0.0000`
-        node_cost = f"{st.cost:8.4f}" if cost is not None else f"{'-':>8}"
+        node_cost = f"{st.cost:9.4f}" if cost is not None else f"{'-':>9}"
         verdicts = ", ".join(f"{verdict_text(k)}:{v}" for k, v in st.verdicts.most_common())
         if st.errors:
             verdicts += (", " if verdicts else "") + ", ".join(
                 f"error {k}:{v}" for k, v in st.errors.items())
-        w(f"  {nid[:16]:16} {st.reached:7d}  {verdicts[:38]:38} {st.calls:5d} "
+        w(f"  {shorten(nid, 16):16} {st.reached:7d} {st.calls:6d} "
           f"{st.prompt_tokens + st.completion_tokens:8d} {node_cost} "
-          f"{_fmt_s(st.p50):>6} {_fmt_s(st.p95):>7}\n")
+          f"{_fmt_s(st.p50):>7} {_fmt_s(st.p95):>7}\n")
+        if verdicts:
+            w(f"    verdicts {verdicts}\n")
     kinds = report.error_kinds()
     retried = report.retried_kinds()
     if kinds or retried or report.corrections():

@@ -112,18 +112,18 @@ def _cache_for(judge: str, args: argparse.Namespace) -> Any:
     from ..cache import open_cache
 
     return open_cache(enabled=not getattr(args, "no_cache", False),
-                      refresh=bool(getattr(args, "refresh", False)))
+                      refresh=bool(getattr(args, "refresh", False)), graph=args.graph)
 
 
 def run(args: argparse.Namespace) -> int:
     ready, code = prepare(args)
     if ready is None:
         return code
-    from ..keyfile import KeymapError, checked_keymap
-    from ..tui.debugger.app import known_binding_ids
+    from ..keyfile import KeymapError
+    from ..tui.keys import user_keymap
 
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
-        keymap = checked_keymap(known_binding_ids)
+        keymap = user_keymap()
     except KeymapError as exc:
         err(str(exc))
         return ExitCode.USAGE

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..checks import PythonConsent
 from ..exitcodes import ExitCode
 from ..suite.labels import LabelsReport
+from ..text import counted
 from .test import warn_unlabelled
 
 if TYPE_CHECKING:
@@ -26,7 +27,8 @@ def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO,
     """The summary line, each failing case (every case with `verbose`) with the path each
     rule took and what is wrong, then the per-rule agreement table."""
     total = len(report.cases)
-    out.write(f"{path}: {total} cases, {total - report.failures} passed, {report.failures} "
+    out.write(f"{path}: {counted(total, 'case')}, {total - report.failures} passed, "
+              f"{report.failures} "
               f"failed (labels judge, {report.calls} LLM calls)\n")
     for name, case in zip(report.cases, cases, strict=True):
         found = report.problems[name]

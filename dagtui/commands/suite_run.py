@@ -76,7 +76,8 @@ def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
 
         if "cache" not in shared:  # --refresh: ask again and overwrite, as for graphs
             shared["cache"] = open_cache(_opt(args, "cache_dir"), enabled=not no_cache,
-                                         refresh=bool(_opt(args, "refresh", default=False)))
+                                         refresh=bool(_opt(args, "refresh", default=False)),
+                                         graph=_target(args))
         choice = judge_name or _opt(args, "model")
         key = "labels" if choice == "labels" else f"{model_for(graph, choice)}|{api_base}"
         rule_rpm = getattr(rule, "rpm", None)

@@ -24,6 +24,7 @@ from ..checked import CheckedGraph
 from ..checks import PythonConsent
 from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
+from ..text import counted
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
@@ -46,18 +47,37 @@ def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
     """One line up front when no case carries labels: every case would fail with "no
     label", when the real mistake is the file (a run's cases, not the labelled ones)."""
     if cases and not any(getattr(case, "expected", None) for case in cases):
-        print(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
+        which = "its one case has no" if len(cases) == 1 else f"none of the {len(cases)} cases has"
+        print(f"dagtui test: {path}: {which} labels (\"expected\"); "
               f"a logic test needs labelled cases: label them, or point --cases (or {setting}) "
               "at a labelled file", file=sys.stderr)
 
 
+def warn_unjudgeable(checked: CheckedGraph, cases: list[Any], shown: int = 10) -> None:
+    """A warning for each case lacking a field a judgement node reads: the labels judge
+    answers without reading them, so the logic test passes, but `dagtui run` (a model
+    judge) would refuse the case before its first call."""
+    from ..engine import Engine
+    from ..judges.base import CallbackJudge
+
+    engine = Engine(checked, CallbackJudge(lambda ask: None))  # a judge that reads params
+    lacking = [f"{case.where}: case {case.name!r}: " + "; ".join(missing)
+               for case in cases if (missing := engine.missing_inputs(case))]
+    for line in lacking[:shown]:
+        print(escape_controls(f"dagtui test: warning: {line} (the labels judge does not read "
+                              "it; dagtui run would refuse the case)"), file=sys.stderr)
+    if len(lacking) > shown:
+        print(f"dagtui test: warning: ... and {len(lacking) - shown} more cases like these",
+              file=sys.stderr)
+
+
 def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGraph]
              ) -> tuple[list[str], int]:
-    """The files to test and the exit code so far. A directory means every graph below it,
-    found as `dagtui validate DIR` finds them (cases and suite files skipped); a graph found
-    that way without `[metric].cases` (a suite's rule graph, say) is skipped with a note,
-    while a file named on the command line is always tested. `read` gets the files the
-    search already read (tested without reading them again)."""
+    """The files to test and the exit code so far. A directory means every graph and suite
+    below it, found as `dagtui validate DIR` finds them (cases files skipped); a graph found
+    that way without `[metric].cases` is skipped with a note (a suite's rule graph: tested
+    with its suite's labels), while a file named on the command line is always tested.
+    `read` gets the files the search already read (tested without reading them again)."""
     from .validate import collect
 
     named = {a for a in args if not os.path.isdir(a)}
@@ -65,19 +85,39 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
     files, problems = collect(args, found)
     for problem in problems:
         print(problem, file=sys.stderr)
+    rules = _rule_graphs([f for f, checked in found.items() if checked.is_suite])
     out: list[str] = []
     for f in files:
         path = str(f)
         if f in found:
             read[path] = found[f]
         if path not in named and cases_arg is None:
-            graph = found[f].graph if f in found else CheckedGraph.read(f).graph
+            checked = found[f] if f in found else CheckedGraph.read(f)
+            graph = None if checked.is_suite else checked.graph  # a suite names its labels
             if graph is not None and not graph.metric.cases:
-                print(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
+                suite = rules.get(f.resolve())
+                print(f"{path}: skipped: a rule of the suite {suite}, tested with its labels"
+                      if suite is not None else
+                      f"{path}: skipped: no [metric].cases (name a cases file there, or test "
                       "it with --cases FILE)")
                 continue
         out.append(path)
     return out, ExitCode.USAGE if problems else ExitCode.OK
+
+
+def _rule_graphs(suites: list[Path]) -> dict[Path, Path]:
+    """The graph files (resolved) that rules of `suites` name, each with its suite file."""
+    from ..suite.loader import load_suite_file, resolve_graph_path
+
+    out: dict[Path, Path] = {}
+    for suite_file in suites:
+        suite = load_suite_file(suite_file, check_graphs=False).suite
+        if suite is None:
+            continue
+        for rule in suite.rules.values():
+            if rule.graph:
+                out.setdefault(resolve_graph_path(suite, rule).resolve(), suite_file)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,6 +153,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")
+    warn_unjudgeable(checked, cases)
     try:  # the test's engine trusts the check made above
         report = asyncio.run(check_graph_labels(checked, cases, python=python))
     except CaseError as exc:
@@ -128,7 +169,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
         lines.append(f"       path: {result.describe_path()}")
         lines.extend(f"       {p}" for p in problems)
     total, failures = len(cases), report.failures
-    out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
+    out.write(f"{path}: {counted(total, 'case')}, {total - failures} passed, {failures} failed "
               f"(labels judge, 0 LLM calls)\n")
     for line in lines:  # case names, labels, reasons: shown, never run by the terminal
         out.write(escape_controls(line) + "\n")

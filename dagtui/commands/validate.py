@@ -2,7 +2,7 @@
 
 Each file is read once and validated (`dagtui.checked`); problems print as
 `file:line:col: error DAG012 [node.field] message`, as JSON, or as GitHub annotations, then
-one summary line. Directories are searched for `*.toml` graphs (cases files and suite files
+one summary line. Directories are searched for `*.toml` graphs and suite files (cases files
 are someone else's input and are skipped quietly). Exit codes: 0 no errors (warnings are
 fine unless `--strict`), 1 errors, 2 input that cannot be read or parsed at all (as in every
 command). Whatever
@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(or warnings with --strict), 2 when an input cannot be read or does not parse.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="graph files, or directories (their *.toml graphs, recursively)")
+                   help="graph or suite files, or directories (their *.toml graphs and "
+                   "suites, recursively)")
     p.add_argument("--format", choices=("text", "json", "github"), default="text",
                    help="text: compiler-style lines (default); json: one document; "
                    "github: workflow annotations for pull requests")
@@ -69,9 +70,9 @@ def file_kind(path: Path, checked: CheckedGraph | None = None) -> str:
 
 def collect(paths: list[str], read: dict[Path, CheckedGraph] | None = None
             ) -> tuple[list[Path], list[str]]:
-    """Files to check, and one-line problems with the arguments themselves. `read` gets
-    the graph files a directory search read to know them as graphs, so they are not read
-    again."""
+    """Files to check (a directory: its graphs and suite files), and one-line problems with
+    the arguments themselves. `read` gets the files a directory search read to know what
+    they are, so they are not read again."""
     files: list[Path] = []
     problems: list[str] = []
     for raw in paths:
@@ -90,12 +91,13 @@ def collect(paths: list[str], read: dict[Path, CheckedGraph] | None = None
         found = []
         for f in _walk_toml(p):
             checked = CheckedGraph.read(f)
-            if file_kind(f, checked) == "graph":
+            if file_kind(f, checked) in ("graph", "suite"):
                 found.append(f)
                 if read is not None:
                     read[f] = checked
         if not found:
-            problems.append(f"{raw}: error DAG022 no graph files (*.toml) in this directory")
+            problems.append(f"{raw}: error DAG022 no graph files (*.toml graphs or suites) "
+                            "in this directory")
         files.extend(found)
     return files, problems
 

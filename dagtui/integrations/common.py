@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..text import shorten, verdict_text
+from ..workdir import shown_path
 
 if TYPE_CHECKING:
     from ..api import LoadedGraph
@@ -56,10 +57,11 @@ def as_case(case: Case | Mapping[str, Any], default_name: str = "case") -> Case:
 
 def trace_path(graph: LoadedGraph, case: Case, directory: str | os.PathLike[str] | None = None
                ) -> Path:
-    """`.dagtui/traces/GRAPH.CASE.trace.json`, the name the debugger saves under too."""
+    """`.dagtui/traces/GRAPH.CASE.trace.json` in the graph's `.dagtui/`, the name the
+    debugger saves under too."""
     from ..workdir import traces_dir
 
-    base = Path(directory) if directory is not None else traces_dir()
+    base = Path(directory) if directory is not None else traces_dir(graph.path)
     stem = Path(graph.path).stem if graph.path else "graph"
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", case.name).strip("-")[:60] or "case"
     return base / f"{stem}.{name}.trace.json"
@@ -127,8 +129,8 @@ def explain(result: RunResult, trace: Path | None = None, *, graph: LoadedGraph 
     if result.reason and (not result.steps or result.steps[-1].reason != result.reason):
         lines.append(f"  reason: {_short(result.reason, 240)}")
     if trace is not None:
-        shown = _relative(trace)
-        graph_file = _relative(Path(graph.path)) if graph is not None and graph.path else "GRAPH"
+        shown = shown_path(trace)
+        graph_file = shown_path(Path(graph.path)) if graph is not None and graph.path else "GRAPH"
         lines.append(f"  trace: {shown} (dagtui step {graph_file} --trace {shown})")
     return "\n".join(lines)
 
@@ -136,10 +138,3 @@ def explain(result: RunResult, trace: Path | None = None, *, graph: LoadedGraph 
 def _short(value: Any, width: int = 80) -> str:
     """An answer, reason or error on one line, cut to fit the message (`-`: none)."""
     return shorten("-" if value is None else verdict_text(value), width, flat="mark")
-
-
-def _relative(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -55,7 +55,7 @@ def make_judge(
     `judge=None` or `"litellm"` is a litellm judge on `model_for(graph, model)`; any other
     string not in `JUDGE_NAMES` is itself the model. `human` makes the human judge (the
     debugger passes one that asks in its dialogs); `trace` is what the replay judge replays.
-    `cache`: True the default `.dagtui` cache, a directory, a `Cache`, or False/None for
+    `cache`: True the graph's `.dagtui` cache (`dagtui.workdir.workdir_for`), a directory, a `Cache`, or False/None for
     none. The rest goes to `LiteLLMJudge`. Raises ValueError with a message a person can
     act on when the named judge cannot be made."""
     if isinstance(judge, Judge):
@@ -79,8 +79,10 @@ def make_judge(
 
     if isinstance(cache, Cache):
         store: Cache | None = cache
-    elif cache is True:
-        store = Cache()
+    elif cache is True:  # the graph's .dagtui, wherever the caller runs from
+        from ..workdir import workdir_for
+
+        store = Cache(workdir_for(graph.path if graph is not None else None))
     elif cache:
         store = Cache(cache)
     else:

@@ -17,6 +17,7 @@ from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from ..text import counted
 from .gating import (
     EVALUATED,
     FILTERED,
@@ -73,9 +74,11 @@ def summary_table(result: SuiteResult) -> Table:
 def savings_lines(result: SuiteResult) -> list[str]:
     """Totals and the calls saved, saying whether the ungated figure was measured."""
     lines = [
-        f"{len(result.cases)} cases, {len(result.rules)} rules in {len(result.levels)} levels: "
-        f"{result.calls} judge calls, cost {_cost(result.cost)}, {result.wall_time:.1f}s; "
-        f"{result.failures} judged case(s) below threshold, {result.errors} error(s)"
+        f"{counted(len(result.cases), 'case')}, {counted(len(result.rules), 'rule')} in "
+        f"{counted(len(result.levels), 'level')}: {counted(result.calls, 'judge call')}, "
+        f"cost {_cost(result.cost)}, {result.wall_time:.1f}s; "
+        f"{counted(result.failures, 'judged case')} below threshold, "
+        f"{counted(result.errors, 'error')}"
     ]
     if result.ungated_calls is None:
         return lines

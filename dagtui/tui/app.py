@@ -759,7 +759,8 @@ class EditorApp(Remappable, App[None]):
         if nid is None:
             return
         dependents = self.state.dependents(nid)
-        detail = (f"{', '.join(dependents)} point at it; their references are removed (a "
+        points = "points" if len(dependents) == 1 else "point"
+        detail = (f"{', '.join(dependents)} {points} at it; their references are removed (a "
                   "verdict that led there is left without a target until you fix it)."
                   if dependents else "Nothing points at it.")
 

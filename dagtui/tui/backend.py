@@ -140,20 +140,9 @@ def starter_names() -> list[str]:
 
 
 def starter_description(name: str) -> str:
-    """The first sentence of the starter's opening comment (what it is for), whole: the
-    comment wraps at the file's line length, so its first line alone can stop mid-sentence."""
     from .. import starters as _starters
 
-    words: list[str] = []
-    for line in _starters.STARTERS.get(name, "").splitlines():
-        if not line.startswith("#"):
-            break
-        words.append(line.lstrip("# ").strip())
-    comment = " ".join(w for w in words if w)
-    if not comment:
-        return name
-    end = comment.find(". ")
-    return comment if end < 0 else comment[:end + 1]
+    return _starters.starter_description(name)
 
 
 def starter_text(name: str) -> str:

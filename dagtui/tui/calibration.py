@@ -2,8 +2,9 @@
 view (`screens/calibration.py`), and the human-label note in the debugger. No widgets here:
 the tree imports this at startup.
 
-The data is the JSON `dagtui calibrate` saves (`.dagtui/calibration/<graph-stem>.json` under
-the current directory, where the cache lives too) or a file named with `--calibration`. It is
+The data is the JSON `dagtui calibrate` saves in the graph's `.dagtui/`
+(`dagtui.workdir.calibration_file`, where the cache lives too) or a file named with
+`--calibration`. It is
 read, never computed here: calibrating costs calls, and the editor must open instantly.
 A file that is missing or not a calibration result simply shows nothing.
 """
@@ -18,7 +19,6 @@ from rich.text import Text
 
 from ..text import verdict_text
 
-SAVE_DIR = Path(".dagtui") / "calibration"
 #: kappa at or above GOOD is green, at or above FAIR yellow, below red (Landis & Koch's
 #: "substantial" and "moderate" bands, the usual reading of kappa)
 GOOD, FAIR = 0.8, 0.6
@@ -26,7 +26,9 @@ GOOD, FAIR = 0.8, 0.6
 
 def calibration_file(graph_path: str | Path) -> Path:
     """Where `dagtui calibrate` keeps the latest result for this graph."""
-    return SAVE_DIR / f"{Path(graph_path).stem}.json"
+    from ..workdir import calibration_file as saved_for
+
+    return saved_for(graph_path)
 
 
 def load_calibration(graph_path: str | Path | None,

@@ -338,3 +338,56 @@ class Remappable:
         self.user_keymap = dict(keymap)
         # App's set_keymap: it comes after this mixin in the app's bases
         super().set_keymap(keymap)  # type: ignore[misc]
+
+
+def key_groups() -> list[tuple[str, list[Binding]]]:
+    """Every remappable binding once, grouped by where its keys act together (a screen, a
+    widget, a dialog), in the order F1 shows them: what `dagtui edit --list-keys` prints."""
+    from .screens.calibration import CalibrationScreen
+
+    def spec_bindings(specs: Iterable[KeySpec]) -> list[Binding]:
+        return [spec.binding() for spec in specs]
+
+    return [
+        ("editor", spec_bindings(EDITOR_KEYS)),
+        *[(f"editor: {title}", declared(cls)) for title, cls in editor_widgets()],
+        ("editor: calibration view", declared(CalibrationScreen)),
+        ("debugger", spec_bindings([*DEBUGGER_KEYS, *_debugger_panes()])),
+        *[(f"debugger: {title}", declared(cls)) for title, cls in debugger_widgets()],
+        ("debugger: human judge", spec_bindings(HUMAN_KEYS)),
+        ("debugger: case editor", spec_bindings(CASE_KEYS)),
+        ("suite view", spec_bindings(SUITE_KEYS)),
+        ("dialogs", spec_bindings([*DIALOG_KEYS, *TEXT_KEYS])),
+        ("key list (F1)", spec_bindings(HELP_KEYS)),
+    ]
+
+
+def key_scopes() -> list[tuple[str, dict[str, str]]]:
+    """(title, binding id -> default keys) of every group whose keys act at once, for
+    `dagtui.keyfile.conflicts`: each group of `key_groups`, and each dialog's own keys
+    together with every dialog's (`esc` cancels in all of them)."""
+    groups = {title: {b.id: b.key for b in bound if b.id} for title, bound in key_groups()}
+    shared = groups["dialogs"]
+    for title in ("debugger: human judge", "debugger: case editor"):
+        groups[title] = {**groups[title], **shared}
+    return list(groups.items())
+
+
+def user_keymap() -> dict[str, str]:
+    """The user's remaps (`DAGTUI_KEYS`, keys.toml), checked against every screen's ids and
+    for two bindings of one scope on one key; raises `dagtui.keyfile.KeymapError`."""
+    from ..keyfile import checked_keymap
+
+    return checked_keymap(binding_ids, scopes=key_scopes)
+
+
+def list_keys() -> str:
+    """`dagtui edit --list-keys`: every binding id with its default key and what it does,
+    by group: the ids `DAGTUI_KEYS` and keys.toml name."""
+    lines: list[str] = []
+    for title, bound in key_groups():
+        lines.append(f"{title}:")
+        width = max((len(b.id or "") for b in bound), default=0)
+        lines.extend(f"  {b.id or '':{width}}  {describe_key(b.key):14} "
+                     f"{b.tooltip or b.description or b.action}" for b in bound)
+    return "\n".join(lines) + "\n"

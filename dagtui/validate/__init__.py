@@ -26,7 +26,7 @@ from .base import Analyzer
 from .cases import missing_cases_file
 from .check_nodes import CONTAINS_MODES, LENGTH_UNITS, REGEX_FLAGS, TOOLS_MODES
 from .checker import STRUCTURAL, Checker
-from .driver import check_file, check_graph, check_load, check_text, validate
+from .driver import check_file, check_graph, check_load, check_text, file_checks, validate
 from .environment import deepeval_installed
 from .hints import checkable_hint
 from .path_checks import MAX_PATH_DIAGNOSTICS
@@ -53,6 +53,7 @@ __all__ = [
     "check_text",
     "checkable_hint",
     "deepeval_installed",
+    "file_checks",
     "missing_cases_file",
     "validate",
 ]

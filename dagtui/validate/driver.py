@@ -16,6 +16,7 @@ from ..schedule import Topology
 from .base import Analyzer
 from .cases import missing_cases_file
 from .checker import Checker
+from .models import misspelt_models
 from .report import ValidationReport
 
 
@@ -66,12 +67,20 @@ def check_text(text: str, file: str | None = None, *, base_dir: str | None = Non
 
 def check_file(path: str | os.PathLike[str]) -> ValidationReport:
     """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error.
-    A graph file on disk is also checked for its `[metric].cases` file (DAG113)."""
+    A graph file on disk is also checked for its `[metric].cases` file (DAG113) and for a
+    misspelt judge model (DAG118)."""
     report = check_load(load_file(path))  # a FIFO or device is refused unread (dagtui.inputs)
-    missing = missing_cases_file(report.load)
+    missing = file_checks(report.load)
     if missing:
         report.diagnostics = sorted([*report.diagnostics, *missing], key=sort_key)
     return report
+
+
+def file_checks(load: LoadResult) -> list[Diagnostic]:
+    """What is checked of a graph file on disk besides the graph itself: its
+    `[metric].cases` file (DAG113) and its judge models (DAG118); not on the editor's every
+    keystroke, where the problems are about the text being typed."""
+    return missing_cases_file(load) + misspelt_models(load)
 
 
 def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationReport:

@@ -18,7 +18,7 @@ from ...loader import GraphError
 from ...model import Graph
 from ...text import shorten
 from ...trace import Trace
-from ...workdir import DEFAULT_DIR, prepare_output
+from ...workdir import prepare_output, shown_path, workdir_for
 from .run_model import (
     DebugRun,
     allowed_answers,
@@ -302,9 +302,9 @@ class RunActions:
             return
         case = run.trace.case.get("name", "case") if run.trace else (
             run.case.name if run.case else "case")
-        # under .dagtui/traces (git-ignored), not loose in the repository
-        default = (Path(DEFAULT_DIR) / "traces"
-                   / f"{Path(self.graph_path).stem}.{slug(str(case))}.trace.json").as_posix()
+        # under the graph's .dagtui/traces (git-ignored), not loose in the repository
+        default = shown_path(workdir_for(self.graph_path or None) / "traces"
+                             / f"{Path(self.graph_path).stem}.{slug(str(case))}.trace.json")
 
         def named(path: str | None) -> None:
             if path:
