@@ -255,3 +255,86 @@ def test_the_transport_cuts_error_bodies_and_refuses_encodings_it_cannot_bound()
     for coding in ("br", "gzip, gzip", "zstd"):
         with pytest.raises(UnboundedEncoding):
             through(b"whatever", headers={"content-encoding": coding})
+
+
+# ---------------------------------------------------------------- the terminal
+
+#: a terminal title change (OSC ... BEL), a colour, a bidi override and a zero-width space
+OSC, CSI, RLO, ZWSP = "\x1b]0;pwned\x07", "\x1b[31m", "\u202e", "\u200b"
+RAW = ("\x1b", "\x07", RLO, ZWSP)
+SHOWN = ("\\x1b]0;pwned\\x07", "\\u202e", "\\u200b")
+
+
+def hostile_graph(tmp_path: Path) -> tuple[Path, Path]:
+    """The meeting graph with a title-changing, reordering metric name and a zero-width
+    space in a label, and two of its cases renamed likewise."""
+    text = MEETING.read_text(encoding="utf-8")
+    text = text.replace('name = "Format Correctness"',
+                        'name = "Format\\u001b]0;pwned\\u0007 \\u202eCorrectness"')
+    text = text.replace('"Correct order"', '"Correct\\u200border"')
+    text = text.replace('cases = "meeting_summary.cases.jsonl"\n', "")
+    graph = tmp_path / "hostile.toml"
+    graph.write_text(text, encoding="utf-8")
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()[:2]]
+    for row, name in zip(rows, (f"swap{RLO}txt.exe", f"zero{ZWSP}width{CSI}"), strict=True):
+        row["name"] = name
+        row["expected"].pop("order", None)
+    cases = tmp_path / "hostile.jsonl"
+    cases.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return graph, cases
+
+
+def assert_escaped(text: str, *shown: str) -> None:
+    for ch in RAW:
+        assert ch not in text, f"{ch!r} printed raw in {text!r}"
+    for piece in shown:
+        assert piece in text, f"{piece!r} not in {text!r}"
+
+
+def test_calibrate_dry_run_prints_the_metric_name_and_model_escaped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    graph, _ = hostile_graph(tmp_path)
+    code = main(["calibrate", str(graph), "--cases", str(CASES), "--dry-run",
+                 "--model", f"openai/gpt{CSI}{RLO}"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert_escaped(out + err, "\\x1b]0;pwned\\x07", "openai/gpt\\x1b[31m\\u202e")
+
+
+def test_run_summary_progress_and_judge_errors_print_escaped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    graph, cases = hostile_graph(tmp_path)
+    with StubServer() as stub:
+        code = main(["run", str(graph), "--cases", str(cases), "--model", MODEL,
+                     "--api-base", stub.base_url, "--no-cache", "--retries", "0"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    assert_escaped(out + err, *SHOWN, "swap\\u202etxt.exe", "Correct\\u200border")
+    assert "[1/2]" in out  # the progress lines (CI: one per case) were printed
+
+
+def test_a_judge_error_body_with_escapes_prints_escaped(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]):
+    """A 404 naming the model as sent: a model flag with escapes comes back in the judge's
+    own error text, on the "judge unusable" line."""
+    graph, cases = hostile_graph(tmp_path)
+    with StubServer(lambda body: Fault("404")) as stub:
+        code = main(["run", str(graph), "--cases", str(cases), "--model",
+                     f"openai/x{OSC}{RLO}", "--api-base", stub.base_url, "--no-cache"])
+    out, err = capsys.readouterr()
+    assert code == 3 and "judge unusable" in err
+    assert_escaped(out + err, "openai/x\\x1b]0;pwned\\x07\\u202e")
+
+
+def test_suite_summary_and_argparse_errors_print_escaped(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit) as stop:
+        main(["run", f"--x{OSC}", str(MEETING)])
+    assert stop.value.code == 2
+    assert_escaped(capsys.readouterr().err, "--x\\x1b]0;pwned\\x07")
+
+
+def test_for_markup_escapes_rich_markup_and_controls():
+    from dagtui.text import for_markup, for_terminal
+
+    assert for_markup(f"[red]{CSI}x") == "\\[red]\\x1b[31mx"
+    assert for_terminal("a\nb\tc\rd\udc80") == "a\nb\tc\\rd\\udc80"

@@ -22,8 +22,8 @@ from typing import Any, TextIO
 
 from ..checked import CheckedGraph
 from ..checks import PythonConsent
-from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
+from ..text import say
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
@@ -46,7 +46,7 @@ def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
     """One line up front when no case carries labels: every case would fail with "no
     label", when the real mistake is the file (a run's cases, not the labelled ones)."""
     if cases and not any(getattr(case, "expected", None) for case in cases):
-        print(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
+        say(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
               f"a logic test needs labelled cases: label them, or point --cases (or {setting}) "
               "at a labelled file", file=sys.stderr)
 
@@ -64,7 +64,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
     found: dict[Path, CheckedGraph] = {}
     files, problems = collect(args, found)
     for problem in problems:
-        print(problem, file=sys.stderr)
+        say(problem, file=sys.stderr)
     out: list[str] = []
     for f in files:
         path = str(f)
@@ -73,7 +73,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
         if path not in named and cases_arg is None:
             graph = found[f].graph if f in found else CheckedGraph.read(f).graph
             if graph is not None and not graph.metric.cases:
-                print(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
+                say(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
                       "it with --cases FILE)")
                 continue
         out.append(path)
@@ -116,7 +116,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     try:  # the test's engine trusts the check made above
         report = asyncio.run(check_graph_labels(checked, cases, python=python))
     except CaseError as exc:
-        print(f"dagtui: {exc}", file=sys.stderr)
+        say(f"dagtui: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     lines: list[str] = []
     for case, result, problems in zip(cases, report.results, report.problems, strict=True):
@@ -128,11 +128,11 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
         lines.append(f"       path: {result.describe_path()}")
         lines.extend(f"       {p}" for p in problems)
     total, failures = len(cases), report.failures
-    out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
-              f"(labels judge, 0 LLM calls)\n")
+    say(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
+        "(labels judge, 0 LLM calls)", file=out)
     for line in lines:  # case names, labels, reasons: shown, never run by the terminal
-        out.write(escape_controls(line) + "\n")
-    out.write(escape_controls(agreement_table(graph, report.agree), keep="\n"))
+        say(line, file=out)
+    say(agreement_table(graph, report.agree), file=out, end="")
     return ExitCode.FAILURES if failures else ExitCode.OK
 
 
