@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .exitcodes import ExitCode
-from .text import suggest
+from .text import for_terminal, say, suggest
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "export",
@@ -35,7 +35,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors exit 2 with one line (argparse's default is also 2), and no
     abbreviated flags: `--con` would silently mean `--concurrency` until a second `--con...`
     flag is added and scripts break; a misspelt flag gets a suggestion instead
-    (`unrecognized`)."""
+    (`unrecognized`). What it prints passes `for_terminal`: an error quotes the argument
+    as typed, and an argument can hold any escape sequence."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
@@ -63,6 +64,9 @@ class _Parser(argparse.ArgumentParser):
                          else name)
         words.append("[options]")
         return f"usage: {' '.join(words)} ({self.prog} --help lists them)"
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        super()._print_message(for_terminal(message) if message else message, file)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with guarded_output():  # `--help | head` too
             return _dispatch(argv)
     except KeyboardInterrupt:
-        print("dagtui: interrupted", file=sys.stderr)
+        say("dagtui: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT  # as a shell reports a program Ctrl+C stopped
     except BrokenPipeError:  # a stream the guard does not cover: never a false success
         return 128 + signal.SIGPIPE  # as a shell reports a program a closed pipe stopped

@@ -7,6 +7,7 @@ import os
 import sys
 
 from ..exitcodes import ExitCode
+from ..text import say
 from .python_opts import add_python_options, python_consent
 
 
@@ -85,11 +86,11 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     refusal = target_refusal("edit", args.graph, args.starter)
     if refusal is None and args.graph is None:
-        print("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
+        say("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
               file=sys.stderr)
         return ExitCode.USAGE
     if refusal:
-        print(refusal, file=sys.stderr)
+        say(refusal, file=sys.stderr)
         return ExitCode.USAGE
     from ..keyfile import KeymapError
     from ..tui.app import EditorApp
@@ -98,10 +99,10 @@ def run(args: argparse.Namespace) -> int:
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
         keymap = user_keymap()
     except KeymapError as exc:
-        print(f"dagtui edit: {exc}", file=sys.stderr)
+        say(f"dagtui edit: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
-        print("dagtui edit: needs an interactive terminal", file=sys.stderr)
+        say("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
     from ..suite.loader import is_suite_file
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exitcodes import ExitCode
-from ..text import counted
+from ..text import counted, say
 
 if TYPE_CHECKING:
     from ..safewrite import Stamp
@@ -53,10 +53,10 @@ def _files(paths: list[str]) -> list[Path]:
         if p.is_dir():  # a FIFO named *.toml is reported, never opened (it would block)
             from ..inputs import regular_files
 
-            found = regular_files(p.rglob("*.toml"), lambda line: print(line, file=sys.stderr))
+            found = regular_files(p.rglob("*.toml"), lambda line: say(line, file=sys.stderr))
             out += [f for f in found if file_kind(f) != "cases"]
         elif p.is_file() and file_kind(p) == "cases":
-            print(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
+            say(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
                   file=sys.stderr)
         else:
             out.append(p)
@@ -65,7 +65,7 @@ def _files(paths: list[str]) -> list[Path]:
 
 def _error(path: Path, message: str, line: int = 0, col: int = 0, code: str = "DAG022") -> None:
     where = f"{path}:{line}:{col}" if line else f"{path}"
-    print(f"{where}: error {code} {message}", file=sys.stderr)
+    say(f"{where}: error {code} {message}", file=sys.stderr)
 
 
 def _read(path: Path) -> tuple[str, Stamp] | None:
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
                 text.splitlines(keepends=True), formatted.splitlines(keepends=True),
                 fromfile=f"{path} (original)", tofile=f"{path} (formatted)"))
         elif args.check:
-            print(f"would reformat {path}")
+            say(f"would reformat {path}")
         else:
             try:
                 atomic_write(path, formatted, expected=stamp)
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                 _error(path, f"cannot write: {exc.strerror or exc}")
                 status = ExitCode.USAGE
                 continue
-            print(f"reformatted {path}")
+            say(f"reformatted {path}")
     if status == ExitCode.OK and changed and (args.check or args.diff):
         status = ExitCode.FAILURES
     if status == ExitCode.OK and not changed and files:  # say so: silence reads as "did not run"

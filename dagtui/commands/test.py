@@ -22,9 +22,8 @@ from typing import Any, TextIO
 
 from ..checked import CheckedGraph
 from ..checks import PythonConsent
-from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
-from ..text import counted
+from ..text import counted, say
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
@@ -48,7 +47,7 @@ def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
     label", when the real mistake is the file (a run's cases, not the labelled ones)."""
     if cases and not any(getattr(case, "expected", None) for case in cases):
         which = "its one case has no" if len(cases) == 1 else f"none of the {len(cases)} cases has"
-        print(f"dagtui test: {path}: {which} labels (\"expected\"); "
+        say(f"dagtui test: {path}: {which} labels (\"expected\"); "
               f"a logic test needs labelled cases: label them, or point --cases (or {setting}) "
               "at a labelled file", file=sys.stderr)
 
@@ -64,11 +63,11 @@ def warn_unjudgeable(checked: CheckedGraph, cases: list[Any], shown: int = 10) -
     lacking = [f"{case.where}: case {case.name!r}: " + "; ".join(missing)
                for case in cases if (missing := engine.missing_inputs(case))]
     for line in lacking[:shown]:
-        print(escape_controls(f"dagtui test: warning: {line} (the labels judge does not read "
-                              "it; dagtui run would refuse the case)"), file=sys.stderr)
+        say(f"dagtui test: warning: {line} (the labels judge does not read it; dagtui run "
+            "would refuse the case)", file=sys.stderr)
     if len(lacking) > shown:
-        print(f"dagtui test: warning: ... and {len(lacking) - shown} more cases like these",
-              file=sys.stderr)
+        say(f"dagtui test: warning: ... and {len(lacking) - shown} more cases like these",
+            file=sys.stderr)
 
 
 def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGraph]
@@ -84,7 +83,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
     found: dict[Path, CheckedGraph] = {}
     files, problems = collect(args, found)
     for problem in problems:
-        print(problem, file=sys.stderr)
+        say(problem, file=sys.stderr)
     rules = _rule_graphs([f for f, checked in found.items() if checked.is_suite])
     out: list[str] = []
     for f in files:
@@ -96,9 +95,9 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
             graph = None if checked.is_suite else checked.graph  # a suite names its labels
             if graph is not None and not graph.metric.cases:
                 suite = rules.get(f.resolve())
-                print(f"{path}: skipped: a rule of the suite {suite}, tested with its labels"
-                      if suite is not None else
-                      f"{path}: skipped: no [metric].cases (name a cases file there, or test "
+                say(f"{path}: skipped: a rule of the suite {suite}, tested with its labels"
+                    if suite is not None else
+                    f"{path}: skipped: no [metric].cases (name a cases file there, or test "
                       "it with --cases FILE)")
                 continue
         out.append(path)
@@ -157,7 +156,7 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     try:  # the test's engine trusts the check made above
         report = asyncio.run(check_graph_labels(checked, cases, python=python))
     except CaseError as exc:
-        print(f"dagtui: {exc}", file=sys.stderr)
+        say(f"dagtui: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     lines: list[str] = []
     for case, result, problems in zip(cases, report.results, report.problems, strict=True):
@@ -169,11 +168,11 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
         lines.append(f"       path: {result.describe_path()}")
         lines.extend(f"       {p}" for p in problems)
     total, failures = len(cases), report.failures
-    out.write(f"{path}: {counted(total, 'case')}, {total - failures} passed, {failures} failed "
-              f"(labels judge, 0 LLM calls)\n")
+    say(f"{path}: {counted(total, 'case')}, {total - failures} passed, {failures} failed "
+        "(labels judge, 0 LLM calls)", file=out)
     for line in lines:  # case names, labels, reasons: shown, never run by the terminal
-        out.write(escape_controls(line) + "\n")
-    out.write(escape_controls(agreement_table(graph, report.agree), keep="\n"))
+        say(line, file=out)
+    say(agreement_table(graph, report.agree), file=out, end="")
     return ExitCode.FAILURES if failures else ExitCode.OK
 
 

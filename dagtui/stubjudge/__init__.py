@@ -12,6 +12,7 @@ from __future__ import annotations
 from .answers import (
     DEMO_PREFIX,
     FAULT_KINDS,
+    HOSTILE_KINDS,
     Answer,
     Fault,
     Responder,
@@ -26,6 +27,7 @@ from .answers import (
 from .server import StubServer
 
 __all__ = [
-    "DEMO_PREFIX", "FAULT_KINDS", "Answer", "Fault", "Responder", "Script", "StubServer",
+    "DEMO_PREFIX", "FAULT_KINDS", "HOSTILE_KINDS", "Answer", "Fault", "Responder", "Script",
+    "StubServer",
     "demo_answer", "first_user", "labels_in", "last_user", "prompt_kind", "smart_answer",
 ]

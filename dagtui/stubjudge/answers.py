@@ -26,6 +26,9 @@ from typing import Any
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set",
                "400", "401", "403", "404")
+#: what a server dagtui does not control may send (dagtui/stubjudge/server.py's doc)
+HOSTILE_KINDS = ("echo_key", "echo_key_bad", "huge", "gzip_bomb", "huge_error",
+                 "huge_reason", "never")
 
 #: how every reason of the demo judge begins
 DEMO_PREFIX = "demo judge, not a model:"
