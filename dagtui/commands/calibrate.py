@@ -92,11 +92,13 @@ def run(args: argparse.Namespace) -> int:
     from ..cache import open_cache
     from ..calibration.core import a_calibrate
     from ..calibration.report import render_markdown, render_text
-    from ..cases import CaseError
+    from ..cases import CaseError, cases_source
     from ..outputs import report_target_problems, safe_json, safe_text
 
-    bad_outputs = report_target_problems(json_out=args.json_out,
-                                         files={"--markdown": args.markdown})
+    bad_outputs = report_target_problems(
+        json_out=args.json_out, files={"--markdown": args.markdown},
+        inputs={"graph file": args.graph,
+                "cases file": cases_source(graph, graph.path or args.graph, args.cases)})
     for problem in bad_outputs:  # found now, not after every judge call
         err(problem)
     if bad_outputs:
