@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=flags.non_negative_int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
-    p.add_argument("--rpm", type=flags.positive_float, metavar="N",
+    p.add_argument("--rpm", type=flags.rpm, metavar="N",
                    help="at most N judge requests a minute over the whole run (with --workers "
                         "each worker keeps to its share)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
