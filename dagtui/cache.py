@@ -21,10 +21,16 @@ the old table) is emptied, since its keys cannot be recomputed.
 
 Several processes may share one file (runs side by side in one directory; `--workers` and
 `--scheduler` do not add any: Dask workers never open it, the client reads and writes for
-them, see `dagtui.cluster`): the file is in WAL mode (readers never wait for the writer), every connection
-waits up to 30 s for a lock, and a statement that still meets "database is locked" (the
-one case the busy wait does not cover, e.g. two connections switching to WAL at once) is
-retried a few times with a short backoff before the error is raised.
+them, see `dagtui.cluster`): the file is in WAL mode (readers never wait for the writer), and a
+statement waits for another writer's lock for `LOCK_WAIT` seconds in all (the busy wait, and
+retries with a short backoff for the "database is locked" the busy wait does not cover, e.g.
+two connections switching to WAL at once). A writer that holds the file longer (a long
+transaction, a stuck process) does not stall the run: it goes on without storing new answers,
+saying so once, and still reads the cache.
+
+An entry is used only when it has the shape `put` stores (`usable_entry`): one that does not
+(not JSON, `{"raw": 5}`, a count that is text) is a miss, dropped from the file, so the judge
+is asked again and its answer replaces it, instead of every rerun failing on it.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ from .redact import redact_url
 from .workdir import DEFAULT_DIR, ensure_workdir, workdir_for  # the one maker of .dagtui/
 
 FILENAME = "cache.sqlite"
-LOCK_RETRIES = 5
+#: seconds a statement waits, in all, for a lock another connection holds
+LOCK_WAIT = 2.0
 #: `PRAGMA user_version` of the current layout (1 was never written: the first layout left 0)
 SCHEMA_VERSION = 2
 COLUMNS = ["key", "model", "api_base", "created", "response"]
@@ -84,15 +91,35 @@ def _is_broken(exc: BaseException) -> bool:
 
 
 def _retry_locked(action: Callable[[], T]) -> T:
-    """Run `action`, retrying when another process holds the sqlite lock."""
-    for attempt in range(LOCK_RETRIES):
+    """Run `action`, retrying while another process holds the sqlite lock, for `LOCK_WAIT`
+    seconds in all (each attempt's own busy wait included): then the error is raised."""
+    deadline = time.monotonic() + LOCK_WAIT
+    attempt = 0
+    while True:
         try:
             return action()
         except sqlite3.OperationalError as exc:
-            if attempt == LOCK_RETRIES - 1 or not _is_locked(exc):
+            pause = min(0.05 * 2 ** attempt, 0.5)
+            if not _is_locked(exc) or time.monotonic() + pause >= deadline:
                 raise
-            time.sleep(0.05 * 2 ** attempt)
-    raise AssertionError("unreachable")
+            time.sleep(pause)
+            attempt += 1
+
+
+def usable_entry(value: Any) -> bool:
+    """True when `value` (a stored response, parsed) has the shape `Cache.put` is given by
+    the judge: the answer text, token counts, a cost and logprobs, each of its type. Anything
+    else would fail the case that reads it, on every rerun."""
+    if not isinstance(value, dict) or not isinstance(value.get("raw"), str):
+        return False
+    for count in ("prompt_tokens", "completion_tokens"):
+        n = value.get(count, 0)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            return False
+    cost = value.get("cost")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        return False
+    return value.get("logprobs") is None or isinstance(value["logprobs"], list)
 
 
 def request_key(model: str, request: dict[str, Any], sample: int = 0,
@@ -180,7 +207,7 @@ class Cache:
 
     def _connect(self, target: str, *, uri: bool = False) -> sqlite3.Connection:
         # autocommit: each statement is its own transaction unless BEGIN says otherwise
-        return sqlite3.connect(target, uri=uri, check_same_thread=False, timeout=30,
+        return sqlite3.connect(target, uri=uri, check_same_thread=False, timeout=LOCK_WAIT,
                                isolation_level=None)
 
     def _open(self) -> None:
@@ -353,13 +380,20 @@ class Cache:
             return None
         try:
             value = json.loads(row[0])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             value = None
-        if not isinstance(value, dict):
+        if not usable_entry(value):
             self.misses += 1
+            self._drop(key)
             return None
         self.hits += 1
         return value
+
+    def _drop(self, key: str) -> None:
+        """Remove an entry that is not a usable answer (the judge's new one replaces it)."""
+        self._warn(f"the cache {self.path} held an entry that is not a usable answer; it is "
+                   "dropped and the judge asked again")
+        self._write(lambda db: db.execute("DELETE FROM calls WHERE key = ?", (key,)))
 
     def put(self, key: str, model: str, response: dict[str, Any], *,
             api_base: str | None = None) -> None:

@@ -98,9 +98,15 @@ def case_from_dict(
     if not isinstance(data, dict):
         raise CaseError(f"a case must be an object, got {type(data).__name__}", file, line)
     data = dict(data)
+    key = "name" if data.get("name") is not None else "id"
     name = data.pop("name", None)
     if name is None:
         name = data.pop("id", None)
+    if name is not None and (isinstance(name, bool) or not isinstance(name, str | int | float)):
+        shown = {"list": "a list", "dict": "an object"}.get(type(name).__name__,
+                                                           repr(name))
+        raise CaseError(f"case {index + 1}: '{key}' must be text (or a number), got {shown}",
+                        file, line)
     name = str(name) if name is not None else f"case {index + 1}"
     expected = data.pop("expected", None) or {}
     if not isinstance(expected, dict):

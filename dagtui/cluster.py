@@ -94,16 +94,24 @@ def require_dask() -> Any:
     return distributed
 
 
+def max_workers() -> int:
+    """The most `--workers` a LocalCluster may start on this machine: twice its cores (at
+    least 8). Each is a Python process with litellm loaded; 100,000 of them never start."""
+    return max(8, 2 * (os.cpu_count() or 1))
+
+
 def parse_workers(value: object) -> int | str:
-    """`--workers` as given: a whole number >= 1 or "auto"; ValueError otherwise."""
+    """`--workers` as given: a whole number from 1 to `max_workers()` or "auto";
+    ValueError otherwise."""
     if value == "auto":
         return "auto"
     try:
         count = int(value)  # type: ignore[call-overload]  # any value; refused below if not whole
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         count = 0
-    if count < 1:
-        raise ValueError("--workers must be a whole number >= 1 or 'auto'")
+    if not 1 <= count <= max_workers():
+        raise ValueError(f"--workers must be a whole number from 1 to {max_workers()} (twice "
+                         "this machine's cores, at least 8) or 'auto'")
     return count
 
 

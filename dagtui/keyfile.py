@@ -56,7 +56,7 @@ def load_keymap(environ: Mapping[str, str] | None = None, path: Path | None = No
     environ = os.environ if environ is None else environ
     path = keys_file() if path is None else path
     keymap: dict[str, str] = {}
-    if path.is_file():
+    if path.exists():  # a FIFO, a directory or a device there is refused, not skipped
         try:
             data = tomllib.loads(read_text(path, limit=TOML_LIMIT, what="key map"))
         except InputError as exc:

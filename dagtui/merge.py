@@ -52,8 +52,145 @@ def load_report(path: str) -> Loaded:
         kind = "suite"
     else:
         raise MergeError(f"{path}: not a dagtui run report (written by `dagtui run --json`)")
+    problem = report_problem(data, kind)
+    if problem:
+        raise MergeError(f"{path}: not a report `dagtui run --json` writes: {problem}")
     shard = data["shard"] if isinstance(data.get("shard"), dict) else {}
     return Loaded(path, data, kind, shard)
+
+
+# ------------------------------------------------------------------ the shape of a report
+
+_COUNTED = ("candidates", "paused", "not_run", "skipped_deps", "filtered", "sampled_out",
+            "over_budget", "evaluated", "passed", "failed", "below_threshold", "errors",
+            "categorical", "calls")
+
+
+def report_problem(data: dict[str, Any], kind: str) -> str | None:
+    """What in a report is not what `dagtui run --json` writes (`results[3].score: should
+    be a number, got 'x'`), None when it is. Checked before merging, so a damaged shard is
+    one message naming the file and the place, not a traceback. A graph report is checked
+    whole against its JSON Schema's model (`dagtui.documents`, strictly: a number written
+    as text is wrong); a suite report field by field, each case's result by the model."""
+    if kind == "graph":
+        return _model_problem(_models().report, data)
+    return _suite_problem(data)
+
+
+def _models() -> Any:
+    from .documents import models
+
+    return models()
+
+
+def _model_problem(model: Any, data: Any, where: str = "") -> str | None:
+    from pydantic import ValidationError
+
+    try:
+        model.model_validate(data, strict=True)
+    except ValidationError as exc:
+        errors = [e for e in exc.errors() if e["type"] != "none_required"]  # X | None
+        first = (errors or exc.errors())[0]
+        places = {_place(e["loc"]) for e in errors}
+        loc = where + _place(first["loc"]) if where else _place(first["loc"]).lstrip(".")
+        more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
+        got = _brief(first.get("input"))
+        msg = str(first["msg"])
+        return f"{loc or 'the report'}: {msg[:1].lower() + msg[1:]}, got {got}{more}"
+    return None
+
+
+def _place(loc: tuple[Any, ...]) -> str:
+    """pydantic's error location as `.results[0].score`, without the union members it
+    names on the way (`list[Step]`, `Shard`): field names are lower-case."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc
+                   if isinstance(p, int) or (p.isidentifier() and not p[0].isupper()))
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_NUMBER = (int, float)
+_KINDS: dict[Any, str] = {int: "a whole number", _NUMBER: "a number", str: "text",
+                          bool: "true or false", dict: "an object", list: "a list"}
+
+
+def _wrong(value: Any, types: Any, where: str, *, none: bool = True) -> str | None:
+    """`where: should be ..., got ...` when `value` is not of `types` (a bool is not a
+    number here, as in JSON), None when it is (or is null and `none` allows it)."""
+    if value is None and none:
+        return None
+    is_bool = isinstance(value, bool)
+    if isinstance(value, types) and (not is_bool or types is bool):
+        return None
+    return f"{where}: should be {_KINDS[types]}, got {_brief(value)}"
+
+
+def _suite_problem(data: dict[str, Any]) -> str | None:
+    found = [_wrong(data.get("levels"), list, "levels"),
+             _wrong(data.get("totals"), dict, "totals"), _shard_problem(data.get("shard"))]
+    totals: dict[str, Any] = data["totals"] if isinstance(data.get("totals"), dict) else {}
+    found += [_wrong(totals.get("wall_time"), _NUMBER, "totals.wall_time"),
+              _wrong(totals.get("ungated_calls"), int, "totals.ungated_calls")]
+    for i, level in enumerate(data.get("levels") or [] if isinstance(data.get("levels"), list)
+                              else []):
+        found.append(_wrong(level, list, f"levels[{i}]", none=False))
+    for i, rule in enumerate(data["rules"]):
+        found.append(_rule_problem(rule, f"rules[{i}]"))
+    return next((f for f in found if f), None)
+
+
+def _rule_problem(rule: Any, at: str) -> str | None:
+    if not isinstance(rule, dict):
+        return f"{at}: should be an object, got {_brief(rule)}"
+    found = [_wrong(rule.get("rule"), str, f"{at}.rule", none=False),
+             _wrong(rule.get("level"), int, f"{at}.level"),
+             _wrong(rule.get("cost"), _NUMBER, f"{at}.cost"),
+             _wrong(rule.get("ungated_calls"), int, f"{at}.ungated_calls"),
+             _wrong(rule.get("saved_by"), dict, f"{at}.saved_by"),
+             _wrong(rule.get("cases"), list, f"{at}.cases")]
+    found += [_wrong(rule.get(k), int, f"{at}.{k}") for k in _COUNTED]
+    saved = rule.get("saved_by")
+    found += [_wrong(n, int, f"{at}.saved_by.{k}", none=False)
+              for k, n in (saved.items() if isinstance(saved, dict) else ())]
+    cases = rule.get("cases")
+    found += [_record_problem(rec, f"{at}.cases[{j}]")
+              for j, rec in enumerate(cases if isinstance(cases, list) else [])]
+    return next((f for f in found if f), None)
+
+
+def _record_problem(rec: Any, at: str) -> str | None:
+    if not isinstance(rec, dict):
+        return f"{at}: should be an object, got {_brief(rec)}"
+    found = [_wrong(rec.get(k), kind, f"{at}.{k}") for k, kind in (
+        ("case", str), ("state", str), ("reason", str), ("score", _NUMBER), ("calls", int),
+        ("cost", _NUMBER), ("error", str), ("success", bool))]
+    if "result" in rec:
+        found.append(_model_problem(_field_model(_models().report, "results"), rec["result"],
+                                    f"{at}.result"))
+    return next((f for f in found if f), None)
+
+
+def _shard_problem(shard: Any) -> str | None:
+    if shard is None:
+        return None
+    return _model_problem(_field_model(_models().report, "shard"), shard, "shard")
+
+
+def _field_model(model: Any, name: str) -> Any:
+    """The model class a field of `model` holds (`results` -> one result, `shard` -> the
+    shard), found inside its annotation (`list[X]`, `X | None`)."""
+    import typing
+
+    todo = [model.model_fields[name].annotation]
+    while todo:
+        hint = todo.pop(0)
+        if isinstance(hint, type) and hasattr(hint, "model_validate"):
+            return hint
+        todo += list(typing.get_args(hint))
+    raise LookupError(name)
 
 
 def _check_set(reports: list[Loaded]) -> None:

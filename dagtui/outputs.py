@@ -134,16 +134,69 @@ def _check_target(path: str | os.PathLike[str], flag: str, *, directory: bool) -
 
 def report_target_problems(*, json_out: str | None = None, junit: str | None = None,
                            trace_dir: str | None = None,
-                           files: Mapping[str, str | None] | None = None) -> list[str]:
+                           files: Mapping[str, str | None] | None = None,
+                           inputs: Mapping[str, str | os.PathLike[str] | None] | None = None,
+                           results_file: bool = False) -> list[str]:
     """What is wrong with a run's `--json`, `--junit` and `--trace-dir`, and any other
-    report file in `files` (flag -> path); unset ones are skipped. One message per bad flag,
-    empty when every report can be written."""
-    wanted = {"--json": json_out, "--junit": junit, **(files or {})}
+    report file in `files` (flag -> path); unset ones are skipped. `results_file`: `--json`
+    also writes its `.results.jsonl` (`dagtui.stream`), checked as a report of its own.
+    `inputs` (what it is -> path: the graph, the cases file) are files the command reads:
+    an output that is one of them, or that another output also names, is refused
+    (`clashes`). One message per bad flag, empty when every report can be written."""
+    wanted: dict[str, str | None] = {"--json": json_out, "--junit": junit, **(files or {})}
+    if results_file and json_out is not None:
+        from .stream import results_path
+
+        wanted["--json's results file"] = str(results_path(json_out))
     problems = [check_file_target(path, flag) for flag, path in wanted.items()
                 if path is not None]
     if trace_dir is not None:
         problems.append(check_dir_target(trace_dir, "--trace-dir"))
-    return [p for p in problems if p]
+    return [p for p in problems if p] + clashes(wanted, inputs or {})
+
+
+def clashes(outputs: Mapping[str, str | os.PathLike[str] | None],
+            inputs: Mapping[str, str | os.PathLike[str] | None]) -> list[str]:
+    """An output (flag -> path) that is the same file as an input (what -> path) or as an
+    earlier output, one message each: `--json cases.jsonl` must not overwrite the cases it
+    reads, nor `--json X --junit X` one report with the other. The same file means the same
+    inode where both exist (a symlink, a hard link, `./x` and `x`), else the same resolved
+    path. A character device (`/dev/null`) may take several outputs."""
+    problems: list[str] = []
+    seen: list[tuple[str, str | os.PathLike[str]]] = []
+    known = [(what, path) for what, path in inputs.items() if path is not None]
+    for flag, path in outputs.items():
+        if path is None or not str(path).strip() or _is_device(path):
+            continue
+        for what, other in known:
+            if same_file(path, other):
+                problems.append(f"{flag} {path}: is the {what} ({other}) this command reads; "
+                                "not overwriting it")
+                break
+        else:
+            for earlier, other in seen:
+                if same_file(path, other):
+                    problems.append(f"{flag} {path}: is the same file as {earlier} {other}; "
+                                    "each output needs a file of its own")
+                    break
+        seen.append((flag, path))
+    return problems
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True when `a` and `b` name one file: the same inode when both exist, else the
+    same path once symlinks and `..` are resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _is_device(path: str | os.PathLike[str]) -> bool:
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def write_report(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:

@@ -26,13 +26,16 @@ Refusals are `WriteRefused` (an `OSError`, so a caller's `except OSError` report
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
+import functools
 import hashlib
 import io
 import os
 import re
 import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,13 +188,97 @@ def atomic_writer(path: str | os.PathLike[str], *, expected: Stamp | None = None
             _write_in_place(target, tmp, st, expected, path)
             os.unlink(tmp)
             return
-        _check_unchanged(path, target, expected)  # once more, right before the rename
-        os.replace(tmp, target)
+        _replace_unless_changed(path, tmp, target, expected)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     _fsync_dir(target.parent)
+
+
+def _replace_unless_changed(shown: str | os.PathLike[str], tmp: Path, target: Path,
+                            expected: Stamp | None) -> None:
+    """Rename `tmp` over `target`; with `expected`, only if `target` still holds what was
+    read. Where the kernel can swap two names atomically (Linux `renameat2`
+    RENAME_EXCHANGE), the check is made on the very file the swap displaced, after the
+    swap, so no edit made before it can be lost however long anything before it takes: on
+    a mismatch the two are swapped back and `ChangedOnDisk` raised. Elsewhere the check is
+    made immediately before the rename (a window of microseconds)."""
+    if expected is None:
+        os.replace(tmp, target)
+        return
+    _check_unchanged(shown, target, expected)  # cheap early refusal, nothing swapped yet
+    ours = os.stat(tmp)
+    try:
+        swapped = expected.exists and _exchange(tmp, target)
+    except FileNotFoundError:  # deleted since the check above
+        raise ChangedOnDisk(f"{shown} was deleted on disk since it was read (by another "
+                            "program?); not written, so that change is not lost") from None
+    if not swapped:
+        # nothing to swap with (a new file), or no atomic swap here: check, then rename
+        _check_unchanged(shown, target, expected)
+        os.replace(tmp, target)
+        return
+    displaced = Stamp.of_path(tmp)  # what `target` held at the instant of the swap
+    if displaced.size == expected.size and displaced.digest == expected.digest:
+        os.unlink(tmp)
+        return
+    changed = (f"{shown} was changed on disk since it was read (by another program?); not "
+               "overwritten, so that change is not lost")
+    if _same_inode(ours, _stat_or_none(target)):
+        _exchange(tmp, target)  # theirs back in place; ours, now at tmp, is removed
+        raise ChangedOnDisk(changed)
+    # a third writer replaced the file after the swap: it stays; the edit the swap
+    # displaced is kept beside it rather than removed with the temp file
+    kept = target.with_name(f"{target.name}.dagtui-conflict-{os.getpid()}")
+    os.replace(tmp, kept)
+    raise ChangedOnDisk(f"{changed}; the version it had is kept as {kept.name}")
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the files named `a` and `b` in one step (Linux `renameat2` RENAME_EXCHANGE);
+    False, with nothing done, where the system or the file system cannot."""
+    libc = _libc()
+    if libc is None:
+        return False
+    if libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b),
+                      _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # not on this file system / kernel: the plain rename is used
+    raise OSError(code, os.strerror(code), os.fspath(b))
+
+
+@functools.cache
+def _libc() -> Any:
+    """The C library when it has `renameat2` (glibc 2.28+), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                   ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return libc
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _same_inode(a: os.stat_result | None, b: os.stat_result | None) -> bool:
+    return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _read_only(target: Path, st: os.stat_result) -> bool:

@@ -1,18 +1,24 @@
 """Results written as cases finish: `--json out.json` also writes `out.results.jsonl`.
 
 A run over a large dataset can take hours; its JSON summary is written at the end. Beside it,
-each case's result (with its steps, as in the summary's `results`) is appended as one JSON
-line the moment the case ends, and flushed: a run that is stopped or dies still leaves every
-finished case on disk, and a consumer can follow the file while the run goes on. Lines are in
-the order cases finish, not the dataset's; text is made writable as in every report
-(`dagtui.outputs.safe_json`).
+each case's result (with its steps, as in the summary's `results`) is written as one JSON
+line the moment the case ends, and flushed. Lines are in the order cases finish, not the
+dataset's; text is made writable as in every report (`dagtui.outputs.safe_json`).
+
+The file is written like every file dagtui writes (`dagtui.safewrite.atomic_writer`): a FIFO,
+a directory or a read-only file there is refused before the run starts (a symlink is
+followed), and the lines go to a temp file beside it (`.NAME.dagtui-PID.tmp`, which a consumer
+can follow) that replaces `NAME` when the run ends, or is stopped with Ctrl-C: every finished
+case is kept, and a previous run's file is never left half overwritten. A failure while the
+file is put in place (a full disk) is kept in `error`, as a failed line is, and said once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 def results_path(json_out: str | Path) -> Path:
@@ -23,14 +29,21 @@ def results_path(json_out: str | Path) -> Path:
 
 
 class ResultsStream:
-    """One JSON line per finished case, flushed as it is written."""
+    """One JSON line per finished case, flushed as it is written; put in place by `close`.
+
+    Opening raises `OSError` (`dagtui.safewrite.WriteRefused` for a FIFO or a read-only
+    file) before anything is written."""
 
     def __init__(self, path: str | Path) -> None:
+        from .safewrite import atomic_writer
+
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("w", encoding="utf-8")
+        self._writer: AbstractContextManager[IO[Any]] | None = atomic_writer(self.path)
+        self._file = self._writer.__enter__()  # the refusals are raised here
         self.written = 0
-        #: the write that failed (`write_kept`); nothing is written after it
+        #: the write that failed (`write_kept`, or putting the file in place); nothing is
+        #: written after it
         self.error: OSError | None = None
 
     def write(self, result: Any, **head: Any) -> None:
@@ -54,8 +67,18 @@ class ResultsStream:
         return True
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.close()
+        """Put the lines written so far in place of the file, whether the run ended or was
+        stopped (a KeyboardInterrupt on its way up): each finished case is kept. A failure
+        (full disk on the last flush) leaves the old file untouched and is kept in `error`
+        for the caller to say, never raised."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        try:
+            writer.__exit__(None, None, None)
+        except OSError as exc:
+            if self.error is None:
+                self.error = exc
 
     def __enter__(self) -> ResultsStream:
         return self

@@ -29,9 +29,19 @@ def trace_file_name(index: int, *parts: str) -> str:
     """The file a `--trace-dir` run writes for the `index`-th case (0-based), e.g.
     `007_span-007.json` or, with the rule of a suite, `007_span-007__correctness.json`:
     the case number keeps a listing in dataset order, each part reduced to characters every
-    file system accepts."""
-    safe = [re.sub(r"[^A-Za-z0-9._-]+", "_", p).strip("_.")[:60] or "x" for p in parts]
-    return f"{index + 1:03d}_{'__'.join(safe)}.json"
+    file system accepts (`_safe_part`)."""
+    return f"{index + 1:03d}_{'__'.join(_safe_part(p) for p in parts)}.json"
+
+
+def _safe_part(part: str) -> str:
+    """`part` as it is when it is already safe (`A-Za-z0-9._-`, at most 60 characters, no
+    `_` or `.` at either end); else its safe form with a short hash of the original, so two
+    parts that reduce alike (rules `r/x`, `r_x`, `r:x`) never share one trace file."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", part).strip("_.")[:60] or "x"
+    if safe == part:
+        return part
+    digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe}-{digest}"
 
 
 def graph_hash(graph: Graph) -> str:

@@ -17,6 +17,7 @@ import pytest
 from test_cli_validate import GOOD as VALIDATE_GOOD
 
 from dagtui.cli import main
+from dagtui.cluster import max_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = ROOT / "graphs"
@@ -175,7 +176,11 @@ def test_import_of_json_that_does_not_parse_exits_2(tmp_path, capsys) -> None:
 @pytest.mark.parametrize("flag, value, words", [
     ("--concurrency", "abc", "a whole number >= 1"),
     ("--concurrency", "0", "a whole number >= 1"),
-    ("--workers", "0", "a whole number >= 1 or 'auto'"),
+    ("--workers", "0", f"a whole number from 1 to {max_workers()} (twice this machine's "
+                       "cores, at least 8) or 'auto'"),
+    ("--workers", "100000", f"a whole number from 1 to {max_workers()} (twice this "
+                            "machine's cores, at least 8) or 'auto'"),
+    ("--rpm", "1e-300", "a number of requests a minute from 0.1 to 1,000,000"),
     ("--timeout", "-1", "a number above 0"),
     ("--timeout", "nan", "a number above 0"),
     ("--retries", "-2", "a whole number >= 0"),

@@ -9,7 +9,7 @@ is a CI guard for a judge-model change: exit 1 when any judgement node's kappa i
 `--dry-run` makes no call: it walks the labels' path of every case and prints the calls the
 teacher-forced passes would make (and their cost where litellm knows the model's price).
 Exit codes: 0 ok, 1 a node below `--min-kappa` (or an invalid graph), 2 bad input, 3 judge
-errors left no node measurable.
+errors left no node measurable or ended every case.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from ..text import counted, say
-from .flags import non_negative_int, positive_float, positive_int
+from .flags import kappa, non_negative_int, positive_float, positive_int, temperature
 from .python_opts import add_python_options, python_consent
 from .run import err, halt_lines, load_graph_and_cases
 
@@ -43,9 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
     p.add_argument("--samples", type=positive_int, default=1,
                    help="answers per node and case (sample index in the cache key) (1)")
-    p.add_argument("--temperature", type=float, default=0.0,
+    p.add_argument("--temperature", type=temperature, default=0.0,
                    help="judge temperature (0: samples measure only provider nondeterminism)")
-    p.add_argument("--min-kappa", type=float, metavar="K",
+    p.add_argument("--min-kappa", type=kappa, metavar="K",
                    help="exit 1 when any judgement node's Cohen's kappa is below K")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write everything as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write a pull-request-ready report")
@@ -94,11 +94,13 @@ def run(args: argparse.Namespace) -> int:
     from ..cache import open_cache
     from ..calibration.core import a_calibrate
     from ..calibration.report import render_markdown, render_text
-    from ..cases import CaseError
+    from ..cases import CaseError, cases_source
     from ..outputs import report_target_problems, safe_json, safe_text
 
-    bad_outputs = report_target_problems(json_out=args.json_out,
-                                         files={"--markdown": args.markdown})
+    bad_outputs = report_target_problems(
+        json_out=args.json_out, files={"--markdown": args.markdown},
+        inputs={"graph file": args.graph,
+                "cases file": cases_source(graph, graph.path or args.graph, args.cases)})
     for problem in bad_outputs:  # found now, not after every judge call
         err(problem)
     if bad_outputs:
@@ -138,9 +140,17 @@ def run(args: argparse.Namespace) -> int:
             say(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(
                 f"{n} ({cal.nodes[n].kappa:.2f})" for n in below))
             return ExitCode.FAILURES
+    return calibration_exit(cal)
+
+
+def calibration_exit(cal: Any) -> int:
+    """3 (`ExitCode.JUDGE`) when judge errors left nothing measured: no node measured, or
+    every case's own path ended in an error (a judge that answers the first node and fails
+    the rest measures one node but scores no case); else 0."""
     measured = any(n.cases for n in cal.nodes.values())
     errors = any(n.errors for n in cal.nodes.values())
-    return ExitCode.JUDGE if errors and not measured else ExitCode.OK
+    all_failed = bool(cal.outcomes) and all(o.error is not None for o in cal.outcomes)
+    return ExitCode.JUDGE if errors and (not measured or all_failed) else ExitCode.OK
 
 
 class _Bar:

@@ -59,6 +59,13 @@ def run(args: argparse.Namespace) -> int:
         for refusal in exc.refusals:
             say(f"  {refusal.format()}", file=sys.stderr)
         return ExitCode.FAILURES
+    from ..outputs import clashes
+
+    clash = clashes({"-o": args.output if args.output != "-" else None},
+                    {"graph file": args.graph})
+    if clash:
+        print(f"dagtui export: {clash[0]}", file=sys.stderr)
+        return ExitCode.USAGE
     if args.fmt in DEEPEVAL_FORMATS:
         for note in deepeval_notes(graph, args.fmt):
             say(f"dagtui export: note: {note}", file=sys.stderr)

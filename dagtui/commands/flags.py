@@ -8,17 +8,22 @@ import argparse
 import math
 from collections.abc import Callable
 
+from ..judges.health import RPM_MAX, RPM_MIN
 
-def _number(kind: type, low: float, *, strict: bool, words: str) -> Callable[[str], object]:
-    """A parser type: `kind(text)` that is >= `low` (> `low` when `strict`)."""
+
+def _number(kind: type, low: float, *, strict: bool, words: str,
+            high: float | None = None) -> Callable[[str], object]:
+    """A parser type: a finite `kind(text)` that is >= `low` (> `low` when `strict`) and,
+    with `high`, <= `high`."""
 
     def parse(text: str) -> object:
         try:
             value = kind(text)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             value = None
         if value is None or (isinstance(value, float) and not math.isfinite(value)) \
-                or value < low or (strict and value == low):
+                or value < low or (strict and value == low) \
+                or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}")
         return value
 
@@ -32,6 +37,13 @@ positive_int = _number(int, 1, strict=False, words="a whole number >= 1")
 non_negative_int = _number(int, 0, strict=False, words="a whole number >= 0")
 #: `--timeout`: seconds, above 0
 positive_float = _number(float, 0.0, strict=True, words="a number above 0")
+#: `--rpm`: requests a minute, within `dagtui.judges.health`'s bounds
+rpm = _number(float, RPM_MIN, strict=False, high=RPM_MAX,
+              words=f"a number of requests a minute from {RPM_MIN:g} to {RPM_MAX:,.0f}")
+#: `--temperature`: what providers accept (OpenAI's range; 0 is deterministic decoding)
+temperature = _number(float, 0.0, strict=False, high=2.0, words="a number from 0 to 2")
+#: `--min-kappa`: Cohen's kappa lies in -1..1
+kappa = _number(float, -1.0, strict=False, high=1.0, words="a number from -1 to 1")
 
 
 def _port(low: int, words: str) -> Callable[[str], int]:
@@ -55,14 +67,15 @@ port_or_free = _port(0, "a port number 1..65535, or 0 for any free port")
 
 
 def workers(text: str) -> int | str:
-    """`--workers`: a whole number >= 1 or `auto` (`dagtui.cluster.parse_workers`)."""
+    """`--workers`: a whole number from 1 to `dagtui.cluster.max_workers()` or `auto`
+    (`dagtui.cluster.parse_workers`)."""
     from ..cluster import parse_workers
 
     try:
         return parse_workers(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number >= 1 or 'auto', got {text!r}") from None
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{str(exc).removeprefix('--workers ')}, got "
+                                         f"{text!r}") from None
 
 
 def shard(text: str) -> object:

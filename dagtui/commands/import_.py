@@ -52,6 +52,12 @@ def run(args: argparse.Namespace) -> int:
 
     source = Path(args.source)
     out = Path(args.output) if args.output and args.output != "-" else None
+    from ..outputs import clashes
+
+    clash = clashes({"-o": out}, {"DeepEval DAG JSON": source})
+    if clash:  # even with --force: the source is what is being converted
+        print(f"dagtui import: {clash[0]}", file=sys.stderr)
+        return ExitCode.USAGE
     if out is not None and out.exists() and not args.force:
         say(f"dagtui import: {args.output} exists; use --force to overwrite it",
               file=sys.stderr)

@@ -37,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
     from ..merge import MergeError, describe, merge_files
     from ..outputs import report_target_problems, write_report
 
-    problems = report_target_problems(json_out=args.json_out, junit=args.junit)
+    problems = report_target_problems(
+        json_out=args.json_out, junit=args.junit,
+        inputs={f"report #{k}": path for k, path in enumerate(args.reports, 1)})
     for problem in problems:
         err(problem)
     if problems:

@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=flags.non_negative_int, default=3,
                    help="retries per call on 429/5xx/timeouts (3)")
-    p.add_argument("--rpm", type=flags.positive_float, metavar="N",
+    p.add_argument("--rpm", type=flags.rpm, metavar="N",
                    help="at most N judge requests a minute over the whole run (with --workers "
                         "each worker keeps to its share)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
@@ -177,10 +177,13 @@ def run(args: argparse.Namespace) -> int:
     if code:
         return code
     cases, positions = take_shard(cases, getattr(args, "shard", None))
+    from ..cases import cases_source
     from ..outputs import report_target_problems, write_report
 
-    bad_outputs = report_target_problems(json_out=args.json_out, junit=args.junit,
-                                         trace_dir=args.trace_dir)
+    bad_outputs = report_target_problems(
+        json_out=args.json_out, junit=args.junit, trace_dir=args.trace_dir, results_file=True,
+        inputs={"graph file": args.graph,
+                "cases file": cases_source(graph, graph.path or args.graph, args.cases)})
     for problem in bad_outputs:  # found now, not after an hour of judge calls
         err(problem)
     if bad_outputs:
@@ -269,8 +272,9 @@ def run(args: argparse.Namespace) -> int:
 
         report.shard = shard_info(args.shard, positions)
     try:
-        if finished.error is not None:
-            raise finished.error
+        for failed in (finished.error, stream.error if stream is not None else None):
+            if failed is not None:  # a line, or putting the results file in place
+                raise failed
         if args.junit:
             write_report(args.junit, report.junit_parts())
         if args.json_out:

@@ -196,10 +196,7 @@ def load_suite_and_cases(
     if any(d.is_error for d in diags):
         say(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
         return None, None, ExitCode.FAILURES
-    meta = load.suite.meta
-    default = meta.labels if labels and meta.labels else meta.cases
-    if cases_arg is None and default:
-        cases_arg = str(Path(target).parent / default)
+    cases_arg = suite_cases_path(load, target, cases_arg, labels=labels)
     if cases_arg is None:
         say(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
               file=sys.stderr)
@@ -213,6 +210,17 @@ def load_suite_and_cases(
         say(f"{command}: {cases_arg}: no cases", file=sys.stderr)
         return load, None, ExitCode.USAGE
     return load, cases, ExitCode.OK
+
+
+def suite_cases_path(load: SuiteLoad, target: str, cases_arg: str | None, *,
+                     labels: bool = False) -> str | None:
+    """The cases file a suite command reads: `cases_arg` (`--cases`), else `[suite].cases`
+    (with `labels`: `[suite].labels` first) beside the suite file; None when none is named."""
+    if cases_arg is not None or load.suite is None:
+        return cases_arg
+    meta = load.suite.meta
+    default = meta.labels if labels and meta.labels else meta.cases
+    return str(Path(target).parent / default) if default else None
 
 
 def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
@@ -263,8 +271,12 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     junit_out = _opt(args, "junit", "junit_out")
     from ..outputs import report_target_problems
 
+    inputs: dict[str, str | None] = {
+        "suite file": target, "cases file": suite_cases_path(load, target, _opt(args, "cases")),
+        **{f"graph of rule {rid!r}": g.path for rid, g in load.graphs.items() if g.path}}
     bad_outputs = report_target_problems(json_out=json_out, junit=junit_out,
-                                         trace_dir=trace_dir)
+                                         trace_dir=trace_dir, results_file=True,
+                                         inputs=inputs)
     for problem in bad_outputs:  # found now, not after every rule has run
         say(f"dagtui run: {problem}", file=sys.stderr)
     if bad_outputs:

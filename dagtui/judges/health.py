@@ -150,6 +150,12 @@ class JudgeHealth:
             return self.halt
 
 
+#: the `rpm` a run takes (`--rpm`, a suite rule's `rpm`): below one request in 10 minutes a
+#: run seems to hang (1e-300 waited forever between calls); above a million a minute no
+#: provider limits anything
+RPM_MIN, RPM_MAX = 0.1, 1_000_000.0
+
+
 class RateLimiter:
     """At most `rpm` requests a minute, spaced evenly (60/rpm seconds apart), shared by
     every lane and event loop of a process (a lock, not a loop-bound primitive)."""

@@ -280,10 +280,13 @@ def _build_rule(rid: str, data: Any, ctx: _Ctx) -> Rule | None:
             else:
                 rule.max_calls = value
         elif key == "rpm":
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0 \
-                    or value != value or value == float("inf"):
-                ctx.add("SUI018", f"'rpm' must be a number of judge requests a minute above 0 "
-                        f"(got {value!r})", path, rule=rid, fld=key, at_value=True)
+            from ..judges.health import RPM_MAX, RPM_MIN
+
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not RPM_MIN <= value <= RPM_MAX:  # NaN too
+                ctx.add("SUI018", f"'rpm' must be a number of judge requests a minute from "
+                        f"{RPM_MIN:g} to {RPM_MAX:,.0f} (got {value!r})", path, rule=rid,
+                        fld=key, at_value=True)
             else:
                 rule.rpm = value
         elif key == "sample":
