@@ -218,6 +218,10 @@ def run(args: argparse.Namespace) -> int:
         from ..merge import shard_info
 
         report.shard = shard_info(args.shard, positions)
+    from ..calibration.saved import run_calibration, summary_lines
+
+    report.calibration = run_calibration(graph, judge.describe(), report.count("pass"),
+                                         report.count("fail"))
     try:
         if finished.error is not None:
             raise finished.error
@@ -235,8 +239,8 @@ def run(args: argparse.Namespace) -> int:
         err(report.halt or "")  # the judge never worked: one line, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
-    for line in agreement.lines():
-        print(line, file=out)
+    for line in [*summary_lines(report.calibration), *agreement.lines()]:
+        print(safe_text(line), file=out)
     return report.exit_code()
 
 
