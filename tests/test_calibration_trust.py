@@ -203,9 +203,9 @@ def _write_cases(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def _scripted_run(work: Path, capsys, says: dict[str, bool], labels: dict[str, bool],
-                  run_cases: list[str]) -> tuple[str, dict[str, Any], str]:
+                  run_cases: list[str]) -> tuple[str, dict[str, Any], str, str]:
     """Calibrate the one-node graph on `labels` with a judge saying `says`, then run it on
-    `run_cases` (unlabelled); (run summary, JSON report, JUnit XML)."""
+    `run_cases` (unlabelled); (run summary, JSON report, JUnit XML, calibration report)."""
     (work / "g.toml").write_text(ONE_NODE)
     _write_cases(work / "labelled.jsonl", [
         {"name": n, "actual_output": f"CASE-{n}", "expected": {"ok": v},
@@ -222,11 +222,12 @@ def _scripted_run(work: Path, capsys, says: dict[str, bool], labels: dict[str, b
     with StubServer(answer) as stub:
         judge = ["--model", MODEL, "--api-base", stub.base_url, "--retries", "0", "--no-cache"]
         assert main(["calibrate", "g.toml", "--cases", "labelled.jsonl", *judge]) == 0
-        capsys.readouterr()
+        calibrated = capsys.readouterr().out
         main(["run", "g.toml", "--cases", "run.jsonl", *judge, "-q",
               "--json", "r.json", "--junit", "r.xml"])
     out = capsys.readouterr().out
-    return out, json.loads((work / "r.json").read_text()), (work / "r.xml").read_text()
+    return (out, json.loads((work / "r.json").read_text()), (work / "r.xml").read_text(),
+            calibrated)
 
 
 def test_corrected_pass_rate_and_interval_equal_the_hand_computed_values(work: Path,
@@ -240,7 +241,8 @@ def test_corrected_pass_rate_and_interval_equal_the_hand_computed_values(work: P
     # the run: 20 unlabelled cases, the judge passes 12 (p = 0.6)
     run = [f"r{i:02d}" for i in range(1, 21)]
     says.update({name: i < 12 for i, name in enumerate(run)})
-    out, report, junit = _scripted_run(work, capsys, says, labels, run)
+    out, report, junit, calibrated = _scripted_run(work, capsys, says, labels, run)
+    assert "pass/fail 85%, sensitivity 80% (8/10), specificity 90% (9/10)" in calibrated
     corrected = report["calibration"]["corrected_pass_rate"]
     # by hand: theta = (0.6 + 0.9 - 1) / (0.9 + 0.8 - 1) = 0.5 / 0.7
     assert corrected["estimate"] == pytest.approx(5 / 7)
@@ -276,7 +278,8 @@ def test_a_judge_at_chance_is_said_to_be_unusable(work: Path, capsys) -> None:
     labels = {f"c{i:02d}": i <= 10 for i in range(1, 21)}
     says = {f"c{i:02d}": i % 2 == 0 for i in range(1, 21)}
     says.update({f"r{i}": True for i in range(5)})
-    out, report, junit = _scripted_run(work, capsys, says, labels, [f"r{i}" for i in range(5)])
+    out, report, junit, _ = _scripted_run(work, capsys, says, labels,
+                                          [f"r{i}" for i in range(5)])
     corrected = report["calibration"]["corrected_pass_rate"]
     assert corrected["estimate"] is None and corrected["ci"] is None
     assert corrected["youden"] == pytest.approx(0.0)
