@@ -236,7 +236,7 @@ def models() -> Documents:
     class RunCalibration(Closed):
         """The saved calibration's state for this run, and the corrected pass rate."""
 
-        state: Literal["fresh", "stale", "none"]
+        state: Literal["fresh", "stale"]
         file: str | None
         line: str
         nodes: list[NodeState]
@@ -274,7 +274,8 @@ def models() -> Documents:
                         "failed, else 3 when a case ended in a judge error, else 0.")
         shard: Shard | SkipJsonSchema[None] = None
         calibration: RunCalibration | SkipJsonSchema[None] = Field(
-            None, description="The graph's saved calibration as the run saw it.")
+            None, description="The graph's saved calibration as the run saw it (absent when "
+                              "none is saved).")
 
     class Case(Open):
         """The case as a cases file would hold it."""

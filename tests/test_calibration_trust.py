@@ -166,8 +166,11 @@ def test_a_new_node_is_missing_and_an_old_file_is_stale_without_a_crash(work: Pa
         SAVED.unlink()
         code, out = _check(stub, capsys)
         assert code == 1 and out.startswith("calibration: none")
-        main(["run", "calib.toml", *_judge(stub), "-q", "--no-cache"])
+        main(["run", "calib.toml", *_judge(stub), "-q", "--no-cache", "--json", "r.json",
+              "--junit", "r.xml"])
         assert "\ncalibration: none\n" in capsys.readouterr().out
+        assert "calibration" not in json.loads((work / "r.json").read_text())
+        assert "<properties>" not in (work / "r.xml").read_text()
 
 
 def test_check_imports_no_judge_client(work: Path) -> None:

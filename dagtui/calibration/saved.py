@@ -72,16 +72,16 @@ def staleness(saved: dict[str, Any], graph: Graph, judge: JudgeSetting | None, *
 
 
 def run_calibration(graph: Graph, described: dict[str, Any], passed: int, failed: int, *,
-                    path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+                    path: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """What a run reports about its graph's saved calibration (`path`, else the one kept
     for the graph): its state and, when fresh, the pass rate corrected for the judge's
     measured errors (`correction`). `described` is the run's judge (`Judge.describe()`);
-    `passed` and `failed` its cases with a verdict."""
+    `passed` and `failed` its cases with a verdict. None when no calibration is saved (the
+    report then says nothing of one, and a sharded run merges to the whole run's report)."""
     where = Path(path) if path is not None else saved_file(graph.path or graph.metric.name)
     saved = read_saved(where)
     if saved is None:
-        return {"state": "none", "file": None, "line": "none", "nodes": [],
-                "corrected_pass_rate": None}
+        return None
     state = staleness(saved, graph, JudgeSetting.of(described), file=str(where))
     out = state.to_dict()
     out["corrected_pass_rate"] = None
@@ -95,9 +95,10 @@ def run_calibration(graph: Graph, described: dict[str, Any], passed: int, failed
 
 
 def summary_lines(calibration: dict[str, Any] | None) -> list[str]:
-    """`calibration: ...` and, when fresh, the corrected pass rate: a run's summary lines."""
+    """`calibration: ...` and, when fresh, the corrected pass rate: a run's summary lines
+    (`calibration: none` without one)."""
     if not calibration:
-        return []
+        return ["calibration: none"]
     lines = [f"calibration: {calibration.get('line', calibration.get('state'))}"]
     corrected = calibration.get("corrected_pass_rate")
     if corrected:
