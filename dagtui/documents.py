@@ -398,7 +398,8 @@ def models() -> Documents:
         judge: dict[str, Any] = Field(description="model, endpoint (redacted), temperature.")
         nodes: dict[str, NodeFingerprint]
         graph: str = Field(description="Hash of every node, the roots and the threshold.")
-        expected_cases: dict[str, str] = Field(description="case -> hash of expected_score.")
+        expected_cases: dict[str, str] = Field(
+            description="case -> hash of its expected_score and check-node labels.")
 
     class Outcome(Closed):
         """One case end to end: the labels' score and path against the judge's."""

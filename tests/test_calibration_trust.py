@@ -120,6 +120,15 @@ def test_check_is_fresh_after_calibrate_and_names_what_went_stale(work: Path, ca
         code, out = _check(stub, capsys)
         assert code == 1 and _row(out, "gate").endswith("3 labels changed")
         assert "calibration: stale: 1 node (gate: 3 labels changed)" in out
+        _relabel(cases, ["c01", "c02", "c03"])  # back to what was calibrated
+        rows = [json.loads(line) for line in cases.read_text().splitlines()]
+        for r in rows[:2]:
+            r["expected_score"] = 0.25
+        cases.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        code, out = _check(stub, capsys)
+        assert code == 1 and "fresh" in _row(out, "gate")
+        assert out.splitlines()[-1] == ("calibration: stale: end to end (2 expected scores "
+                                        "or check labels changed)")
         assert stub.calls == calls  # --check never asks the judge
 
         # recalibrated on the labels of now: fresh again

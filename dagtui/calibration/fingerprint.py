@@ -28,8 +28,8 @@ Hashes are `dagtui.cache.content_hash` (the cache key's hashing: one home), cut 
 `HASH_LEN` hex digits: a fingerprint is compared, never trusted as a secret. End-to-end
 figures (sensitivity and specificity of pass/fail, the basis of the corrected pass rate,
 `dagtui.calibration.correction`) also depend on the verdicts' scores, the routes, the
-check nodes and the threshold (`graph` hash) and on each case's `expected_score`
-(`expected_cases`): those are compared too, and named apart.
+check nodes and the threshold (`graph` hash) and on each case's `expected_score` and check
+node labels (`expected_cases`): those are compared too, and named apart.
 
 Textual-free and litellm-free: `--check` makes no call and imports no client.
 """
@@ -164,13 +164,17 @@ def graph_hash(graph: Graph) -> str:
                        metric.multi_turn])
 
 
-def expected_hashes(cases: Iterable[Any]) -> dict[str, str]:
-    """case name -> hash of its `expected_score` (cases that give one)."""
+def expected_hashes(graph: Graph, cases: Iterable[Any]) -> dict[str, str]:
+    """case name -> hash of what the end-to-end figures read of it besides the judged nodes'
+    labels: its `expected_score` and its labels of nodes no judge answers (check nodes,
+    whose labels steer the labels' path), for cases that give any."""
+    asked = set(judged(graph))
     by_case: dict[str, list[Any]] = {}
     for case in cases:
-        if case.expected_score is not None:
-            by_case.setdefault(case.name, []).append(case.expected_score)
-    return {name: short_hash(scores) for name, scores in by_case.items()}
+        others = {k: v for k, v in (case.expected or {}).items() if k not in asked}
+        if case.expected_score is not None or others:
+            by_case.setdefault(case.name, []).append([case.expected_score, others])
+    return {name: short_hash(items) for name, items in by_case.items()}
 
 
 def provenance(graph: Graph, cases: Iterable[Any], judge: JudgeSetting) -> dict[str, Any]:
@@ -183,7 +187,7 @@ def provenance(graph: Graph, cases: Iterable[Any], judge: JudgeSetting) -> dict[
         nodes[nid] = {"parts": node_parts(graph, nid, judge, parents),
                       "labels": short_hash(sorted(labels.items())), "label_cases": labels}
     return {"version": VERSION, "judge": judge.shown(), "nodes": nodes,
-            "graph": graph_hash(graph), "expected_cases": expected_hashes(cases)}
+            "graph": graph_hash(graph), "expected_cases": expected_hashes(graph, cases)}
 
 
 # --------------------------------------------------------------------------- comparing
@@ -247,7 +251,7 @@ class Staleness:
         if len(stale) > 3:
             parts.append(f"… and {len(stale) - 3} more")
         if self.end_to_end:
-            parts.append("end to end: " + ", ".join(self.end_to_end))
+            parts.append(("end to end: " if stale else "") + ", ".join(self.end_to_end))
         head = f"{len(stale)} node{'s' if len(stale) != 1 else ''}" if stale else "end to end"
         return f"stale: {head} ({'; '.join(parts)})"
 
@@ -257,12 +261,13 @@ class Staleness:
                 "removed": self.removed}
 
 
-def _changed(before: Mapping[str, str], now: Mapping[str, str], what: str) -> str | None:
+def _changed(before: Mapping[str, str], now: Mapping[str, str], one: str,
+             many: str) -> str | None:
     """"3 labels changed" (added, removed or different), or None when none did."""
     count = sum(1 for k in set(before) | set(now) if before.get(k) != now.get(k))
     if not count:
         return None
-    return f"{count} {what}{'s' if count != 1 else ''} changed"
+    return f"{count} {one if count == 1 else many} changed"
 
 
 def compare(saved: Mapping[str, Any], graph: Graph, cases: Iterable[Any] | None,
@@ -296,7 +301,7 @@ def compare(saved: Mapping[str, Any], graph: Graph, cases: Iterable[Any] | None,
         reasons = [REASONS[p] for p in changed]
         if cases is not None:
             counted = _changed(entry.get("label_cases") or {},
-                               label_hashes(graph, nid, cases), "label")
+                               label_hashes(graph, nid, cases), "label", "labels")
             if counted:
                 reasons.append(counted)
         out.nodes.append(NodeState(nid, "stale" if reasons else "fresh", reasons))
@@ -304,8 +309,9 @@ def compare(saved: Mapping[str, Any], graph: Graph, cases: Iterable[Any] | None,
     if record.get("graph") != graph_hash(graph) and not out.stale:
         out.end_to_end.append("graph changed (scores, routes, checks or threshold)")
     if cases is not None:
-        counted = _changed(record.get("expected_cases") or {}, expected_hashes(cases),
-                           "expected score")
+        counted = _changed(record.get("expected_cases") or {}, expected_hashes(graph, cases),
+                           "expected score or check label",
+                           "expected scores or check labels")
         if counted:
             out.end_to_end.append(counted)
     return out
