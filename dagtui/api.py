@@ -115,7 +115,9 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
                      judge: str | Judge | None = None, concurrency: int = 16,
                      workers: int | str = 1, allow_python: bool = False,
                      python_path: Iterable[str | os.PathLike[str]] = (),
-                     scheduler: str | None = None, **opts: Any) -> RunReport:
+                     scheduler: str | None = None,
+                     calibration: str | os.PathLike[str] | bool | None = None,
+                     **opts: Any) -> RunReport:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
@@ -132,15 +134,25 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
 
     count = resolve_workers(workers, len(batch), engine.judge)
     if count > 1 or scheduler and isinstance(engine.judge, LiteLLMJudge):
-        return await asyncio.to_thread(evaluate_in_workers, engine, batch, workers=count,
-                                       concurrency=concurrency, scheduler=scheduler)
-    return await evaluate_cases(engine, batch, concurrency=concurrency)
+        report = await asyncio.to_thread(evaluate_in_workers, engine, batch, workers=count,
+                                         concurrency=concurrency, scheduler=scheduler)
+    else:
+        report = await evaluate_cases(engine, batch, concurrency=concurrency)
+    if calibration is not False:
+        from .calibration.saved import run_calibration
+
+        report.calibration = run_calibration(
+            g, engine.judge.describe(), report.count("pass"), report.count("fail"),
+            path=calibration if isinstance(calibration, str | os.PathLike) else None)
+    return report
 
 
 def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
              judge: str | Judge | None = None, concurrency: int = 16, workers: int | str = 1,
              allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
-             scheduler: str | None = None, **opts: Any) -> RunReport:
+             scheduler: str | None = None,
+             calibration: str | os.PathLike[str] | bool | None = None,
+             **opts: Any) -> RunReport:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
     `[metric].cases`). Returns a batch RunReport (pass rate, per-node stats, results).
 
@@ -148,7 +160,12 @@ def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = N
     processes, each with its own litellm judge on a share of `concurrency` (litellm judges
     only; others run in process; needs `dagtui[dask]`); `scheduler="tcp://host:8786"` uses
     an existing Dask cluster instead. Call it under `if __name__ == "__main__":`.
-    `allow_python=True` lets python check nodes run (see `load`)."""
+    `allow_python=True` lets python check nodes run (see `load`).
+    `calibration`: the calibration to judge the run by (a `dagtui calibrate --json` file;
+    default the one `dagtui calibrate` saved for the graph under `.dagtui/calibration/`;
+    False for none): `report.calibration` says whether it is fresh and, when it is, the
+    pass rate corrected for the judge's measured errors (docs/calibration.md)."""
     return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency,
                                   workers=workers, allow_python=allow_python,
-                                  python_path=python_path, scheduler=scheduler, **opts))
+                                  python_path=python_path, scheduler=scheduler,
+                                  calibration=calibration, **opts))

@@ -95,6 +95,10 @@ class RunReport:
     #: `--shard I/N`: {"index", "count", "positions" of its cases in the dataset} for
     #: `dagtui merge`; None for a whole run
     shard: dict[str, Any] | None = None
+    #: the graph's saved calibration as the run saw it: its state and, when fresh, the pass
+    #: rate corrected for the judge's errors (`dagtui.calibration.saved.run_calibration`);
+    #: None when nobody asked (the report then has no `calibration` key)
+    calibration: dict[str, Any] | None = None
 
     def tally(self) -> Tally:
         """The aggregates of `results` (kept by a ResultLog, else counted now)."""
@@ -211,6 +215,7 @@ class RunReport:
             "results": list(self._result_dicts(steps)) if results else [],
             "exit_code": _exit_code(t),
             **({"shard": self.shard} if self.shard else {}),
+            **({"calibration": self.calibration} if self.calibration else {}),
         }
 
     def _result_dicts(self, steps: bool) -> Iterator[dict[str, Any]]:
@@ -263,10 +268,30 @@ class RunReport:
         yield safe_text('<?xml version="1.0" encoding="UTF-8"?>\n'
                         f'<testsuites name={name} {counts}>\n'
                         f'  <testsuite name={name} {counts}>\n')
+        if self.calibration:
+            yield safe_text(_junit_properties(self.calibration))
         for r in self.results:
             # no NUL, escape byte or lone surrogate: well-formed
             yield safe_text("\n".join(_junit_case(name, r)) + "\n")
         yield "  </testsuite>\n</testsuites>\n"
+
+
+def _junit_properties(calibration: dict[str, Any]) -> str:
+    """The calibration's state and the corrected pass rate as the suite's <properties>."""
+    props = [("calibration", calibration.get("state")),
+             ("calibration_detail", calibration.get("line"))]
+    corrected = calibration.get("corrected_pass_rate") or {}
+    if corrected.get("unusable"):
+        props.append(("corrected_pass_rate_unusable", corrected["unusable"]))
+    elif corrected.get("estimate") is not None:
+        props += [("corrected_pass_rate", f"{corrected['estimate']:.6f}"),
+                  ("corrected_pass_rate_ci_low", f"{corrected['ci'][0]:.6f}"),
+                  ("corrected_pass_rate_ci_high", f"{corrected['ci'][1]:.6f}"),
+                  ("judge_sensitivity", f"{corrected['sensitivity']:.6f}"),
+                  ("judge_specificity", f"{corrected['specificity']:.6f}")]
+    lines = [f"      <property name={quoteattr(k)} value={quoteattr(str(v))}/>"
+             for k, v in props if v is not None]
+    return "    <properties>\n" + "\n".join(lines) + "\n    </properties>\n"
 
 
 def _junit_case(name: str, r: RunResult) -> list[str]:

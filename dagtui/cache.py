@@ -122,18 +122,28 @@ def usable_entry(value: Any) -> bool:
     return value.get("logprobs") is None or isinstance(value["logprobs"], list)
 
 
+def content_hash(value: Any) -> str:
+    """sha256 of `value` as canonical JSON (keys sorted, no spaces, non-ASCII kept): the one
+    way dagtui hashes what it sends or measures (cache keys here; a calibration's
+    fingerprints, `dagtui.calibration.fingerprint`)."""
+    blob = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()  # "\udc80" in a case
+
+
+def normal_base(api_base: str | None) -> str | None:
+    """An endpoint as keys compare it: no trailing slash; empty is the provider's default."""
+    return (api_base or "").rstrip("/") or None
+
+
 def request_key(model: str, request: dict[str, Any], sample: int = 0,
                 api_base: str | None = None) -> str:
     """Stable hash of what determines a judge's answer: model, endpoint, request, sample.
 
-    The endpoint is normalised (no trailing slash; empty is the provider's default), so
-    `http://host/v1` and `http://host/v1/` share answers while two servers never do."""
-    blob = json.dumps(
-        {"model": model, "api_base": (api_base or "").rstrip("/") or None,
-         "request": request, "sample": sample},
-        sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str,
-    )
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()  # "\udc80" in a case
+    The endpoint is normalised (`normal_base`), so `http://host/v1` and `http://host/v1/`
+    share answers while two servers never do."""
+    return content_hash({"model": model, "api_base": normal_base(api_base),
+                         "request": request, "sample": sample})
 
 
 def _stderr(message: str) -> None:

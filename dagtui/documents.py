@@ -211,6 +211,39 @@ def models() -> Documents:
 
         name: str
 
+    class NodeState(Closed):
+        """One node's calibration: fresh, stale (why) or missing."""
+
+        node: str
+        status: Literal["fresh", "stale", "missing"]
+        reasons: list[str]
+
+    class CorrectedPassRate(Closed):
+        """The pass rate corrected for the judge's measured errors (docs/calibration.md)."""
+
+        raw: float | None
+        n: int = Field(description="Cases of the run judged pass or fail.")
+        estimate: float | None
+        ci: tuple[float, float] | None = Field(description="Its 95% interval.")
+        sensitivity: float | None
+        specificity: float | None
+        calibration_pass: int
+        calibration_fail: int
+        youden: float | None = Field(description="sensitivity + specificity - 1.")
+        unusable: str | None = Field(description="Why no correction could be made.")
+        method: str
+
+    class RunCalibration(Closed):
+        """The saved calibration's state for this run, and the corrected pass rate."""
+
+        state: Literal["fresh", "stale"]
+        file: str | None
+        line: str
+        nodes: list[NodeState]
+        end_to_end: list[str] | SkipJsonSchema[None] = None
+        removed: list[str] | SkipJsonSchema[None] = None
+        corrected_pass_rate: CorrectedPassRate | None
+
     class Report(Closed):
         """The report `dagtui run --json FILE` writes when the run ends."""
 
@@ -240,6 +273,9 @@ def models() -> Documents:
             description="The run's exit code: 3 when the judge halted, else 1 when a case "
                         "failed, else 3 when a case ended in a judge error, else 0.")
         shard: Shard | SkipJsonSchema[None] = None
+        calibration: RunCalibration | SkipJsonSchema[None] = Field(
+            None, description="The graph's saved calibration as the run saw it (absent when "
+                              "none is saved).")
 
     class Case(Open):
         """The case as a cases file would hold it."""
@@ -326,6 +362,15 @@ def models() -> Documents:
         close_calls: list[CloseCall]
         recall: float | None = Field(description="Task nodes: labelled items found.")
 
+    class OutcomeCounts(Closed):
+        """Pass/fail end to end: cases people passed (and of those the judge passed), cases
+        they failed (and of those the judge failed)."""
+
+        human_pass: int
+        judge_pass: int
+        human_fail: int
+        judge_fail: int
+
     class EndToEnd(Closed):
         """The judge's scores against the labels' scores."""
 
@@ -333,6 +378,28 @@ def models() -> Documents:
         exact: float | None
         pass_fail: float | None
         mae: float | None
+        outcomes: OutcomeCounts
+        sensitivity: float | None = Field(description="P(judge passes | people pass).")
+        specificity: float | None = Field(description="P(judge fails | people fail).")
+
+    class NodeFingerprint(Closed):
+        """What one node's figures were measured on, as hashes."""
+
+        parts: dict[str, str] = Field(
+            description="criteria, options, params, upstream, prompt, model, endpoint, "
+                        "temperature -> hash.")
+        labels: str = Field(description="Hash of every (case, label) pair of the node.")
+        label_cases: dict[str, str] = Field(description="case -> hash of its label.")
+
+    class Provenance(Closed):
+        """What the calibration measured (docs/calibration.md, Staleness)."""
+
+        version: int
+        judge: dict[str, Any] = Field(description="model, endpoint (redacted), temperature.")
+        nodes: dict[str, NodeFingerprint]
+        graph: str = Field(description="Hash of every node, the roots and the threshold.")
+        expected_cases: dict[str, str] = Field(
+            description="case -> hash of its expected_score and check-node labels.")
 
     class Outcome(Closed):
         """One case end to end: the labels' score and path against the judge's."""
@@ -371,5 +438,7 @@ def models() -> Documents:
         cache_hits: int
         cost: float | None
         wall_time: float
+        provenance: Provenance | None = Field(
+            description="Fingerprints of what was measured; null in files from before them.")
 
     return Documents(report=Report, results=ResultsLine, trace=Trace, calibration=Calibration)

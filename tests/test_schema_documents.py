@@ -58,6 +58,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
     }
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CI", "1")
+        mp.chdir(root)  # calibrate saves under ./.dagtui: not in the checkout
         for name, argv in runs.items():
             main([*argv, "--json", str(root / name / "r.json"),
                   "--trace-dir", str(root / name / "traces")])

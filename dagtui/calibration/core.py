@@ -46,7 +46,7 @@ from ..judges.labels import LabelsJudge
 from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
 from ..text import verdict_text as show
 from ..trace import RunResult
-from . import stats
+from . import fingerprint, stats
 from .forcing import ForcingJudge, Observation, SharedAnswers
 from .items import TaskLabelError, split_items, task_label
 
@@ -168,6 +168,8 @@ class Calibration:
     #: worked at all (then nothing was measured)
     halt: str | None = None
     judge_unusable: bool = False
+    #: what was measured, for staleness (`fingerprint.provenance`); None when not known
+    provenance: dict[str, Any] | None = None
 
     @property
     def scored(self) -> list[CaseOutcome]:
@@ -184,6 +186,17 @@ class Calibration:
         if not scored:
             return None
         return sum(o.judge_pass == o.human_pass for o in scored) / len(scored)
+
+    def outcome_counts(self) -> dict[str, int]:
+        """End to end, pass/fail of the judge's own path against the people's (cases with
+        both): how many people passed and how many of those the judge passed, how many they
+        failed and how many of those the judge failed (sensitivity and specificity, the basis
+        of the corrected pass rate, `correction`)."""
+        both = [o for o in self.scored if o.judge_pass is not None]
+        passed = [o for o in both if o.human_pass]
+        failed = [o for o in both if not o.human_pass]
+        return {"human_pass": len(passed), "judge_pass": sum(bool(o.judge_pass) for o in passed),
+                "human_fail": len(failed), "judge_fail": sum(not o.judge_pass for o in failed)}
 
     @property
     def mae(self) -> float | None:
@@ -204,12 +217,22 @@ class Calibration:
             "cases_file": self.cases_file, "halt": self.halt,
             "nodes": {k: v.to_dict() for k, v in self.nodes.items()},
             "end_to_end": {"scored": len(self.scored), "exact": self.exact,
-                           "pass_fail": self.pass_fail, "mae": self.mae},
+                           "pass_fail": self.pass_fail, "mae": self.mae,
+                           **_rates(self.outcome_counts())},
             "outcomes": [asdict(o) | {"differs": o.differs} for o in self.outcomes],
             "notes": self.notes, "label_problems": self.label_problems,
             "calls": self.calls, "cache_hits": self.cache_hits, "cost": self.cost,
-            "wall_time": self.wall_time,
+            "wall_time": self.wall_time, "provenance": self.provenance,
         }
+
+
+def _rates(counts: dict[str, int]) -> dict[str, Any]:
+    """The outcome counts with the sensitivity and specificity they give (None: no case)."""
+    return {"outcomes": counts,
+            "sensitivity": counts["judge_pass"] / counts["human_pass"]
+            if counts["human_pass"] else None,
+            "specificity": counts["judge_fail"] / counts["human_fail"]
+            if counts["human_fail"] else None}
 
 
 # --------------------------------------------------------------------------- running
@@ -327,6 +350,8 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                      samples=samples, seed=seed)
     result.judge = inner.describe()
     result.temperature = temperature
+    result.provenance = fingerprint.provenance(g, batch, fingerprint.JudgeSetting.of(
+        {**result.judge, "temperature": temperature}))
     result.wall_time = wall
     if halt is not None:
         result.halt, result.judge_unusable = halt.line, bool(halt.preflight)

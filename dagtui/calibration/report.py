@@ -104,8 +104,13 @@ def _outcome_rows(cal: Calibration) -> list[list[str]]:
 
 
 def _end_to_end(cal: Calibration) -> str:
+    c = cal.outcome_counts()
+    rates = "".join(f", {name} {c[judged] / c[human]:.0%} ({c[judged]}/{c[human]})"
+                    for name, judged, human in (("sensitivity", "judge_pass", "human_pass"),
+                                                ("specificity", "judge_fail", "human_fail"))
+                    if c[human])
     return (f"{counted(len(cal.scored), 'case')} scored: exact {_pct(cal.exact)}, pass/fail "
-            f"{_pct(cal.pass_fail)}, mean absolute error {_num(cal.mae, 3)}")
+            f"{_pct(cal.pass_fail)}{rates}, mean absolute error {_num(cal.mae, 3)}")
 
 
 def _blame_line(cal: Calibration) -> str:

@@ -8,6 +8,11 @@ show later, whichever directory either runs from. `--min-kappa K`
 is a CI guard for a judge-model change: exit 1 when any judgement node's kappa is below K.
 `--dry-run` makes no call: it walks the labels' path of every case and prints the calls the
 teacher-forced passes would make (and their cost where litellm knows the model's price).
+`--check` makes no call either: it compares the saved calibration (or `--calibration FILE`)
+with the graph, the judge (`--model`, `--api-base`, `--temperature`, as a run would use
+them) and the labels of now, and says per node fresh, stale (why) or missing; exit 1 when
+any node is stale or missing (or below `--min-kappa`): a CI gate an edit cannot slip past
+(`dagtui.calibration.fingerprint`).
 Exit codes: 0 ok, 1 a node below `--min-kappa` (or an invalid graph), 2 bad input, 3 judge
 errors left no node measurable or ended every case.
 """
@@ -51,6 +56,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write a pull-request-ready report")
     p.add_argument("--dry-run", action="store_true",
                    help="print the calls it would make (and their cost), make none")
+    p.add_argument("--check", action="store_true",
+                   help="make no call: is the saved calibration still fresh for this graph, "
+                        "judge and labels? exit 1 when a node is stale, missing or below "
+                        "--min-kappa")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="with --check: the calibration to check (a --json file) instead of "
+                        "the one saved under .dagtui/calibration/")
     p.add_argument("--concurrency", type=positive_int, default=8,
                    help="cases and calls in flight (8)")
     p.add_argument("--timeout", type=positive_float, default=60.0,
@@ -78,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         err(f"{args.graph} is a suite: calibrate one of its rule graphs (each has its own "
             "nodes and labels)")
         return ExitCode.USAGE
+    if args.check:
+        from .calibrate_check import check
+
+        return check(args, checked)
     graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code

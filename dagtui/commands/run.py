@@ -271,6 +271,10 @@ def run(args: argparse.Namespace) -> int:
         from ..merge import shard_info
 
         report.shard = shard_info(args.shard, positions)
+    from ..calibration.saved import run_calibration, summary_lines
+
+    report.calibration = run_calibration(graph, judge.describe(), report.count("pass"),
+                                         report.count("fail"))
     try:
         for failed in (finished.error, stream.error if stream is not None else None):
             if failed is not None:  # a line, or putting the results file in place
@@ -290,7 +294,7 @@ def run(args: argparse.Namespace) -> int:
             err(line)  # the judge never worked: a line or two, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
-    for line in agreement.lines():
+    for line in [*summary_lines(report.calibration), *agreement.lines()]:
         say(_wrapped(line), file=out)
     return report.exit_code()
 

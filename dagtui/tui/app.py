@@ -967,7 +967,8 @@ class EditorApp(Remappable, App[None]):
         if not self.state.read_only:
             tree.show(self.state.graph, self.state.problem_counts(),
                       self.state.graph.metric.name)
-        self.push_screen(CalibrationScreen(data, self.state.selected), self._calibration_jump)
+        self.push_screen(CalibrationScreen(data, self.state.selected, tree.stale),
+                         self._calibration_jump)
 
     def _calibration_jump(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:

@@ -4,14 +4,16 @@ the tree imports this at startup.
 
 The data is the JSON `dagtui calibrate` saves in the graph's `.dagtui/`
 (`dagtui.workdir.calibration_file`, where the cache lives too) or a file named with
-`--calibration`. It is
-read, never computed here: calibrating costs calls, and the editor must open instantly.
-A file that is missing or not a calibration result simply shows nothing.
+`--calibration`. It is read, never computed here: calibrating costs calls, and the editor
+must open instantly. A file that is missing or not a calibration result simply shows nothing.
+A node whose saved figures no longer describe it (its criteria, options, params or upstream
+labels edited since, or its labels changed: `dagtui.calibration.fingerprint`) shows its badge
+struck through and marked `stale`; the judge is not compared here (the editor does not know
+which model a run will use: `dagtui calibrate --check` does).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -34,36 +36,60 @@ def calibration_file(graph_path: str | Path) -> Path:
 def load_calibration(graph_path: str | Path | None,
                      explicit: str | Path | None = None) -> dict[str, Any] | None:
     """The saved calibration result for a graph, or None (missing, unreadable, not one)."""
+    from ..calibration.saved import read_saved
+
     path = Path(explicit) if explicit else (calibration_file(graph_path) if graph_path
                                             else None)
-    if path is None:
+    return read_saved(path)
+
+
+def labelled(data: dict[str, Any] | None) -> list[Any] | None:
+    """The labelled cases the calibration was run on, read once (None: none to compare,
+    or a calibration without fingerprints, where labels do not matter)."""
+    if not data or not isinstance(data.get("provenance"), dict):
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
-        return None
-    return data
+    from ..calibration.saved import labelled_cases
+
+    return labelled_cases(data)[0]
+
+
+def stale_nodes(data: dict[str, Any] | None, graph: Any,
+                cases: list[Any] | None) -> dict[str, list[str]]:
+    """node -> why its saved figures are stale, for the calibrated nodes that are (the
+    graph and labels compared, not the judge)."""
+    if not data:
+        return {}
+    from ..calibration.fingerprint import compare
+
+    state = compare(data, graph, cases, None)
+    return {n.node: n.reasons for n in state.nodes
+            if n.status != "fresh" and n.node in (data.get("nodes") or {})}
 
 
 def kappa_style(kappa: float) -> str:
     return "bold green" if kappa >= GOOD else "bold yellow" if kappa >= FAIR else "bold red"
 
 
-def badge(data: dict[str, Any] | None, node_id: str) -> Text | None:
+def badge(data: dict[str, Any] | None, node_id: str,
+          stale: list[str] | None = None) -> Text | None:
     """The tree's badge for a node: `κ 0.85` (coloured), `recall 93%` for a task node with
-    item labels, None when the result says nothing about it."""
+    item labels, None when the result says nothing about it. `stale` (the reasons the
+    figure no longer holds): the figure struck through and dimmed, then `stale`."""
     node = (data or {}).get("nodes", {}).get(node_id)
     if not isinstance(node, dict):
         return None
     kappa = node.get("kappa")
-    if isinstance(kappa, int | float):
-        return Text(f"κ {kappa:.2f}", style=kappa_style(float(kappa)))
     recall = node.get("recall")
-    if isinstance(recall, int | float):
-        return Text(f"recall {recall:.0%}", style=kappa_style(float(recall)))
-    return None
+    if isinstance(kappa, int | float):
+        text = Text(f"κ {kappa:.2f}", style=kappa_style(float(kappa)))
+    elif isinstance(recall, int | float):
+        text = Text(f"recall {recall:.0%}", style=kappa_style(float(recall)))
+    else:
+        return None
+    if stale:
+        text.stylize("dim strike")
+        text.append(" stale", style="bold yellow")
+    return text
 
 
 def close_call(data: dict[str, Any] | None, node_id: str, case: str) -> dict[str, Any] | None:

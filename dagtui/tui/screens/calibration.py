@@ -24,9 +24,12 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
     CSS_PATH = "calibration.tcss"  # beside this module
     BINDINGS = [Binding("escape", "close", "back", id="calibration.close")]
 
-    def __init__(self, data: dict[str, Any], selected: str | None = None) -> None:
+    def __init__(self, data: dict[str, Any], selected: str | None = None,
+                 stale: dict[str, list[str]] | None = None) -> None:
         super().__init__()
         self.data = data
+        #: node -> why its figures no longer hold (`dagtui.tui.calibration.stale_nodes`)
+        self.stale = stale or {}
         self.node_ids = [n for n, v in data["nodes"].items()
                          if isinstance(v, dict) and v.get("type") != "check"]
         self.selected = selected if selected in self.node_ids else (
@@ -58,6 +61,11 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
         text = Text.assemble((f"{d.get('graph', '')}", "bold"),
                              f" · judge {judge.get('model') or judge.get('name', '?')} · "
                              f"{d.get('cases', 0)} cases · {d.get('samples', 1)} sample(s)")
+        if self.stale:
+            names = ", ".join(list(self.stale)[:4]) + (" …" if len(self.stale) > 4 else "")
+            text.append(f"\nstale: {len(self.stale)} node{'s' if len(self.stale) != 1 else ''}"
+                        f" ({names}) changed since this calibration — run dagtui calibrate "
+                        "again", style="bold yellow")
         if e2e.get("scored"):
             text.append(f"\nend to end: exact {pct(e2e.get('exact'))}, pass/fail "
                         f"{pct(e2e.get('pass_fail'))} — enter on a case opens the debugger "
@@ -66,7 +74,7 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
 
     def _node_row(self, nid: str) -> Text:
         text = Text(f"{nid[:18]:18} ")
-        mark = badge(self.data, nid)
+        mark = badge(self.data, nid, self.stale.get(nid))
         if mark is not None:
             text.append_text(mark)
         return text
@@ -79,7 +87,10 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
             matrix.update("no calibrated nodes")
             return
         node = self.data["nodes"][nid]
-        matrix.update(matrix_text(nid, node))
+        text = matrix_text(nid, node)
+        if self.stale.get(nid):
+            text.append(f"\nstale: {', '.join(self.stale[nid])}", style="bold yellow")
+        matrix.update(text)
         rows: list[Option] = []
         for d in node.get("disagreements") or []:
             rows.append(Option(f"✖ {d['case']} — label {d['label']}, judge {d['verdict']}",

@@ -19,7 +19,7 @@ from textual.widgets.tree import TreeNode
 from ...kinds import icon
 from ...model import Graph, TaskNode
 from ...text import verdict_text
-from ..calibration import badge
+from ..calibration import badge, labelled, stale_nodes
 from ..outline import (
     Item,
     ItemRef,
@@ -63,6 +63,11 @@ class GraphTree(Tree[ItemRef]):
         self.metric_name = ""
         #: a saved calibration result (`dagtui calibrate`): each node's kappa as a badge
         self.calibration: dict[str, object] | None = None
+        #: the labelled cases it was run on (read once) and, per calibrated node whose
+        #: figures no longer hold, why (worked out again on each `show`)
+        self._labelled: list[object] | None = None
+        self.stale: dict[str, list[str]] = {}
+        self._stale_of: object = None
 
     # -- public API -----------------------------------------------------------------------
     def show(self, graph: Graph, counts: Counts, metric_name: str = "", *,
@@ -80,6 +85,7 @@ class GraphTree(Tree[ItemRef]):
                 self.root.add_leaf(Text("  fix it on disk, then ctrl+r", style="dim"))
                 self._structure = ("read-only",)
             return False
+        self._mark_stale(graph)
         key = structure_key(graph)
         if key != self._structure:
             self._rebuild(graph, counts)
@@ -91,7 +97,22 @@ class GraphTree(Tree[ItemRef]):
     def set_calibration(self, data: dict[str, object] | None) -> None:
         """Show `data`'s per-node badges from the next `show` on (every row relabelled)."""
         self.calibration = data
+        self._labelled = labelled(data)
+        self._stale_of = None
         self._seen = {}
+
+    def _mark_stale(self, graph: Graph) -> None:
+        """Which calibrated nodes are stale in this version of the graph; a node whose mark
+        changed is relabelled (an upstream label edit marks the node below it too)."""
+        # nodes are replaced on edit, the graph object may stay: its nodes' identities tell
+        stamp = (id(graph.metric), *map(id, graph.nodes.values()))
+        if not self.calibration or self._stale_of == stamp:
+            return
+        self._stale_of = stamp
+        now = stale_nodes(self.calibration, graph, self._labelled)
+        for nid in (set(now) ^ set(self.stale)) | {n for n in now if now[n] != self.stale.get(n)}:
+            self._seen.pop(nid, None)
+        self.stale = now
 
     def force_rebuild(self) -> None:
         """Rebuild every row on the next `show` (after a reload or a save)."""
@@ -286,7 +307,7 @@ class GraphTree(Tree[ItemRef]):
         text.append(f"{icon(node.type)} ", style="bold")
         text.append(nid, style="bold")
         # right after the id: a narrow tree cuts the end of a row, and this is the figure
-        mark = badge(self.calibration, nid) if self.calibration else None
+        mark = badge(self.calibration, nid, self.stale.get(nid)) if self.calibration else None
         if mark is not None:
             text.append(" ")
             text.append_text(mark)
