@@ -7,8 +7,9 @@ the current directory (where the cache lives), for the editor to show later. `--
 is a CI guard for a judge-model change: exit 1 when any judgement node's kappa is below K.
 `--dry-run` makes no call: it walks the labels' path of every case and prints the calls the
 teacher-forced passes would make (and their cost where litellm knows the model's price).
-Exit codes: 0 ok, 1 a node below `--min-kappa` (or an invalid graph), 2 bad input, 3 judge
-errors left no node measurable.
+Bad labels (`dagtui.labelcheck`) are exit 2 before any call; `--lenient` ignores them with a
+warning each, counted in the report. Exit codes: 0 ok, 1 a node below `--min-kappa` (or an
+invalid graph), 2 bad input, 3 judge errors left no node measurable.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from .flags import non_negative_int, positive_float, positive_int
+from .label_opts import add_lenient_option, checked_case_list
 from .python_opts import add_python_options, python_consent
 from .run import err, load_graph_and_cases
 
@@ -61,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="neither read nor write the cache: every call is sent")
     cached.add_argument("--refresh", action="store_true",
                         help="ask the judge again and overwrite the cached answers")
+    add_lenient_option(p)
     add_python_options(p)
     p.set_defaults(func=run)
 
@@ -80,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
+    cases, ignored, code = checked_case_list(graph, cases, getattr(args, "lenient", False))
+    if code:
+        return code
     if not any(c.expected for c in cases):
         err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
         return ExitCode.USAGE
@@ -90,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dry_run(checked, cases, model, args.samples, python_consent(args)))
         return ExitCode.OK
     from ..cache import open_cache
-    from ..calibration.core import a_calibrate
+    from ..calibration.core import a_calibrate, note_ignored
     from ..calibration.report import render_markdown, render_text
     from ..cases import CaseError
     from ..outputs import report_target_problems, safe_json, safe_text
@@ -116,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+    note_ignored(cal, ignored)
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
         err(cal.halt or "the judge could not be used")
         return ExitCode.JUDGE
