@@ -23,7 +23,7 @@ classes (`KINDS`):
   reach is reported.
 
 The Python API (`dagtui.calibrate`, `dagtui.evaluate`) raises `LabelError` too, or with
-`lenient=True` drops the labels with a `LabelWarning` each. `case_problems(graph, case)` checks one case (a streamed run checks each as it reads it);
+`lenient=True` drops the labels with a `LabelWarning` each. `LabelChecker(graph).check(case)` checks one case (a streamed run checks each as it reads it);
 `check_cases` a list, raising `LabelError` or, lenient, returning the cases without their bad
 labels; `LenientCases` does the same to a cases file read per pass (`dagtui.case_stream`).
 Textual-free and light: no engine, no judge.
@@ -58,6 +58,9 @@ KIND_NAMES = {"unknown_node": "unknown node", "wrong_shape": "wrong shape",
 SCORE_KEY = "expected_score"
 #: problems listed in one error message before "... and N more"
 SHOWN = 20
+#: entries each memo of a `LabelChecker` keeps (a dataset repeats a few labels and paths;
+#: free-text labels must not make a streamed run's memory grow with the dataset)
+MEMO = 4096
 #: words a person may write for true and false (read for a hint, never accepted as labels)
 _TRUE_WORDS = frozenset({"true", "yes", "y", "1", "pass", "passed"})
 _FALSE_WORDS = frozenset({"false", "no", "n", "0", "fail", "failed"})
@@ -131,51 +134,133 @@ def verdict_of(node: Judgement, value: Any) -> Verdict | None:
 # --------------------------------------------------------------------------- one case
 
 
-def case_problems(graph: Graph, case: Case, compiled: CompiledGraph | None = None
-                  ) -> list[LabelProblem]:
-    """Every bad label of one case, in `KINDS` order per label, the off-path ones last.
-    `compiled`: the graph's `CompiledGraph`, when checking many cases (built once)."""
-    expected = case.expected or {}
-    problems: list[LabelProblem] = []
+class LabelChecker:
+    """The label check of one graph, one case at a time (`check(case)`), for a list or a
+    stream alike. What does not depend on the case is worked out once: the compiled edges,
+    each (node, label) verdict — a dataset repeats a handful of labels — and each labelled
+    path's walk, memoised by the verdicts it follows."""
 
-    def bad(key: str, kind: str, message: str) -> None:
-        problems.append(LabelProblem(case.name, case.where, key, kind, message))
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.compiled = CompiledGraph.of(graph)
+        #: (node id, label type, label) -> (class, message) or None, for hashable labels
+        self._labels: dict[tuple[str, type, Any], tuple[str, str] | None] = {}
+        #: the verdicts a labelled path follows -> (nodes it may reach, the path as text)
+        self._walks: dict[tuple[tuple[int, int], ...], tuple[frozenset[int], str]] = {}
 
-    usable: dict[str, Any] = {}
-    for key, value in expected.items():
-        nid = str(key)
-        node = graph.nodes.get(nid)
-        if node is None:
-            bad(nid, "unknown_node", _unknown(graph, nid, value))
-            continue
-        found = _label_problem(node, value)
-        if found is None:
-            usable[nid] = value
-        else:
-            bad(nid, *found)
-    score = case.expected_score
-    number = isinstance(score, int | float) and not isinstance(score, bool)
-    if score is not None and not (number and 0 <= score <= 1):
-        shown = f"{score:g}" if number else verdict_text(score, quote=True)
-        bad(SCORE_KEY, "out_of_range", f"{SCORE_KEY} {shown} is outside 0..1 (the graph's "
-            "score; a leaf's 0..10 score divided by 10)")
-    for nid, path in _off_path(graph, usable, compiled):
-        bad(nid, "off_path", f"node {nid!r} is labelled {verdict_text(expected[nid], quote=True)}"
-            f", but the case's own labels never reach it (their path: {path}); remove the "
-            "label, or fix the labels above it")
-    return problems
+    def check(self, case: Case) -> list[LabelProblem]:
+        """Every bad label of one case, in `KINDS` order per label, off-path ones last."""
+        expected = case.expected or {}
+        problems: list[LabelProblem] = []
+
+        def bad(key: str, kind: str, message: str) -> None:
+            problems.append(LabelProblem(case.name, case.where, key, kind, message))
+
+        usable: list[str] = []
+        nodes = self.graph.nodes
+        for key, value in expected.items():
+            nid = str(key)
+            node = nodes.get(nid)
+            if node is None:
+                bad(nid, "unknown_node", _unknown(self.graph, nid, value))
+                continue
+            found = self._label(node, value)
+            if found is None:
+                usable.append(nid)
+            else:
+                bad(nid, *found)
+        score = case.expected_score
+        number = isinstance(score, int | float) and not isinstance(score, bool)
+        if score is not None and not (number and 0 <= score <= 1):
+            shown = f"{score:g}" if number else verdict_text(score, quote=True)
+            bad(SCORE_KEY, "out_of_range", f"{SCORE_KEY} {shown} is outside 0..1 (the graph's "
+                "score; a leaf's 0..10 score divided by 10)")
+        if usable:
+            reached, path = self._walk(expected, usable)
+            index = self.compiled.index
+            for nid in usable:
+                if index[nid] not in reached:
+                    bad(nid, "off_path", f"node {nid!r} is labelled "
+                        f"{verdict_text(expected[nid], quote=True)}, but the case's own labels "
+                        f"never reach it (their path: {path}); remove the label, or fix the "
+                        "labels above it")
+        return problems
+
+    def _label(self, node: Any, value: Any) -> tuple[str, str] | None:
+        if isinstance(value, list | dict):  # not hashable: judged afresh (rare, cheap)
+            return _label_problem(node, value)
+        key = (node.id, type(value), value)
+        try:
+            return self._labels[key]
+        except KeyError:
+            found = _label_problem(node, value)
+            if len(self._labels) < MEMO:  # free-text task labels: the memo stays bounded
+                self._labels[key] = found
+            return found
+        except TypeError:  # an unhashable value of some other type
+            return _label_problem(node, value)
+
+    def _walk(self, expected: dict[str, Any], usable: list[str]
+              ) -> tuple[frozenset[int], str]:
+        """(the nodes the labels' path may reach, that path as text): `dagtui.schedule`'s
+        arrival rule over the compiled edges. A task arrives at its children, a judgement
+        or check node with a usable label at its verdict's node, one without at every node
+        its verdicts lead to, so the set holds every node a run that agrees with the labels
+        may reach."""
+        nodes, index = self.graph.nodes, self.compiled.index
+        chosen: dict[int, int] = {}
+        for nid in usable:
+            node = nodes[nid]
+            if isinstance(node, Judgement):
+                verdict = verdict_of(node, expected[nid])
+                if verdict is not None:
+                    chosen[index[nid]] = node.verdicts.index(verdict)
+        key = tuple(sorted(chosen.items()))
+        walked = self._walks.get(key)
+        if walked is None:
+            walked = self._walk_from(chosen)
+            if len(self._walks) < MEMO:
+                self._walks[key] = walked
+        return walked
+
+    def _walk_from(self, chosen: dict[int, int]) -> tuple[frozenset[int], str]:
+        compiled, nodes = self.compiled, self.graph.nodes
+        progress = Progress(compiled)
+        reached: set[int] = set()
+        path: list[str] = []
+        while progress.ready:
+            i = progress.ready[0]
+            progress.take(i)
+            reached.add(i)
+            node = nodes[compiled.ids[i]]
+            arrivals: Iterable[int] = compiled.targets[i]
+            if i in chosen and isinstance(node, Judgement):
+                verdict = node.verdicts[chosen[i]]
+                path.append(f"{node.id}={verdict_text(verdict.verdict)}")
+                target = compiled.index.get(verdict.then) if verdict.then else None
+                arrivals = () if target is None else (target,)
+            elif node.is_scored_leaf:
+                arrivals = ()
+            for t in arrivals:
+                progress.arrive(t)
+        return frozenset(reached), " → ".join(path) or "no labelled verdict"
+
+
+def label_problems(graph: Graph, case: Case) -> list[LabelProblem]:
+    """Every bad label of one case (a `LabelChecker` of `graph` checks many faster)."""
+    return LabelChecker(graph).check(case)
 
 
 def _unknown(graph: Graph, nid: str, value: Any) -> str:
-    hint = _near(nid, list(graph.nodes))
+    hint = nearest(nid, list(graph.nodes))
     known = ", ".join(list(graph.nodes)[:12]) + (", ..." if len(graph.nodes) > 12 else "")
     return (f"a label for {nid!r} ({verdict_text(value, quote=True)}), which is no node of the "
             "graph" + (f" (did you mean {hint!r}?)" if hint else f" (its nodes: {known})"))
 
 
-def _near(word: str, choices: list[str]) -> str | None:
-    """The choice `word` nearly matches: the same but for case and spacing, else difflib's
-    closest spelling."""
+def nearest(word: str, choices: list[str]) -> str | None:
+    """The choice `word` nearly matches (None: none does): the same but for case and
+    spacing, else difflib's closest spelling. The one "did you mean" of label messages."""
     folded = [c for c in choices if _fold(c) == _fold(word)]
     if folded:
         return folded[0]
@@ -233,45 +318,12 @@ def _not_a_verdict(node: Judgement, value: Any, shown: str) -> str:
             return f"{head}; did you mean {'true' if _fold(value) in _TRUE_WORDS else 'false'}?"
         return head
     labels = [str(v) for v in verdicts]
-    hint = _near(str(value), labels) if isinstance(value, str) else None
+    hint = nearest(str(value), labels) if isinstance(value, str) else None
     if hint is None:
         return head
     how = "it differs only in case or spacing" if _fold(hint) == _fold(str(value)) else \
         "the nearest spelling"
     return f"{head}; did you mean {verdict_text(hint, quote=True)} ({how})?"
-
-
-def _off_path(graph: Graph, labels: dict[str, Any], compiled: CompiledGraph | None
-              ) -> list[tuple[str, str]]:
-    """(node id, the labels' path as text) for each labelled node the labels' path cannot
-    reach. The walk is `dagtui.schedule`'s arrival rule over the compiled edges: a task
-    arrives at its children, a judgement with a usable label at its verdict's node, one
-    without at every node its verdicts lead to (so the reached set holds every node some
-    run that agrees with the labels may reach)."""
-    compiled = compiled or CompiledGraph.of(graph)
-    progress = Progress(compiled)
-    reached: set[str] = set()
-    path: list[str] = []
-    ids, nodes = compiled.ids, graph.nodes
-    while progress.ready:
-        i = progress.ready[0]
-        progress.take(i)
-        nid = ids[i]
-        reached.add(nid)
-        node = nodes[nid]
-        arrivals: Iterable[int] = compiled.targets[i]
-        if isinstance(node, Judgement) and nid in labels:
-            verdict = verdict_of(node, labels[nid])
-            if verdict is not None:
-                path.append(f"{nid}={verdict_text(verdict.verdict)}")
-                target = compiled.index.get(verdict.then) if verdict.then else None
-                arrivals = () if target is None else (target,)
-        elif node.is_scored_leaf:
-            arrivals = ()
-        for t in arrivals:
-            progress.arrive(t)
-    shown = " → ".join(path) or "no labelled verdict"
-    return [(nid, shown) for nid in labels if nid not in reached]
 
 
 # --------------------------------------------------------------------------- many cases
@@ -291,11 +343,11 @@ def check_cases(graph: Graph, cases: Iterable[Case], *, lenient: bool = False
                 ) -> tuple[list[Case], list[LabelProblem]]:
     """(the cases, every bad label). Not lenient: `LabelError` when there is any. Lenient:
     each case comes back without its bad labels, and the problems are the warnings."""
-    compiled = CompiledGraph.of(graph)
+    checker = LabelChecker(graph)
     out: list[Case] = []
     found: list[LabelProblem] = []
     for case in cases:
-        problems = case_problems(graph, case, compiled)
+        problems = checker.check(case)
         found += problems
         out.append(without(case, problems))
     if found and not lenient:
@@ -305,8 +357,8 @@ def check_cases(graph: Graph, cases: Iterable[Case], *, lenient: bool = False
 
 def scan(graph: Graph, cases: Iterable[Case]) -> list[LabelProblem]:
     """Every bad label of `cases` (read once, one case at a time: a stream stays lazy)."""
-    compiled = CompiledGraph.of(graph)
-    return [p for case in cases for p in case_problems(graph, case, compiled)]
+    checker = LabelChecker(graph)
+    return [p for case in cases for p in checker.check(case)]
 
 
 class LenientCases:
@@ -314,16 +366,15 @@ class LenientCases:
     bad labels: `--lenient` on a dataset that is never held in memory."""
 
     def __init__(self, graph: Graph, cases: Any) -> None:
-        self.graph = graph
         self.cases = cases
-        self._compiled = CompiledGraph.of(graph)
+        self.checker = LabelChecker(graph)
 
     def __len__(self) -> int:
         return len(self.cases)
 
     def __iter__(self) -> Iterator[Case]:
         for case in self.cases:
-            yield without(case, case_problems(self.graph, case, self._compiled))
+            yield without(case, self.checker.check(case))
 
 
 def ignored_summary(problems: Sequence[LabelProblem]) -> str:

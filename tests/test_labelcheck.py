@@ -28,8 +28,8 @@ from dagtui.labelcheck import (
     LabelError,
     LabelWarning,
     LenientCases,
-    case_problems,
     check_cases,
+    label_problems,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -301,26 +301,26 @@ def test_api_evaluate_and_calibrate_raise_before_any_call_or_warn_when_lenient(g
     assert [r.status for r in report.results] == ["pass", "error", "fail", "pass"]
 
 
-def test_case_problems_checks_one_case_for_a_streamed_loop(graph):
+def test_label_problems_checks_one_case_for_a_streamed_loop(graph):
     graph = dagtui.load(graph).graph
     ok = Case("ok", {"actual_output": "x"}, dict(GOOD), 0.7)
-    assert case_problems(graph, ok) == []
+    assert label_problems(graph, ok) == []
     # a Case built in Python is not checked by the cases-file loader: its score is here
     score = Case("s", {}, {"present": False}, 7.0)
-    [p] = case_problems(graph, score)
+    [p] = label_problems(graph, score)
     assert (p.kind, p.key) == ("out_of_range", "expected_score")
     assert p.format() == ("case 's': expected_score 7 is outside 0..1 (the graph's score; a "
                           "leaf's 0..10 score divided by 10)")
     # a verdict on a scored leaf, "yes" on a binary node, a malformed task table
     odd = Case("o", {}, {"headings": {"contain": ["x"]}, "present": "yes"})
-    kinds = [(p.key, p.kind) for p in case_problems(graph, odd)]
+    kinds = [(p.key, p.kind) for p in label_problems(graph, odd)]
     assert kinds == [("headings", "wrong_shape"), ("present", "not_a_verdict")]
-    assert "did you mean true?" in case_problems(graph, odd)[1].message
+    assert "did you mean true?" in label_problems(graph, odd)[1].message
     leaf = Case("l", {}, {**GOOD, "style": "good"})
-    assert "its label is a score from 0 to 10" in case_problems(graph, leaf)[0].message
+    assert "its label is a score from 0 to 10" in label_problems(graph, leaf)[0].message
     # a judgement without a usable label opens every branch: nothing below it is off-path
     open_case = Case("u", {}, {"order": "Two headings swapped"})
-    assert case_problems(graph, open_case) == []
+    assert label_problems(graph, open_case) == []
     kept, ignored = check_cases(graph, [ok, score, odd], lenient=True)
     assert kept[0] is ok and kept[1].expected_score is None and kept[2].expected == {}
     assert len(ignored) == 3

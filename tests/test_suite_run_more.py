@@ -152,7 +152,8 @@ def test_dotted_labels_read_like_nested_tables() -> None:
     assert nested.of("deep_analysis").skipped and not nested.of("is_english").any
     wrong = split_labels(load.suite, load.graphs, {"corectness.agrees": True,
                                                    "correctness": True})
-    assert wrong.problems[0].startswith("label 'corectness.agrees' names no rule")
+    assert wrong.problems[0] == ("label 'corectness.agrees' names no rule of the suite (did "
+                                 "you mean 'correctness'?)")
     assert "rule 'correctness' is a graph: label its nodes with a table" in wrong.problems[1]
 
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks import PythonConsent
-from ..labelcheck import LabelError, LabelProblem, case_problems
+from ..labelcheck import LabelChecker, LabelError, LabelProblem, nearest
 from ..labeltest import TOLERANCE
 from ..text import verdict_text
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
@@ -124,8 +124,9 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
             continue
         dotted = _split_key(str(key), suite.rules)
         if dotted is None:
-            out.problems.append(f"label '{key}' names no rule of the suite (rules: "
-                                f"{', '.join(suite.rules)})")
+            hint = nearest(str(key).split(".")[0], list(suite.rules))  # "rule.node": the rule
+            out.problems.append(f"label '{key}' names no rule of the suite " + (
+                f"(did you mean '{hint}'?)" if hint else f"(rules: {', '.join(suite.rules)})"))
             continue
         put(dotted[0], dotted[1], value)
     for rid, labels in out.rules.items():
@@ -134,19 +135,20 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
     return out
 
 
-def rule_label_problems(graphs: dict[str, Any], case: Any, labels: CaseLabels
+def rule_label_problems(checkers: dict[str, LabelChecker], case: Any, labels: CaseLabels
                         ) -> list[LabelProblem]:
     """The bad labels of one case, rule by rule: each rule's labels checked against its
     graph as a graph's labels are (`dagtui.labelcheck`: unknown node, shape, verdict, range,
-    off the labelled path), keyed `rule.node` and worded with the rule."""
+    off the labelled path), keyed `rule.node` and worded with the rule. `checkers`: rule id
+    -> the `LabelChecker` of its graph."""
     found: list[LabelProblem] = []
     for rid, rule_labels in labels.rules.items():
-        graph = graphs.get(rid)
-        if graph is None or not rule_labels.nodes:
+        checker = checkers.get(rid)
+        if checker is None or not rule_labels.nodes:
             continue
         view = rule_view(case, RuleLabels(dict(rule_labels.nodes)))
         found += [dataclasses.replace(p, key=f"{rid}.{p.key}", message=f"rule {rid!r}: "
-                                      f"{p.message}") for p in case_problems(graph, view)]
+                                      f"{p.message}") for p in checker.check(view)]
     return found
 
 
@@ -217,8 +219,9 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
     split = {id(c): split_labels(suite, load.graphs, getattr(c, "expected", None) or {})
              for c in cases}
     ignored: list[LabelProblem] = []
+    checkers = {rid: LabelChecker(g) for rid, g in load.graphs.items() if g is not None}
     for c in cases:
-        bad = rule_label_problems(load.graphs, c, split[id(c)])
+        bad = rule_label_problems(checkers, c, split[id(c)])
         drop_labels(split[id(c)], bad)
         ignored += bad
     if ignored and not lenient:
