@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import ExitCode
-from ..labelcheck import LabelError, LabelProblem, LenientCases, check_cases, scan
+from ..labelcheck import SHOWN, LabelError, LabelProblem, LenientCases, check_cases, scan
 
 
 def add_lenient_option(p: argparse.ArgumentParser) -> None:
@@ -32,11 +32,15 @@ def refuse(problems: list[LabelProblem]) -> int:
 
 
 def warn(problems: list[LabelProblem]) -> None:
-    """One warning line per ignored label, on stderr."""
+    """One warning line per ignored label on stderr, the first `SHOWN` of them (a dataset
+    labelled against another graph must not flood a CI log; the summary counts them all)."""
     from ..outputs import safe_text
 
-    for p in problems:
+    for p in problems[:SHOWN]:
         print(safe_text(f"dagtui: warning: label ignored: {p.format()}"), file=sys.stderr)
+    if len(problems) > SHOWN:
+        print(f"dagtui: warning: ... and {len(problems) - SHOWN} more labels ignored",
+              file=sys.stderr)
 
 
 def checked_case_list(graph: Any, cases: list[Any], lenient: bool
