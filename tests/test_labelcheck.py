@@ -265,6 +265,18 @@ def test_a_bad_label_in_run_is_found_in_a_large_streamed_file(graph, tmp_path, m
             in capsys.readouterr().err)
 
 
+def test_lenient_lists_the_first_20_warnings_and_counts_them_all(graph, tmp_path, capsys):
+    rows = [{"name": f"c{i}", "actual_output": "x", "expected": {**GOOD, "stlye": 7}}
+            for i in range(25)]
+    cases = _write(tmp_path, rows)
+    assert main(["test", str(graph), "--cases", str(cases), "--lenient"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("dagtui: warning: label ignored: ") == 20
+    assert "dagtui: warning: ... and 5 more labels ignored" in captured.err
+    assert "25 labels ignored (--lenient): 25 unknown node" in captured.out
+    assert "(did you mean 'style'?)" in captured.err
+
+
 # --------------------------------------------------------------------------- the API
 
 
