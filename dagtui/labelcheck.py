@@ -115,6 +115,15 @@ def normalize_label(node: Any, value: Any) -> Any:
     return value
 
 
+def check_agrees(answer: Any, label: Any) -> bool:
+    """Whether a check node's code verdict is its label, read as `normalize_label` reads
+    it ("true" for true), when only the answer is at hand (a trace step, not the node)."""
+    if isinstance(answer, bool) and isinstance(label, str) and label.lower() in ("true",
+                                                                                  "false"):
+        label = label.lower() == "true"
+    return bool(answer == label and type(answer) is type(label))
+
+
 def _boolean(node: Any) -> bool:
     verdicts = getattr(node, "verdicts", None) or []
     return isinstance(node, BinaryNode) or (

@@ -387,3 +387,17 @@ def _suite_labels(suite: Path) -> Path:
     assert load.suite is not None
     return suite.parent / (load.suite.meta.labels or load.suite.meta.cases or "")
 
+
+
+def test_a_true_string_on_a_check_node_is_accepted_and_agrees_with_its_code(tmp_path, capsys):
+    """"true" labels a boolean check as true wherever labels are read: the checker accepts
+    it, and `dagtui test` compares it as true (it used to count a disagreement)."""
+    graph = tmp_path / "c.toml"
+    graph.write_text('[metric]\nname = "C"\n[nodes.is_json]\ntype = "check"\ncheck = "json"\n'
+                     'param = "actual_output"\n'
+                     'verdicts = [{ verdict = false, score = 0 }, { verdict = true, score = 10 }]\n')
+    cases = _write(tmp_path, [{"name": "a", "actual_output": "{}",
+                               "expected": {"is_json": "true"}, "expected_score": 1}])
+    assert main(["test", str(graph), "--cases", str(cases)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "is_json" in line)
+    assert row.split()[-2] == "1/1"

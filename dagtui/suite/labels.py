@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks import PythonConsent
-from ..labelcheck import LabelChecker, LabelError, LabelProblem, nearest
+from ..labelcheck import LabelChecker, LabelError, LabelProblem, check_agrees, nearest
 from ..labeltest import TOLERANCE
 from ..text import verdict_text
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
@@ -322,11 +322,11 @@ def _compare_check(rid: str, node: str, answer: Any, reason: str, labels: RuleLa
     if node not in labels.nodes:
         return
     want = labels.nodes[node]
-    if isinstance(want, str) and want.lower() in ("true", "false"):
-        want = want.lower() == "true"
-    if answer == want:
+    if check_agrees(answer, want):
         tally.check_agree += 1
         return
+    if isinstance(want, str) and want.lower() in ("true", "false"):
+        want = want.lower() == "true"  # shown as the verdict it means
     tally.check_disagree += 1
     found.append(f"rule '{rid}', node '{node}': the check answered "
                  f"{verdict_text(answer, quote=True)} in code ({reason}); the label says "
