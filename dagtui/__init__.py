@@ -21,6 +21,7 @@ __all__ = [
     "a_calibrate",
     "a_evaluate",
     "calibrate",
+    "check_labels",
     "evaluate",
     "load",
     "load_file",
@@ -29,6 +30,7 @@ __all__ = [
 
 #: the Python API (`dagtui.api`), imported on first use so `import dagtui` stays light
 _LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api",
+         "check_labels": "api",
          "calibrate": "calibration.core", "a_calibrate": "calibration.core"}
 
 

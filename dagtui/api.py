@@ -28,6 +28,14 @@ from .checks import PythonConsent
 from .engine import Engine
 from .judges.base import Judge
 from .judges.factory import make_judge, model_for  # noqa: F401 - model_for: the API's name too
+from .labelcheck import (  # noqa: F401 - LabelError, LabelWarning: the API's names too
+    LabelError,
+    LabelProblem,
+    LabelWarning,
+    check_cases,
+    scan,
+    warn_ignored,
+)
 from .loader import GraphError  # noqa: F401 - re-exported: `except dagtui.api.GraphError`
 from .model import Graph
 from .trace import RunResult
@@ -111,11 +119,22 @@ def _cases(cases: Any, graph: Graph) -> list[Case]:
             for i, c in enumerate(items)]
 
 
+def check_labels(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None
+                 ) -> list[LabelProblem]:
+    """Every bad label of `cases` (a list of Case/dicts, a cases file, or None for the
+    graph's `[metric].cases`), without running anything: what `evaluate`, `calibrate` and
+    the CLI refuse (see `dagtui.labelcheck`). Each has `.format()`, `.kind`, `.case`."""
+    if isinstance(graph, str | os.PathLike):
+        graph = load(graph)
+    g = graph.graph if isinstance(graph, LoadedGraph) else graph
+    return scan(g, _cases(cases, g))
+
+
 async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
                      judge: str | Judge | None = None, concurrency: int = 16,
                      workers: int | str = 1, allow_python: bool = False,
                      python_path: Iterable[str | os.PathLike[str]] = (),
-                     scheduler: str | None = None,
+                     scheduler: str | None = None, lenient: bool = False,
                      calibration: str | os.PathLike[str] | bool | None = None,
                      **opts: Any) -> RunReport:
     if isinstance(graph, str | os.PathLike):
@@ -127,8 +146,10 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
     python = PythonConsent.from_env(allow_python, dirs)
     if isinstance(graph, LoadedGraph) and not allow_python and not dirs:
         python = graph.python  # the consent it was loaded with
+    # bad labels are refused (or, lenient, dropped with a warning) before a judge exists
+    batch, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
+    warn_ignored(ignored)
     engine = Engine(checked, make_judge(judge, g, **opts), python=python)
-    batch = _cases(cases, g)
     from .cluster import evaluate_in_workers, resolve_workers
     from .judges.litellm_judge import LiteLLMJudge
 
@@ -150,11 +171,14 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
 def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
              judge: str | Judge | None = None, concurrency: int = 16, workers: int | str = 1,
              allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
-             scheduler: str | None = None,
+             scheduler: str | None = None, lenient: bool = False,
              calibration: str | os.PathLike[str] | bool | None = None,
              **opts: Any) -> RunReport:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
     `[metric].cases`). Returns a batch RunReport (pass rate, per-node stats, results).
+    Labels the cases carry are checked first (`dagtui.labelcheck`): a bad one raises
+    `LabelError` (a `CaseError`) before any call, or with `lenient=True` is dropped with a
+    `LabelWarning`.
 
     `workers` > 1 (or "auto") spreads the cases over a Dask `LocalCluster` of that many
     processes, each with its own litellm judge on a share of `concurrency` (litellm judges
@@ -168,4 +192,4 @@ def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = N
     return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency,
                                   workers=workers, allow_python=allow_python,
                                   python_path=python_path, scheduler=scheduler,
-                                  calibration=calibration, **opts))
+                                  calibration=calibration, lenient=lenient, **opts))

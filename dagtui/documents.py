@@ -434,6 +434,8 @@ def models() -> Documents:
         outcomes: list[Outcome]
         notes: list[str]
         label_problems: list[str]
+        #: the bad labels `--lenient` ignored (`dagtui.labelcheck`), one line each
+        ignored_labels: list[str]
         calls: int
         cache_hits: int
         cost: float | None

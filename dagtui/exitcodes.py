@@ -17,7 +17,8 @@ class ExitCode(IntEnum):
     #: failures found: an invalid graph, a failing case or label, a file `fmt --check` would
     #: change
     FAILURES = 1
-    #: usage or input error: a bad flag, an unreadable or unparsable file
+    #: usage or input error: a bad flag, an unreadable or unparsable file, a bad label
+    #: (`dagtui.labelcheck`)
     USAGE = 2
     #: judge errors prevented a verdict, or the judge could not be used or went down mid-run
     JUDGE = 3

@@ -17,6 +17,7 @@ from typing import Any
 
 from .checked import CheckedGraph
 from .checks import PythonConsent
+from .labelcheck import check_agrees
 from .model import Graph
 from .text import verdict_text
 
@@ -70,7 +71,7 @@ def case_problems(case: Any, result: Any, agree: dict[str, Counter]) -> list[str
         if step.node in expected:
             tally["labelled"] += 1
             if step.source == "check" and step.error is None:
-                if step.answer == expected[step.node]:
+                if check_agrees(step.answer, expected[step.node]):
                     tally["agree"] += 1
                 else:
                     tally["disagree"] += 1

@@ -109,13 +109,22 @@ def test_dagtui_test_fails_with_the_diverging_path(tmp_path, capsys):
         '{"name": "right", "expected": {"present": false, "order": "Correct order"}, '
         '"expected_score": 0.0}\n'
     )
-    code = main(["test", str(graph)])
-    out = capsys.readouterr().out
+    # "right" labels `order`, which its own labels (present=false) never reach: a bad label
+    # (dagtui.labelcheck), exit 2 before the test; it used to pass silently, counted in the
+    # table's "unused labels" column
+    assert main(["test", str(graph)]) == 2
+    err = capsys.readouterr().err
+    assert ("meeting_summary.cases.jsonl:3: case 'right': node 'order' is labelled 'Correct "
+            "order', but the case's own labels never reach it (their path: present=false)") in err
+    code = main(["test", str(graph), "--lenient"])  # the label is dropped, with a warning
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "warning: label ignored: " in captured.err and "case 'right'" in captured.err
     assert code == 1
     assert "FAIL 0.40 wrong" in out and "expected_score is 0.50" in out
     assert "present=true → order ; order=Two headings swapped → score 4" in out
     assert "no label for node 'order'" in out
     assert "3 cases, 1 passed, 2 failed" in out
-    # the agreement table counts the label the path never used
     row = next(line for line in out.splitlines() if line.strip().startswith("order"))
-    assert row.split()[-1] == "1"
+    assert row.split()[-1] == "0"
+    assert "1 label ignored (--lenient): 1 off the labelled path" in out

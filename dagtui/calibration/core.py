@@ -43,6 +43,13 @@ from ..checked import CheckedGraph
 from ..engine import Engine
 from ..judges.base import Judge
 from ..judges.labels import LabelsJudge
+from ..labelcheck import (
+    LabelProblem,
+    check_cases,
+    ignored_summary,
+    normalize_label,
+    warn_ignored,
+)
 from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
 from ..text import verdict_text as show
 from ..trace import RunResult
@@ -53,18 +60,6 @@ from .items import TaskLabelError, split_items, task_label
 TOLERANCE = 1e-6
 #: a split whose majority margin is below this is a close call
 CLOSE_MARGIN = 0.5
-
-
-def normalize_label(node: Any, value: Any) -> Any:
-    """A label as the engine compares it: "true"/"false" strings are bools on a binary node
-    and on a check node whose verdicts are bools (the labels judge reads them the same way)."""
-    verdicts = getattr(node, "verdicts", None) or []
-    boolean = isinstance(node, BinaryNode) or (
-        isinstance(node, CheckNode) and bool(verdicts)
-        and all(isinstance(v.verdict, bool) for v in verdicts))
-    if boolean and isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    return value
 
 
 # --------------------------------------------------------------------------- results
@@ -158,6 +153,8 @@ class Calibration:
     outcomes: list[CaseOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     label_problems: list[str] = field(default_factory=list)
+    #: the bad labels `lenient` dropped before the run (`dagtui.labelcheck`), one line each
+    ignored_labels: list[str] = field(default_factory=list)
     calls: int = 0
     cache_hits: int = 0
     cost: float | None = None
@@ -221,6 +218,7 @@ class Calibration:
                            **_rates(self.outcome_counts())},
             "outcomes": [asdict(o) | {"differs": o.differs} for o in self.outcomes],
             "notes": self.notes, "label_problems": self.label_problems,
+            "ignored_labels": self.ignored_labels,
             "calls": self.calls, "cache_hits": self.cache_hits, "cost": self.cost,
             "wall_time": self.wall_time, "provenance": self.provenance,
         }
@@ -280,7 +278,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                       python: Any = None, allow_python: bool = False,
                       python_path: Iterable[str | os.PathLike[str]] = (),
                       progress: Callable[[int, int], None] | None = None,
-                      **judge_opts: Any) -> Calibration:
+                      lenient: bool = False, **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
@@ -288,7 +286,9 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     the graph's `[metric].cases`. Python check nodes run only with `allow_python=True` (or
     `python`, a `dagtui.checks.PythonConsent`; a graph from `dagtui.load` keeps its own), as in
     `dagtui.evaluate`. `progress(done, total)` is called as each case run (per pass and
-    sample) ends."""
+    sample) ends. Bad labels (`dagtui.labelcheck`) raise `LabelError` before any call;
+    `lenient=True` drops them instead, with a `LabelWarning` each, listed in
+    `ignored_labels`."""
     from ..api import _cases, make_judge
     from ..batch import preflight_all
 
@@ -304,7 +304,8 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     checked = _checked_of(graph)
     # validated at most once, when the first engine is built: the others trust that check
     g = checked.graph if checked.graph is not None else checked.require()
-    batch = _cases(cases, g)
+    batch, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
+    warn_ignored(ignored)
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
     shared = SharedAnswers(inner)
     forcing = ForcingJudge(shared)
@@ -356,6 +357,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     if halt is not None:
         result.halt, result.judge_unusable = halt.line, bool(halt.preflight)
         result.notes.append(f"the judge halted: {halt.line}")
+    note_ignored(result, ignored)
     result.cases_file = next((str(Path(c.file).resolve()) for c in batch if c.file), None)
     everything = forced0 + free_results + later
     result.calls = sum(r.calls for r in everything)
@@ -374,6 +376,13 @@ def calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | None = None
     """Synchronous `a_calibrate` (not from inside a running event loop)."""
     return asyncio.run(a_calibrate(graph, cases, judge=judge, samples=samples,
                                    concurrency=concurrency, **opts))
+
+
+def note_ignored(result: Calibration, ignored: Sequence[LabelProblem]) -> None:
+    """Record the labels `lenient` dropped: each in `ignored_labels`, their count in a note."""
+    if ignored:
+        result.ignored_labels = [p.format() for p in ignored]
+        result.notes.append(ignored_summary(ignored))
 
 
 # --------------------------------------------------------------------------- analysis

@@ -158,6 +158,7 @@ def render_text(cal: Calibration) -> str:
                     for c in nc.close_calls[:LIST_MAX]) + _more(nc.close_calls))
     out += [f"note: {n}" for n in cal.notes]
     out += [f"label problem: {p}" for p in cal.label_problems[:LIST_MAX]]
+    out += [f"label ignored: {p}" for p in cal.ignored_labels[:LIST_MAX]]
     return "\n".join(out) + "\n"
 
 

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from ..labelcheck import normalize_label
 from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode
 from ..text import counted
 from . import stats
-from .core import TOLERANCE, normalize_label
+from .core import TOLERANCE
 from .stats import _key
 
 LIST_MAX = 10

@@ -13,6 +13,8 @@ with the graph, the judge (`--model`, `--api-base`, `--temperature`, as a run wo
 them) and the labels of now, and says per node fresh, stale (why) or missing; exit 1 when
 any node is stale or missing (or below `--min-kappa`): a CI gate an edit cannot slip past
 (`dagtui.calibration.fingerprint`).
+Bad labels (`dagtui.labelcheck`) are exit 2 before any call; `--lenient` ignores them with a
+warning each, counted in the report.
 Exit codes: 0 ok, 1 a node below `--min-kappa` (or an invalid graph), 2 bad input, 3 judge
 errors left no node measurable or ended every case.
 """
@@ -28,6 +30,7 @@ from typing import Any
 from ..exitcodes import ExitCode
 from ..text import counted, say
 from .flags import kappa, non_negative_int, positive_float, positive_int, temperature
+from .label_opts import add_lenient_option, checked_case_list
 from .python_opts import add_python_options, python_consent
 from .run import err, halt_lines, load_graph_and_cases
 
@@ -74,6 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="neither read nor write the cache: every call is sent")
     cached.add_argument("--refresh", action="store_true",
                         help="ask the judge again and overwrite the cached answers")
+    add_lenient_option(p)
     add_python_options(p)
     p.set_defaults(func=run)
 
@@ -97,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
+    cases, ignored, code = checked_case_list(graph, cases, getattr(args, "lenient", False))
+    if code:
+        return code
     if not any(c.expected for c in cases):
         err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
         return ExitCode.USAGE
@@ -108,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         say(dry_run(checked, cases, model, args.samples, python_consent(args)), end="")
         return ExitCode.OK
     from ..cache import open_cache
-    from ..calibration.core import a_calibrate
+    from ..calibration.core import a_calibrate, note_ignored
     from ..calibration.report import render_markdown, render_text
     from ..cases import CaseError, cases_source
     from ..outputs import report_target_problems, safe_json, safe_text
@@ -137,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+    note_ignored(cal, ignored)
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
         for line in halt_lines(cal.halt or "the judge could not be used", model):
             err(line)

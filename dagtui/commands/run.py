@@ -5,8 +5,10 @@ call, runs cases concurrently (in this process, or spread over Dask workers — 
 processes or a `--scheduler` cluster — so litellm's per-call CPU is not bound to one core;
 see `dagtui.cluster`) with a progress bar
 on a terminal (one plain line per case when not a terminal or when `CI` is set), prints a
-summary, writes JUnit / JSON / traces on request. Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input
-(files, flags, cases); 3 no case failed but at least one ended in a judge error.
+summary, writes JUnit / JSON / traces on request. Cases that carry labels have them checked
+first (`dagtui.labelcheck`: a bad one is exit 2, `--lenient` ignores it with a warning).
+Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input (files,
+flags, cases, labels); 3 no case failed but at least one ended in a judge error.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..checked import CheckedGraph
 from ..exitcodes import ExitCode
 from ..text import counted, for_markup, for_terminal, say, shorten
 from . import flags
+from .label_opts import add_lenient_option, checked_case_stream
 from .python_opts import add_python_options, python_consent
 
 
@@ -70,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--measure-ungated", action="store_true",
                    help="suites: also run every active rule on every case, cache off, to "
                         "measure the calls gating saved (else they are estimated)")
+    add_lenient_option(p)
     add_python_options(p)
     p.set_defaults(func=run)
 
@@ -177,6 +181,14 @@ def run(args: argparse.Namespace) -> int:
     if code:
         return code
     cases, positions = take_shard(cases, getattr(args, "shard", None))
+    try:  # labels (`expected`, `expected_score`) feed the agreement lines: checked first
+        cases, ignored, code = checked_case_stream(graph, cases,
+                                                     getattr(args, "lenient", False))
+    except CaseError as exc:  # a line that turned bad since the first pass
+        err(str(exc))
+        return ExitCode.USAGE
+    if code:
+        return code
     from ..cases import cases_source
     from ..outputs import report_target_problems, write_report
 
@@ -231,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
         import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
     from ..calibration.summary import Agreement  # labelled cases: no extra calls
+    from ..labelcheck import ignored_summary
     from ..stream import Finished, ResultLog, ResultsStream, results_path
 
     try:  # --json out.json: out.results.jsonl gets each case as it finishes
@@ -296,6 +309,8 @@ def run(args: argparse.Namespace) -> int:
     print_summary(report, out)
     for line in [*summary_lines(report.calibration), *agreement.lines()]:
         say(_wrapped(line), file=out)
+    if ignored:
+        say(_wrapped(ignored_summary(ignored)), file=out)
     return report.exit_code()
 
 

@@ -53,11 +53,14 @@ def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO,
 
 
 def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
-                        python: PythonConsent | None = None, read: CheckedGraph | None = None
-                        ) -> int:
+                        python: PythonConsent | None = None, read: CheckedGraph | None = None,
+                        lenient: bool = False) -> int:
     """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code. `read`: the suite
-    file as `dagtui test` read it to learn it is a suite (not read again)."""
+    file as `dagtui test` read it to learn it is a suite (not read again). Bad labels are
+    exit 2 before the test, or with `lenient` warnings, counted after the table."""
+    from ..labelcheck import LabelError, ignored_summary
     from ..suite.labels import check_labels
+    from .label_opts import refuse, warn
     from .suite_run import load_suite_and_cases
 
     load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True,
@@ -65,7 +68,13 @@ def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbos
     if load is None or cases is None:
         return code
     warn_unlabelled(cases, path, "[suite].labels")
-    report = asyncio.run(check_labels(load, cases, python=python))
+    try:
+        report = asyncio.run(check_labels(load, cases, python=python, lenient=lenient))
+    except LabelError as exc:
+        return refuse(exc.problems)
+    warn(report.ignored)
     print_report(report, path, cases, out, verbose=verbose)
+    if report.ignored:
+        out.write(f"{ignored_summary(report.ignored)}\n")
     return ExitCode.FAILURES if report.failures else ExitCode.OK
 

@@ -5,7 +5,8 @@ in code, and the resulting score is compared with the case's `expected_score`. A
 fails with the path the graph took, the check nodes whose code verdict disagreed with the
 label, and the labels the path never used (a hint at where the graph and the human part).
 A per-node agreement table follows. Exit codes: 0 all pass, 1 any failure (or invalid
-graph), 2 unreadable graph or cases file. A suite file (`dagtui.suite.is_suite_file`) is
+graph), 2 unreadable graph or cases file, or a bad label (`dagtui.labelcheck`: `--lenient`
+ignores those with a warning each, counted after the table). A suite file (`dagtui.suite.is_suite_file`) is
 tested by `dagtui.suite.labels`: labels per rule, gates checked too. The test itself is the
 core's (`dagtui.labeltest`); this module finds the files and prints.
 """
@@ -24,6 +25,7 @@ from ..checked import CheckedGraph
 from ..checks import PythonConsent
 from ..exitcodes import ExitCode
 from ..text import counted, say
+from .label_opts import add_lenient_option, checked_case_list
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
@@ -38,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "as validate finds them)")
     p.add_argument("--cases", help="cases file (default: each graph's [metric].cases)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every case's path")
+    add_lenient_option(p)
     add_python_options(p)
     p.set_defaults(func=run)
 
@@ -121,6 +124,7 @@ def _rule_graphs(suites: list[Path]) -> dict[Path, Path]:
 
 def run(args: argparse.Namespace) -> int:
     python = python_consent(args)
+    lenient = bool(getattr(args, "lenient", False))
 
     read: dict[str, CheckedGraph] = {}
     paths, worst = _targets(args.graphs, args.cases, read)
@@ -131,24 +135,29 @@ def run(args: argparse.Namespace) -> int:
             from .suite_labels import labels_test_command
 
             code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
-                                       python=python, read=checked)
+                                       python=python, read=checked, lenient=lenient)
         else:
             code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose,
-                              python=python, checked=checked)
+                              python=python, checked=checked, lenient=lenient)
         if code == ExitCode.USAGE or (code == ExitCode.FAILURES and worst != ExitCode.USAGE):
             worst = code
     return worst
 
 
 def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
-               python: PythonConsent | None = None, checked: CheckedGraph | None = None
-               ) -> int:
-    """The labels test of the graph at `path` (`checked`: that file, already read)."""
+               python: PythonConsent | None = None, checked: CheckedGraph | None = None,
+               lenient: bool = False) -> int:
+    """The labels test of the graph at `path` (`checked`: that file, already read); bad
+    labels are exit 2 before the test runs, or with `lenient` ignored and counted."""
     from ..cases import CaseError
+    from ..labelcheck import ignored_summary
     from ..labeltest import check_graph_labels
 
     checked = checked or CheckedGraph.read(path)
     graph, cases, code = load_graph_and_cases(checked, cases_arg)
+    if code:
+        return code
+    cases, ignored, code = checked_case_list(graph, cases, lenient)
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")
@@ -173,6 +182,8 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     for line in lines:  # case names, labels, reasons: shown, never run by the terminal
         say(line, file=out)
     say(agreement_table(graph, report.agree), file=out, end="")
+    if ignored:
+        say(ignored_summary(ignored), file=out)
     return ExitCode.FAILURES if failures else ExitCode.OK
 
 

@@ -12,8 +12,13 @@ which rules run, exactly as in `dagtui run`. A case fails when
 - the labels say a rule is `"skipped"` but the suite ran it, or label a rule the suite did
   not run (a gate stopped it: the message says which). A paused rule's labels are unused,
   never a failure;
-- a label names no rule, or no node of its rule (a typo would otherwise test nothing), or
-  the case has a top-level `expected_score` (a graph's field: a suite has one score per rule).
+- a label names no rule, or the case has a top-level `expected_score` (a graph's field: a
+  suite has one score per rule).
+
+Before anything runs, each rule's labels are checked against its graph as a graph's are
+(`dagtui.labelcheck`: a node the rule's graph lacks, with a "did you mean"; a verdict not
+among the node's; a label of the wrong shape or range; a label off the path the rule's own
+labels take): those are `LabelError`s (exit 2), or with `lenient` dropped and listed.
 
 Labels live in the case's `expected`, keyed by rule id (a nested table) — the natural shape
 in both JSONL and TOML:
@@ -42,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks import PythonConsent
+from ..labelcheck import LabelChecker, LabelError, LabelProblem, check_agrees, nearest
 from ..labeltest import TOLERANCE
 from ..text import verdict_text
 from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
@@ -87,7 +93,8 @@ def _split_key(key: str, rules: dict[str, Rule]) -> tuple[str, str] | None:
 
 
 def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any]) -> CaseLabels:
-    """Read a case's `expected` into per-rule labels (see the module docstring)."""
+    """Read a case's `expected` into per-rule labels (see the module docstring); whether
+    each label fits its rule's graph is `rule_label_problems`'s question."""
     out = CaseLabels()
 
     def put(rid: str, node: str, value: Any) -> None:
@@ -99,12 +106,7 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
             else:
                 labels.score = float(value)
             return
-        graph = graphs.get(rid)
-        if graph is not None and node not in graph.nodes:
-            known = ", ".join(graph.nodes)
-            out.problems.append(f"rule '{rid}' has no node '{node}' (its nodes: {known})")
-            return
-        labels.nodes[node] = value
+        labels.nodes[node] = value  # an unknown node id: `rule_label_problems` says so
 
     for key, value in expected.items():
         if key in suite.rules:
@@ -122,14 +124,41 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
             continue
         dotted = _split_key(str(key), suite.rules)
         if dotted is None:
-            out.problems.append(f"label '{key}' names no rule of the suite (rules: "
-                                f"{', '.join(suite.rules)})")
+            hint = nearest(str(key).split(".")[0], list(suite.rules))  # "rule.node": the rule
+            out.problems.append(f"label '{key}' names no rule of the suite " + (
+                f"(did you mean '{hint}'?)" if hint else f"(rules: {', '.join(suite.rules)})"))
             continue
         put(dotted[0], dotted[1], value)
     for rid, labels in out.rules.items():
         if labels.skipped and labels.any:
             out.problems.append(f"rule '{rid}' is labelled both \"skipped\" and with verdicts")
     return out
+
+
+def rule_label_problems(checkers: dict[str, LabelChecker], case: Any, labels: CaseLabels
+                        ) -> list[LabelProblem]:
+    """The bad labels of one case, rule by rule: each rule's labels checked against its
+    graph as a graph's labels are (`dagtui.labelcheck`: unknown node, shape, verdict, range,
+    off the labelled path), keyed `rule.node` and worded with the rule. `checkers`: rule id
+    -> the `LabelChecker` of its graph."""
+    found: list[LabelProblem] = []
+    for rid, rule_labels in labels.rules.items():
+        checker = checkers.get(rid)
+        if checker is None or not rule_labels.nodes:
+            continue
+        view = rule_view(case, RuleLabels(dict(rule_labels.nodes)))
+        found += [dataclasses.replace(p, key=f"{rid}.{p.key}", message=f"rule {rid!r}: "
+                                      f"{p.message}") for p in checker.check(view)]
+    return found
+
+
+def drop_labels(labels: CaseLabels, problems: list[LabelProblem]) -> None:
+    """`--lenient`: forget the rule labels `problems` name (keys `rule.node`)."""
+    for p in problems:
+        for rid, rule_labels in labels.rules.items():
+            if p.key.startswith(rid + ".") and p.key[len(rid) + 1:] in rule_labels.nodes:
+                del rule_labels.nodes[p.key[len(rid) + 1:]]
+                break
 
 
 def rule_view(case: Any, labels: RuleLabels) -> Any:
@@ -163,6 +192,8 @@ class LabelsReport:
     tallies: dict[str, RuleTally]
     result: SuiteResult
     calls: int = 0
+    #: the bad labels `lenient` dropped before the test (`dagtui.labelcheck`)
+    ignored: list[LabelProblem] = field(default_factory=list)
 
     @property
     def failures(self) -> int:
@@ -174,9 +205,12 @@ class LabelsReport:
 
 
 async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 8,
-                       python: PythonConsent | None = None) -> LabelsReport:
+                       python: PythonConsent | None = None, lenient: bool = False
+                       ) -> LabelsReport:
     """Run the suite over `cases` with the labels judge and compare with the labels;
-    `python`: the user's consent for python checks (see `dagtui.checks.PythonConsent`)."""
+    `python`: the user's consent for python checks (see `dagtui.checks.PythonConsent`).
+    Labels that do not fit their rule's graph raise `LabelError` before anything runs;
+    `lenient` drops them instead (listed in the report's `ignored`)."""
     from ..judges.labels import LabelsJudge
     from .runner import EngineRuleRunner
 
@@ -184,6 +218,14 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
     assert suite is not None
     split = {id(c): split_labels(suite, load.graphs, getattr(c, "expected", None) or {})
              for c in cases}
+    ignored: list[LabelProblem] = []
+    checkers = {rid: LabelChecker(g) for rid, g in load.graphs.items() if g is not None}
+    for c in cases:
+        bad = rule_label_problems(checkers, c, split[id(c)])
+        drop_labels(split[id(c)], bad)
+        ignored += bad
+    if ignored and not lenient:
+        raise LabelError(ignored)
     for c in cases:  # a graph's case-level score has no meaning for a suite: say so
         if getattr(c, "expected_score", None) is not None:
             split[id(c)].problems.append(
@@ -214,7 +256,7 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
         problems[name] = found
         paths[name] = shown
     return LabelsReport(suite.meta.name, list(result.cases), problems, paths, tallies, result,
-                        calls=result.calls)
+                        calls=result.calls, ignored=ignored)
 
 
 def _rule_problems(rid: str, rec: Any, labels: RuleLabels, tally: RuleTally,
@@ -280,11 +322,11 @@ def _compare_check(rid: str, node: str, answer: Any, reason: str, labels: RuleLa
     if node not in labels.nodes:
         return
     want = labels.nodes[node]
-    if isinstance(want, str) and want.lower() in ("true", "false"):
-        want = want.lower() == "true"
-    if answer == want:
+    if check_agrees(answer, want):
         tally.check_agree += 1
         return
+    if isinstance(want, str) and want.lower() in ("true", "false"):
+        want = want.lower() == "true"  # shown as the verdict it means
     tally.check_disagree += 1
     found.append(f"rule '{rid}', node '{node}': the check answered "
                  f"{verdict_text(answer, quote=True)} in code ({reason}); the label says "
