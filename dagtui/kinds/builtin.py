@@ -163,6 +163,7 @@ CHECK = register(NodeKind(
     deepeval_refusal="check nodes run in code, and DeepEval's DAG has no deterministic node "
                      "type; replace them with judgement nodes or keep the graph in dagtui",
     run=_run_check, inputs=_check_inputs, boolean=_check_boolean,
+    variant=lambda node: node.check,
     blank=lambda nid: CheckNode(check="json", param="actual_output", verdicts=_pass_fail()),
 ))
 GEVAL = register(NodeKind(
