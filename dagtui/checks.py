@@ -24,6 +24,12 @@ Semantics (documented in the README):
 - `python`: `"module:function"`, called as `function(value)` or `function(value,
   case_fields)`; returns a bool or a label. See `PythonConsent` for where the module may come
   from and who may let it run.
+
+Each kind is a `CheckKind` in a registry, as node types are `dagtui.kinds.NodeKind`s: what
+it takes from its node is `dagtui.model.CHECK_SETTINGS`, what it does (evaluate, what else
+it reads, its validation, whether it runs user code) the `CheckKind`, and the code that ran
+a kind by its name looks it up (`check_kind`, `find_check`). A new kind is one
+`register(CheckKind(...))` (and a `CheckNode` field for a setting no kind has yet).
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from types import ModuleType
 from typing import Any
 
 from . import saferegex, schema_check
-from .model import CheckNode, Graph
+from .model import CHECK_SETTINGS, CheckNode, CheckSettings, Graph, field_spec
 from .text import shorten
 
 
@@ -72,8 +78,9 @@ def check_input(node: CheckNode, case_fields: dict[str, Any], evidence: dict[str
 
 
 def _default_param(node: CheckNode) -> str | None:
-    if node.check == "tools":
-        return "tools_called"
+    kind = _CHECKS.get(node.check)
+    if kind is not None and kind.reads is not None:
+        return kind.reads
     if node.params:
         return node.params[0]
     return None
@@ -90,18 +97,16 @@ def run_check(
     node: CheckNode, graph: Graph, case_fields: dict[str, Any], evidence: dict[str, Any],
     python: PythonConsent | None = None,
 ) -> CheckResult:
-    """Evaluate a check node. `python` is the user's consent for `python` checks (None:
-    whatever DAGTUI_ALLOW_PYTHON / DAGTUI_PYTHON_PATH say); it is never asked for here."""
-    kind = node.check
-    if kind == "python":
-        value = check_input(node, case_fields, evidence)
-        return _python(node, value, graph, case_fields,
-                       python if python is not None else PythonConsent.from_env())
-    fn = _KINDS.get(kind)
-    if fn is None:
-        raise CheckError(f"unknown check kind {kind!r}")
+    """Evaluate a check node. `python` is the user's consent for checks that run user code
+    (None: whatever DAGTUI_ALLOW_PYTHON / DAGTUI_PYTHON_PATH say); it is never asked for
+    here."""
+    kind = _CHECKS.get(node.check)
+    if kind is None:
+        raise CheckError(f"unknown check kind {node.check!r}")
     value = check_input(node, case_fields, evidence)
-    return fn(node, value, graph, case_fields)
+    if kind.runs_code and python is None:
+        python = PythonConsent.from_env()
+    return kind.evaluate(node, value, graph, case_fields, python)
 
 
 def _text(value: Any) -> str:
@@ -188,7 +193,7 @@ def count(text: str, unit: str) -> int:
 
 
 def _length(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -> CheckResult:
-    unit = node.unit or "chars"
+    unit = node.unit or field_spec(CheckNode, "unit").unset
     if node.min is None and node.max is None:
         raise CheckError(f"check {node.id!r}: length needs 'min' or 'max'")
     n = count(_text(value), unit)
@@ -203,7 +208,7 @@ def _contains(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -
     values = node.values or []
     if not values:
         raise CheckError(f"check {node.id!r}: contains needs 'values'")
-    mode = node.mode or "any"
+    mode = node.mode or CHECK_SETTINGS["contains"].choices["mode"][0]
     if mode not in ("any", "all"):
         raise CheckError(f"check {node.id!r}: contains mode must be 'any' or 'all'")
     text = _text(value)
@@ -255,7 +260,7 @@ def _tools(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -> C
     if case.get("expected_tools") is None:
         raise CheckError(f"check {node.id!r}: tools needs 'allowed' or the case's expected_tools")
     expected = _tool_names(case.get("expected_tools"))
-    mode = node.mode or "subset"
+    mode = node.mode or CHECK_SETTINGS["tools"].choices["mode"][0]
     if mode == "subset":
         missing = [n for n in expected if n not in called]
         ok = not missing
@@ -491,7 +496,7 @@ def load_function(node: CheckNode, graph: Graph,
 
 
 def _python(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any],
-            consent: PythonConsent) -> CheckResult:
+            consent: PythonConsent | None) -> CheckResult:
     fn = load_function(node, graph, consent)
     try:
         positional = [
@@ -515,12 +520,101 @@ def _python(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any],
     return CheckResult(out, str(why))
 
 
-_KINDS: dict[str, Callable[[CheckNode, Any, Graph, dict[str, Any]], CheckResult]] = {
-    "regex": _regex,
-    "json": _json,
-    "json_schema": _json_schema,
-    "length": _length,
-    "contains": _contains,
-    "equals": _equals,
-    "tools": _tools,
-}
+# --------------------------------------------------------------------------- the registry
+
+#: evaluates a check on the value it reads: (node, value, graph, case fields, consent for user
+#: code) -> the verdict and why; raises CheckError
+Evaluate = Callable[[CheckNode, Any, Graph, dict[str, Any], "PythonConsent | None"], CheckResult]
+#: what a check kind reads besides its input: (node) -> case fields
+Reads = Callable[[CheckNode], list[str]]
+
+
+def _nothing_more(node: CheckNode) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class CheckKind:
+    """One check kind's behaviour; what it takes from its node is `settings`.
+
+    `validate` is called with the validator's `dagtui.validate.nodes.NodeChecks` (its `add`
+    and `check_*` helpers), the node id and the node, after the checks every check gets
+    (its input, its settings' kinds and the required ones, their choices)."""
+
+    name: str
+    settings: CheckSettings
+    evaluate: Evaluate
+    #: the case field it reads when the node names neither `param` nor `evidence` (None:
+    #: it must name one)
+    reads: str | None = None
+    #: the case fields it compares its input with (equals: `expected_output`)
+    compares: Reads = _nothing_more
+    #: its own validation of its settings (None: nothing beyond the shared checks)
+    validate: Callable[[Any, str, CheckNode], None] | None = None
+    #: its verdicts may be labels as well as true and false (a python function's)
+    labels: bool = False
+    #: it runs the user's code: only with consent, asked before anything is imported
+    runs_code: bool = False
+
+
+_CHECKS: dict[str, CheckKind] = {}
+
+
+def register(kind: CheckKind) -> CheckKind:
+    """Make a check kind known everywhere: the loader, the validator, the engine, the form,
+    `dagtui schema` and docs/format.md."""
+    _CHECKS[kind.name] = kind
+    CHECK_SETTINGS[kind.name] = kind.settings
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Forget a registered kind (a test's toy kind)."""
+    _CHECKS.pop(name, None)
+    CHECK_SETTINGS.pop(name, None)
+
+
+def find_check(name: str | None) -> CheckKind | None:
+    """The check kind named `name`, or None for a kind nobody registered."""
+    return _CHECKS.get(name or "")
+
+
+def check_kinds() -> list[CheckKind]:
+    """Every registered check kind, in registration order."""
+    return list(_CHECKS.values())
+
+
+def _no_consent(fn: Callable[[CheckNode, Any, Graph, dict[str, Any]], CheckResult]) -> Evaluate:
+    """A kind that runs no user code: consent does not concern it."""
+    def evaluate(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any],
+                 consent: PythonConsent | None) -> CheckResult:
+        return fn(node, value, graph, case)
+    return evaluate
+
+
+def _tools_compares(node: CheckNode) -> list[str]:
+    return ["expected_tools"] if node.allowed is None else []
+
+
+# the validators are `dagtui.validate.nodes.NodeChecks` methods, reached through the object
+# the validator passes in (this core module cannot import the validator: it imports checks)
+REGEX = register(CheckKind(
+    "regex", CHECK_SETTINGS["regex"], _no_consent(_regex),
+    validate=lambda checks, nid, node: checks.check_regex(nid, node)))
+JSON = register(CheckKind("json", CHECK_SETTINGS["json"], _no_consent(_json)))
+JSON_SCHEMA = register(CheckKind(
+    "json_schema", CHECK_SETTINGS["json_schema"], _no_consent(_json_schema),
+    validate=lambda checks, nid, node: checks.check_schema(nid, node)))
+LENGTH = register(CheckKind(
+    "length", CHECK_SETTINGS["length"], _no_consent(_length),
+    validate=lambda checks, nid, node: checks.check_length(nid, node)))
+CONTAINS = register(CheckKind("contains", CHECK_SETTINGS["contains"], _no_consent(_contains)))
+EQUALS = register(CheckKind("equals", CHECK_SETTINGS["equals"], _no_consent(_equals),
+                            compares=lambda node: ["expected_output"]))
+TOOLS = register(CheckKind("tools", CHECK_SETTINGS["tools"], _no_consent(_tools),
+                           reads="tools_called", compares=_tools_compares))
+#: runs a function of the user's: with consent only (`PythonConsent`), which the engine
+#: asks for before the module is even imported
+PYTHON = register(CheckKind(
+    "python", CHECK_SETTINGS["python"], _python, labels=True, runs_code=True,
+    validate=lambda checks, nid, node: checks.check_python(nid, node)))

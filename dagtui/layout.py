@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .dagdraw import Edge, EdgeLook, Node, Picture, draw_dag
 from .dagdraw import neighbourhood as _reachable
-from .kinds import icon
-from .model import CheckNode, Graph, TaskNode
+from .kinds import icon, kind_text
+from .model import Graph, TaskNode
 from .text import shorten, verdict_text
 
 LEGEND = "── verdict → then (control)   ┄┄ task → children (data)   x → N: leaf score"
@@ -53,7 +53,7 @@ def edges_of(graph: Graph, keep: set[str]) -> list[Edge]:
 def _box_lines(graph: Graph, nid: str, badges: dict[str, tuple[int, int]]) -> list[str]:
     node = graph.nodes[nid]
     lines = [f"{icon(node.type)} {shorten(nid, MAX_LINE)}"]
-    kind = node.type + (f"/{node.check}" if isinstance(node, CheckNode) else "")
+    kind = kind_text(node)
     errors, warnings = badges.get(nid, (0, 0))
     if errors:
         kind += f"  ✖{errors}"

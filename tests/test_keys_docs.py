@@ -8,28 +8,18 @@ does not have.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from script_module import load_script
 
 from dagtui.tui.keys import EDITOR_KEYS, describe_key, editor_groups
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_keys_docs",
-                                                  ROOT / "scripts" / "gen_keys_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = generator()
+GEN = load_script("gen_keys_docs")
 
 
 @pytest.mark.parametrize("name", sorted(GEN.PAGES))

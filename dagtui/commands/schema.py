@@ -7,8 +7,10 @@ The files a user writes (graph, cases, suite) are for editors; the documents dag
 Editors with TOML schema support (taplo, Even Better TOML) read a `#:schema ./graph.schema.json`
 first line and then complete keys, show each key's meaning and underline a misspelt one while
 it is typed, long before `dagtui validate` runs. The schema is generated from the model's own
-dataclasses (their fields and annotations, the keys the loaders accept), so a field added to
-the model appears here without anyone keeping a second description in step. Every table is
+dataclasses (their fields and annotations, the keys the loaders accept) and from what each
+field's metadata says of it (`dagtui.model.field_specs`: its meaning, shown by editors on
+hover, its range and its allowed values), so a field added to the model appears here without
+anyone keeping a second description in step. Every table is
 closed (`additionalProperties: false`): a typo such as `critera` is exactly what the schema is
 for.
 
@@ -34,48 +36,6 @@ from ..text import say
 FILE_KINDS = ("graph", "cases", "suite")
 DOCUMENT_KINDS = ("report", "results", "trace", "calibration")
 KINDS = FILE_KINDS + DOCUMENT_KINDS
-
-#: what a key means, shown by editors on hover; keyed by (table, key) or ("*", key)
-DESCRIPTIONS: dict[tuple[str, str], str] = {
-    ("Metric", "name"): "The metric's name, shown in reports.",
-    ("Metric", "threshold"): "A case passes when its score (0..1) is at least this.",
-    ("Metric", "model"): "Judge model: any litellm model string; --model / DAGTUI_MODEL "
-                         "override it.",
-    ("Metric", "include_reason"): "Ask the judge for a short reason before each verdict.",
-    ("Metric", "strict"): "Only a perfect score passes.",
-    ("Metric", "multi_turn"): "Cases are conversations (`turns`).",
-    ("Metric", "roots"): "Node ids to start at (default: the nodes nothing points to).",
-    ("Metric", "cases"): "Default cases file, relative to this graph.",
-    ("Verdict", "verdict"): "true/false for binary and check nodes, a label string for "
-                            "non_binary nodes.",
-    ("Verdict", "score"): "Ends the path with this score (0..10, shown as score/10).",
-    ("Verdict", "then"): "Continues at this node id.",
-    ("*", "type"): "The node type.",
-    ("*", "label"): "A display name (default: the node id).",
-    ("*", "params"): "Test-case fields the judge sees.",
-    ("*", "turn_window"): "Multi-turn: the [first, last] turns the judge sees.",
-    ("*", "instructions"): "What the judge extracts from the case.",
-    ("*", "output_label"): "The name the extracted evidence is shown under.",
-    ("*", "children"): "Nodes that read this task's evidence.",
-    ("*", "criteria"): "The question the judge answers.",
-    ("*", "verdicts"): "Each outcome: { verdict = ..., score = N } or "
-                       "{ verdict = ..., then = \"node\" }.",
-    ("*", "check"): "The deterministic check to run (no judge call).",
-    ("*", "param"): "The case field the check reads.",
-    ("*", "evidence"): "A task node whose evidence the check reads instead of a case field.",
-    ("*", "function"): "python check: \"module:function\", the module a file beside the graph.",
-    ("*", "evaluation_steps"): "G-Eval: fixed evaluation steps (recommended).",
-    ("MetricNode", "metric"): "A DeepEval metric class name (AnswerRelevancyMetric, ...).",
-    ("MetricNode", "args"): "The metric's constructor arguments, e.g. { threshold = 0.7 }.",
-}
-
-#: numeric ranges the validator enforces, so an editor can flag them too
-RANGES: dict[tuple[str, str], tuple[float, float]] = {
-    ("Verdict", "score"): (0, 10),
-    ("Metric", "threshold"): (0, 1),
-    ("Sample", "rate"): (0, 1),
-}
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -207,29 +167,28 @@ class _Builder:
 
         A key is required when its dataclass field has no default (and for nodes, `type`
         always: it picks the node class)."""
-        hints = typing.get_type_hints(cls)
-        by_key = {f.metadata.get("toml_key", f.name): f for f in dataclasses.fields(cls)}
+        from ..model import NO_DEFAULT, field_specs
+
+        specs = field_specs(cls)
         fields: dict[str, tuple[Any, str | None, Any]] = {}
         table = name or cls.__name__
         for key in keys:
-            f = by_key[key]
+            spec = specs[key]
             if overrides and key in overrides:
                 ann = overrides[key]
             elif key == "type" and type_literal is not None:
                 ann = _generic(Literal, type_literal)
+            elif spec.choices is not None and key != "type":
+                ann = _chosen(spec.annotation, spec.choices)
             else:
-                ann = self._annotation(hints[f.name], key)
+                ann = self._annotation(spec.annotation, key)
             if (key == "type" and type_literal is not None) or key in required:
                 default: Any = ...
-            elif f.default is not dataclasses.MISSING:
-                default = f.default
-            elif f.default_factory is not dataclasses.MISSING:
-                default = f.default_factory()
             else:
-                default = ...
-            doc = DESCRIPTIONS.get((table, key)) or DESCRIPTIONS.get(("*", key))
-            bounds = RANGES.get((table, key))
-            fields[key] = (ann, doc, default if bounds is None else (default, bounds))
+                default = ... if spec.default is NO_DEFAULT else spec.default
+            bounds = spec.bounds
+            fields[key] = (ann, spec.meaning or None,
+                           default if bounds is None else (default, bounds))
         return self.model(table, _doc(cls), fields)
 
     def model(self, name: str, doc: str | None,
@@ -259,17 +218,10 @@ class _Builder:
     def _annotation(self, ann: Any, key: str) -> Any:
         """A model annotation as the schema should state it: records become their closed
         models, `int | float` one number, `None` dropped (an absent key is TOML's none)."""
-        from ..model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS, Verdict
+        from ..model import Verdict
 
         if ann is Verdict:
             return self._verdict
-        if key == "params":  # the case fields a judge may see: completion in the editor
-            return _generic(list, _generic(Literal, *dict.fromkeys(SINGLE_TURN_PARAMS
-                                                             + MULTI_TURN_PARAMS)))
-        if key == "check" and ann is str:
-            from ..model import CHECK_KINDS
-
-            return _generic(Literal, *CHECK_KINDS)
         origin, args = typing.get_origin(ann), typing.get_args(ann)
         if origin in (types.UnionType, typing.Union):
             rest = [a for a in args if a is not type(None)]
@@ -289,6 +241,13 @@ class _Builder:
         if dataclasses.is_dataclass(ann) and isinstance(ann, type):
             return self.record(ann, [f.name for f in dataclasses.fields(ann)])
         return ann
+
+
+def _chosen(ann: Any, choices: typing.Sequence[Any]) -> Any:
+    """A field with allowed values as the schema states it: one of them, or for a list, a
+    list of them (the case fields `params` may name: completion in the editor)."""
+    one = _generic(Literal, *choices)
+    return _generic(list, one) if typing.get_origin(ann) is list else one
 
 
 def _doc(cls: type) -> str | None:

@@ -16,10 +16,11 @@ from .kind import (
     find_kind,
     icon,
     kind_of,
+    kind_text,
     register,
     scores,
     unregister,
 )
 
 __all__ = ["NodeKind", "Request", "all_kinds", "decides", "extracts", "find_kind", "icon",
-           "kind_of", "register", "scores", "unregister"]
+           "kind_of", "kind_text", "register", "scores", "unregister"]

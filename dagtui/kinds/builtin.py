@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checks import CheckResult, PythonConsent, input_param, run_check
+from ..checks import CheckResult, PythonConsent, find_check, input_param, run_check
 from ..model import (
     SINGLE_TURN_PARAMS,
     BinaryNode,
@@ -15,6 +15,7 @@ from ..model import (
     NonBinaryNode,
     TaskNode,
     Verdict,
+    check_settings,
 )
 from .answers import BOOLEAN, INT_SCORE, LABEL, METRIC_SCORE, TEXT
 from .kind import NodeKind, Request, label_or_id, own_form_fields, register
@@ -85,20 +86,27 @@ def _metric_drawn(node: MetricNode) -> tuple[str, str]:
 
 async def _run_check(node: CheckNode, graph: Graph, case_fields: dict[str, Any],
                      evidence: dict[str, Any], python: PythonConsent) -> CheckResult:
-    if node.check == "python":  # refused (or asked) before anything is imported
+    kind = find_check(node.check)
+    if kind is not None and kind.runs_code:  # refused (or asked) before anything is imported
         await python.admit(node, graph)
     return run_check(node, graph, case_fields, evidence, python=python)
 
 
 def _check_inputs(node: CheckNode) -> list[str]:
-    """The case fields a check reads: its input, the expected output an `equals` compares
-    with, the expected tools a `tools` check without `allowed` compares with."""
+    """The case fields a check reads: its input and what its kind compares it with (the
+    expected output an `equals` compares with, the expected tools of a `tools` check without
+    `allowed`)."""
     needed = [p for p in (input_param(node),) if p]
-    if node.check == "equals":
-        needed.append("expected_output")
-    if node.check == "tools" and node.allowed is None:
-        needed.append("expected_tools")
+    kind = find_check(node.check)
+    if kind is not None:
+        needed += kind.compares(node)
     return needed
+
+
+def _check_boolean(node: CheckNode) -> bool:
+    """True and false, unless the kind may answer with a label (python)."""
+    kind = find_check(node.check)
+    return kind is None or not kind.labels
 
 
 async def _measure_metric(ask: Any, model: str, **settings: Any) -> Any:
@@ -119,7 +127,7 @@ _CHECK_COMMON = frozenset({"type", "label", "check", "param", "evidence"})
 def _check_form_fields(node: CheckNode) -> list[str]:
     """The check kind's own settings, plus any other setting that has a value so nothing
     is hidden."""
-    own = set(CheckNode.KIND_FIELDS.get(node.check, ()))
+    own = set(check_settings(node.check).fields)
     return [f for f in own_form_fields(node)
             if f in _CHECK_COMMON or f in own or getattr(node, node.attr_for(f), None) is not None]
 
@@ -154,7 +162,8 @@ CHECK = register(NodeKind(
     shape="parallelogram", drawn=lambda node: (label_or_id(node), f"check: {node.check}"),
     deepeval_refusal="check nodes run in code, and DeepEval's DAG has no deterministic node "
                      "type; replace them with judgement nodes or keep the graph in dagtui",
-    run=_run_check, inputs=_check_inputs, boolean=lambda node: node.check != "python",
+    run=_run_check, inputs=_check_inputs, boolean=_check_boolean,
+    variant=lambda node: node.check,
     blank=lambda nid: CheckNode(check="json", param="actual_output", verdicts=_pass_fail()),
 ))
 GEVAL = register(NodeKind(

@@ -16,7 +16,9 @@ the tree's icon and the DOT/Mermaid drawings handle it; the DeepEval exports ref
 answer shape adds one `Answer` (`answers`). Still written per built-in type: the DeepEval
 exports and import (DeepEval has one class per built-in type), the structure of data edges
 (a task's `children`, a check's `evidence`), calibration's per-node statistics and report,
-and docs/format.md.
+and the prose of docs/format.md (its field tables are written from the dataclass's field
+metadata by scripts/gen_format_docs.py). Check kinds have the same shape of registry:
+`dagtui.checks.CheckKind`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ def one_call(node: Any) -> int:
 
 
 def nothing_editable(node: Any) -> str | None:
+    return None
+
+
+def no_variant(node: Any) -> str | None:
     return None
 
 
@@ -133,6 +139,8 @@ class NodeKind:
     #: a new node of this type, with the content the editor starts from, given its id
     #: (default: the dataclass's defaults)
     blank: Callable[[str], NodeBase] | None = None
+    #: what the node is within its type, written after it (`check/regex`); None: nothing
+    variant: Callable[[Any], str | None] = no_variant
 
     @property
     def type(self) -> str:
@@ -187,6 +195,13 @@ def unregister(type_name: str) -> None:
 def kind_of(node: NodeBase) -> NodeKind:
     """The kind of a node of a registered type."""
     return _KINDS[node.type]
+
+
+def kind_text(node: NodeBase) -> str:
+    """The node's type, and its variant where its kind has one: `binary`, `check/regex`."""
+    kind = _KINDS.get(node.type)
+    variant = kind.variant(node) if kind is not None else None
+    return node.type if variant is None else f"{node.type}/{variant}"
 
 
 def find_kind(type_name: str) -> NodeKind | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..checks import find_check
 from ..diagnostics import Diagnostic, unreadable
 from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
 from ..loader import Collector, LoadResult
@@ -444,10 +445,11 @@ def check_graph(rule: Rule) -> tuple[Graph | None, list[tuple[str, str]]]:
         return None, problems + [(
             "check", f"unknown check kind {kind!r}{suggest(str(kind), CHECK_KINDS)}; use one "
             f"of: {', '.join(CHECK_KINDS)}")]
-    for key in CheckNode.KIND_REQUIRED.get(kind, ()):
+    found = find_check(kind)
+    for key in found.settings.required if found else ():
         if key not in data:
             problems.append(("check", f"a '{kind}' check needs '{key}'"))
-    if kind != "tools" and "param" not in data:
+    if not (found and found.reads) and "param" not in data:
         problems.append(("check", f"a '{kind}' check needs 'param' (the case field it reads, "
                          "e.g. \"actual_output\")"))
     param = data.get("param")

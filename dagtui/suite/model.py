@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import graphcycles
+from ..model import about
 
 #: rule statuses: a paused rule does not run, and its dependents see no pass from it
 STATUSES: tuple[str, ...] = ("active", "paused")
@@ -68,8 +69,9 @@ class RuleInUseError(SuiteEditError):
 class Sample:
     """Keep a seeded, reproducible fraction of the cases a rule would otherwise evaluate."""
 
-    rate: float = 1.0
-    seed: int = 0
+    rate: float = field(default=1.0, metadata=about(
+        "the fraction of cases kept", bounds=(0, 1)))
+    seed: int = field(default=0, metadata=about("the seed that picks them"))
 
 
 @dataclass
@@ -96,9 +98,12 @@ class Rule:
     `check` (an inline deterministic check, scored 1 when it holds and 0 when not)."""
 
     id: str
-    label: str | None = None
-    graph: str | None = None
-    check: dict[str, Any] | None = None
+    label: str | None = field(default=None, metadata=about(
+        "shown in reports and the editor (default: the rule's name)"))
+    graph: str | None = field(default=None, metadata=about(
+        "a graph file (beside the suite) that scores the case"))
+    check: dict[str, Any] | None = field(default=None, metadata=about(
+        "or an inline check: a check node's settings, scored 1 or 0"))
     depends_on: list[str] = field(default_factory=list)
     sample: Sample | None = None
     max_calls: int | None = None

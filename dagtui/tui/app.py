@@ -31,7 +31,7 @@ from textual.widgets import Footer, Static, Tab, Tree
 from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
 from ..kinds import kind_of
-from ..model import CheckNode, TaskNode
+from ..model import TaskNode
 from . import backend
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from .keys import (
@@ -1152,9 +1152,3 @@ def known_binding_ids() -> set[str]:
     """Every id a keys file may name: the editor's, the debugger's and the suite view's
     (`dagtui edit SUITE.toml` opens the suite view, and one file serves them all)."""
     return all_binding_ids()
-
-
-def node_kind_text(node: Any) -> str:
-    if isinstance(node, CheckNode):
-        return f"check/{node.check}"
-    return node.type

@@ -2,54 +2,45 @@
 
 Pure functions (no textual) so the parsing rules that decide what a keystroke means are
 tested directly. A conversion that fails raises `FieldError` with the message shown beside
-the field; the model is not touched until the text parses.
+the field; the model is not touched until the text parses. What a field means and the values
+it may take are the model's (`dagtui.model.field_specs`, `CHECK_SETTINGS`); this module
+adds only how the form edits it.
 """
 
 from __future__ import annotations
 
 import json
+import typing
+from collections.abc import Sequence
 from typing import Any
 
 from ..kinds import kind_of
-from ..model import NodeBase
+from ..model import CHECK_SETTINGS, NodeBase, check_settings, field_specs
 
 LONG_TEXT = ("instructions", "criteria", "evaluation_steps")
 REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check", "metric")
 LISTS = ("children", "values", "allowed", "roots")
 INTS = ("min", "max")
 BOOLS = ("case_sensitive", "include_reason", "strict", "multi_turn")
-CHOICES: dict[str, tuple[str, ...]] = {
-    "unit": ("chars", "words", "sentences"),
-}
-MODES = {"contains": ("any", "all"), "tools": ("subset", "exact", "ordered")}
 
-HELP: dict[str, str] = {
-    "label": "shown instead of the id",
-    "instructions": "what the judge extracts (task)",
-    "criteria": "the question the judge answers",
-    "output_label": "heading children see the evidence under",
-    "params": "test-case fields put in the prompt",
-    "turn_window": "start, end (multi-turn only)",
-    "children": "nodes that receive this output, comma separated",
-    "check": "kind of code check",
-    "param": "test-case field the check reads",
-    "evidence": "or: id of a task whose output the check reads",
-    "pattern": "regular expression",
-    "flags": "regex flags, e.g. i m s",
-    "schema": "inline JSON schema, or a path relative to the graph",
-    "unit": "chars, words or sentences",
-    "values": "comma separated",
-    "allowed": "allowed tool names, comma separated",
-    "function": "module:function returning bool or a label",
-    "name": "name of the G-Eval metric",
-    "evaluation_steps": "one step per line",
-    "model": "judge model for this node only",
-    "metric": "DeepEval metric class, e.g. AnswerRelevancyMetric",
-    "args": "its arguments as TOML: threshold = 0.7, include_reason = false",
-    "threshold": "pass when score >= threshold (0..1)",
-    "roots": "comma separated; empty: nodes nothing points to",
-    "cases": "default cases file, relative to the graph",
-}
+
+def hint(cls: type, name: str) -> str:
+    """The few words shown in (and over) field `name` of a `cls` record: its `short`
+    meaning, without the Markdown code marks the docs use."""
+    spec = field_specs(cls).get(name)
+    return spec.short.replace("`", "") if spec is not None else ""
+
+
+def choices(node: Any, name: str) -> Sequence[str] | None:
+    """The values a one-value field offers in a select: its kind's for a check setting
+    whose values depend on the kind (`mode`; none for a kind without it), the model's for
+    a field with fixed values (`unit`); None for a field typed freely or holding a list."""
+    if any(name in settings.choices for settings in CHECK_SETTINGS.values()):
+        return check_settings(getattr(node, "check", None)).choices.get(name, ())
+    spec = field_specs(type(node)).get(name)
+    if spec is None or spec.choices is None or typing.get_origin(spec.annotation) is list:
+        return None
+    return tuple(spec.choices)
 
 
 class FieldError(ValueError):

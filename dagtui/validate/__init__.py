@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from .base import Analyzer
 from .cases import missing_cases_file
-from .check_nodes import CONTAINS_MODES, LENGTH_UNITS, REGEX_FLAGS, TOOLS_MODES
+from .check_nodes import REGEX_FLAGS
 from .checker import STRUCTURAL, Checker
 from .driver import check_file, check_graph, check_load, check_text, file_checks, validate
 from .environment import deepeval_installed
@@ -37,13 +37,10 @@ from .shape import MAX_GATE_DEPTH
 _Checker = Checker
 
 __all__ = [
-    "CONTAINS_MODES",
-    "LENGTH_UNITS",
     "MAX_GATE_DEPTH",
     "MAX_PATH_DIAGNOSTICS",
     "REGEX_FLAGS",
     "STRUCTURAL",
-    "TOOLS_MODES",
     "Analyzer",
     "Checker",
     "ValidationReport",

@@ -7,8 +7,9 @@ import json
 import re
 from pathlib import Path
 
+from ..checks import CheckKind, find_check
 from ..inputs import JSON_LIMIT, InputError, read_text
-from ..model import CHECK_KINDS, CheckNode, TaskNode
+from ..model import CHECK_KINDS, CHECK_SETTINGS, CheckNode, TaskNode
 from ..positions import KeyPath
 from ..saferegex import FLAG_LETTERS, RegexError, nested_quantifier, python_compile
 from ..schema_check import outside_refs, patterns, unbounded_keywords
@@ -17,14 +18,20 @@ from .verdicts import VerdictChecks
 
 #: the regex flag letters the check engine (`dagtui.checks`) understands, in either case
 REGEX_FLAGS = FLAG_LETTERS
-CONTAINS_MODES = ("any", "all")
-TOOLS_MODES = ("subset", "exact", "ordered")
-LENGTH_UNITS = ("chars", "words", "sentences")
 _FUNCTION_REF = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*$")
 
 
+def _one_of(allowed: tuple[str, ...]) -> str:
+    """`"any" or "all"`, or `one of subset, exact, ordered`."""
+    if len(allowed) == 2:
+        return f'"{allowed[0]}" or "{allowed[1]}"'
+    return f"one of {', '.join(allowed)}"
+
+
 class CheckNodeChecks(VerdictChecks):
-    """Code-check nodes: kind, input and per-kind settings."""
+    """Code-check nodes: kind, input and per-kind settings. What a kind takes, needs and
+    allows is its `dagtui.model.CheckSettings`; what more it checks, its `CheckKind.validate`
+    (one of the `check_*` methods below for the built-in kinds)."""
 
     def check_check(self, nid: str, node: CheckNode) -> None:
         kind = node.check
@@ -36,13 +43,14 @@ class CheckNodeChecks(VerdictChecks):
             self.add("DAG007", f"unknown check kind '{kind}'{suggest(kind, CHECK_KINDS)}; use "
                      f"one of: {', '.join(CHECK_KINDS)}", ("nodes", nid, "check"), node=nid,
                      fld="check", at_value=True)
-        self.check_check_input(nid, node)
-        if kind in CHECK_KINDS:
-            self.check_kind_settings(nid, node, kind)
-        self.check_verdicts(nid, node, binary=None if kind == "python" else True)
+        found = find_check(kind)
+        self.check_check_input(nid, node, found)
+        if found is not None:
+            self.check_kind_settings(nid, node, found)
+        self.check_verdicts(nid, node, binary=None if found and found.labels else True)
 
-    def check_check_input(self, nid: str, node: CheckNode) -> None:
-        if node.param is None and node.evidence is None and node.check == "tools":
+    def check_check_input(self, nid: str, node: CheckNode, kind: CheckKind | None) -> None:
+        if node.param is None and node.evidence is None and kind and kind.reads:
             return  # a tools check reads tools_called unless told otherwise
         if node.param is None and node.evidence is None:
             self.add("DAG020", "a check reads one thing: set param = \"actual_output\" (a "
@@ -74,69 +82,72 @@ class CheckNodeChecks(VerdictChecks):
                      f"children, so it never receives that output; add \"{nid}\" to "
                      f"{ev}.children", path, node=nid, fld="evidence", at_value=True)
 
-    def check_kind_settings(self, nid: str, node: CheckNode, kind: str) -> None:
-        own = CheckNode.KIND_FIELDS.get(kind, ())
-        every = {f for fields in CheckNode.KIND_FIELDS.values() for f in fields}
+    def check_kind_settings(self, nid: str, node: CheckNode, kind: CheckKind) -> None:
+        """The settings every kind's are checked for: none of another kind's, the required
+        ones present, each of its choices; then the kind's own validation."""
+        name, own = kind.name, kind.settings.fields
+        every = {f for settings in CHECK_SETTINGS.values() for f in settings.fields}
         for f in sorted(every - set(own)):
-            value = getattr(node, "schema_" if f == "schema" else f, None)
+            value = getattr(node, CheckNode.attr_for(f), None)
             if value is not None:
-                users = [k for k, fs in CheckNode.KIND_FIELDS.items() if f in fs]
+                users = [k for k, s in CHECK_SETTINGS.items() if f in s.fields]
                 hint = suggest(f, own)
-                self.add("DAG002", f"'{f}' has no meaning for a {kind} check{hint}; it "
+                self.add("DAG002", f"'{f}' has no meaning for a {name} check{hint}; it "
                          f"belongs to {' / '.join(users)} checks", ("nodes", nid, f),
                          node=nid, fld=f)
-        for f in CheckNode.KIND_REQUIRED.get(kind, ()):
-            self.require(nid, node, f, f"a {kind} check needs it")
+        for f in kind.settings.required:
+            self.require(nid, node, f, f"a {name} check needs it")
+        for f, allowed in kind.settings.choices.items():
+            value = getattr(node, CheckNode.attr_for(f), None)
+            if value is not None and value not in allowed:
+                self.add("DAG020", f"{f} = '{value}' for a {name} check must be "
+                         f"{_one_of(allowed)}", ("nodes", nid, f), node=nid, fld=f,
+                         at_value=True)
+        if kind.validate is not None:
+            kind.validate(self, nid, node)
+
+    def check_regex(self, nid: str, node: CheckNode) -> None:
         path = ("nodes", nid)
-        if kind == "regex":
-            flags = 0
-            for ch in (node.flags or "").lower():
-                if ch not in REGEX_FLAGS:
-                    self.add("DAG020", f"unknown regex flag '{ch}'; flags are letters from "
-                             f"'{''.join(REGEX_FLAGS)}' (i ignore case, m multiline, s dot "
-                             "matches newline, x verbose)", path + ("flags",),
-                             node=nid, fld="flags", at_value=True)
-                    break
-                flags |= REGEX_FLAGS[ch]
-            if node.pattern:
-                try:
-                    python_compile(node.pattern, flags)
-                except RegexError as exc:
-                    self.add("DAG020", f"the regex pattern does not compile: "
-                             f"{str(exc).removeprefix('bad pattern: ')}", path + ("pattern",),
-                             node=nid, fld="pattern", at_value=True)
-                else:
-                    self.check_backtracking(nid, node.pattern, path + ("pattern",), "pattern")
-        elif kind == "json_schema":
-            self.check_schema(nid, node)
-        elif kind == "length":
-            # no unit means chars (dagtui.checks): it runs, so it is not an error
-            if node.min is None and node.max is None:
-                self.add("DAG020", "a length check needs min, max or both", path, node=nid,
-                         fld="max")
-            for f in ("min", "max"):
-                value = getattr(node, f)
-                if value is not None and value < 0:
-                    self.add("DAG020", f"{f} = {value} is negative", path + (f,), node=nid,
-                             fld=f, at_value=True)
-            if node.min is not None and node.max is not None and node.min > node.max:
-                self.add("DAG020", f"min = {node.min} is larger than max = {node.max}, so no "
-                         "text can pass", path + ("max",), node=nid, fld="max", at_value=True)
-        elif kind == "contains":
-            if node.mode is not None and node.mode not in CONTAINS_MODES:
-                self.add("DAG020", f"mode = '{node.mode}' for a contains check must be "
-                         "\"any\" or \"all\"", path + ("mode",), node=nid, fld="mode",
-                         at_value=True)
-        elif kind == "tools":
-            if node.mode is not None and node.mode not in TOOLS_MODES:
-                self.add("DAG020", f"mode = '{node.mode}' for a tools check must be one of "
-                         f"{', '.join(TOOLS_MODES)}", path + ("mode",), node=nid, fld="mode",
-                         at_value=True)
-        elif kind == "python" and node.function and not _FUNCTION_REF.match(node.function):
+        flags = 0
+        for ch in (node.flags or "").lower():
+            if ch not in REGEX_FLAGS:
+                self.add("DAG020", f"unknown regex flag '{ch}'; flags are letters from "
+                         f"'{''.join(REGEX_FLAGS)}' (i ignore case, m multiline, s dot "
+                         "matches newline, x verbose)", path + ("flags",),
+                         node=nid, fld="flags", at_value=True)
+                break
+            flags |= REGEX_FLAGS[ch]
+        if node.pattern:
+            try:
+                python_compile(node.pattern, flags)
+            except RegexError as exc:
+                self.add("DAG020", f"the regex pattern does not compile: "
+                         f"{str(exc).removeprefix('bad pattern: ')}", path + ("pattern",),
+                         node=nid, fld="pattern", at_value=True)
+            else:
+                self.check_backtracking(nid, node.pattern, path + ("pattern",), "pattern")
+
+    def check_length(self, nid: str, node: CheckNode) -> None:
+        path = ("nodes", nid)
+        # no unit means chars (dagtui.checks): it runs, so it is not an error
+        if node.min is None and node.max is None:
+            self.add("DAG020", "a length check needs min, max or both", path, node=nid,
+                     fld="max")
+        for f in ("min", "max"):
+            value = getattr(node, f)
+            if value is not None and value < 0:
+                self.add("DAG020", f"{f} = {value} is negative", path + (f,), node=nid,
+                         fld=f, at_value=True)
+        if node.min is not None and node.max is not None and node.min > node.max:
+            self.add("DAG020", f"min = {node.min} is larger than max = {node.max}, so no "
+                     "text can pass", path + ("max",), node=nid, fld="max", at_value=True)
+
+    def check_python(self, nid: str, node: CheckNode) -> None:
+        if node.function and not _FUNCTION_REF.match(node.function):
             self.add("DAG020", f"function = '{node.function}' must look like "
-                     "\"package.module:function\"", path + ("function",), node=nid,
+                     "\"package.module:function\"", ("nodes", nid, "function"), node=nid,
                      fld="function", at_value=True)
-        elif kind == "python" and node.function:
+        elif node.function:
             self.check_python_module(nid, node.function)
 
     def check_python_module(self, nid: str, function: str) -> None:

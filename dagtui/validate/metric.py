@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from ..diagnostics import escape_controls, is_unsafe_char
+from ..model import Metric, field_spec
 from ..text import suggest
 from .base import CheckerBase
 
@@ -15,8 +16,10 @@ class MetricChecks(CheckerBase):
 
     def check_metric(self) -> None:
         m = self.graph.metric
-        if not 0.0 <= m.threshold <= 1.0:
-            self.add("DAG021", f"threshold {m.threshold:g} is outside 0..1; a run passes when "
+        threshold = field_spec(Metric, "threshold")  # its range, as the model declares it
+        if not threshold.in_bounds(m.threshold):
+            self.add("DAG021", f"threshold {m.threshold:g} is outside {threshold.bounds_words}; "
+                     "a run passes when "
                      "its score (0..1, the leaf's 0..10 divided by 10) is at least the "
                      "threshold", ("metric", "threshold"), fld="threshold", at_value=True)
         uses_judge = any(node.uses_llm for node in self.graph.nodes.values())

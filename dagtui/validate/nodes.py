@@ -91,7 +91,8 @@ class NodeChecks(CheckNodeChecks):
                      "only the criteria and answers anyway (DeepEval's silent failure); add "
                      "params or make it a child of a task that extracts the evidence",
                      ("nodes", nid), node=nid, fld="params")
-        if isinstance(node, BinaryNode) and node.criteria:
+        yes_no = kind_of(node).boolean_verdicts(node)  # a yes/no question is often code
+        if yes_no and node.criteria:
             hint = checkable_hint(node.criteria)
             if hint:
                 kind, how = hint
@@ -99,7 +100,7 @@ class NodeChecks(CheckNodeChecks):
                          f"with {how} answers this for free, instantly and the same way "
                          "every time; keep the judge for what needs judgement",
                          ("nodes", nid, "criteria"), node=nid, fld="criteria", at_value=True)
-        self.check_verdicts(nid, node, binary=kind_of(node).boolean_verdicts(node))
+        self.check_verdicts(nid, node, binary=yes_no)
 
     def check_geval(self, nid: str, node: GEvalNode) -> None:
         self.require(nid, node, "name", "G-Eval reports its score under this name")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import BinaryNode, CheckNode, Verdict
+from ..model import BinaryNode, CheckNode, Verdict, field_spec
 from ..paths import show_number
 from ..text import suggest, verdict_text
 from .base import CheckerBase
+
+#: a verdict's score range, as the model declares it (bound once: checked per verdict)
+_SCORE_LOW, _SCORE_HIGH = field_spec(Verdict, "score").bounds or (float("-inf"), float("inf"))
 
 
 def _norm_label(label: str) -> str:
@@ -113,9 +116,10 @@ class VerdictChecks(CheckerBase):
                          "0..10 to end the path here, or then = \"<node>\" to continue",
                          self.vpath(nid, i), node=nid, fld="verdicts", at_value=True)
         s = v.score
-        if s is not None and not 0 <= s <= 10:  # NaN fails this too
-            self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a number from 0 "
-                     "to 10, like 7 or 7.5 (the final score is score/10)",
+        if s is not None and not _SCORE_LOW <= s <= _SCORE_HIGH:  # NaN fails this too
+            self.add("DAG013", f"verdict {name}: score {show_number(s)} must be a number from "
+                     f"{_SCORE_LOW:g} to {_SCORE_HIGH:g}, like 7 or 7.5 (the final score is "
+                     "score/10)",
                      self.vpath(nid, i, "score"), node=nid, fld="verdicts", at_value=True)
         if has_then and v.then not in self.graph.nodes and v.then not in self.raw_nodes:
             self.add("DAG008", f"verdict {name}: then = '{v.then}' is not a node"

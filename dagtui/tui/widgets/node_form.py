@@ -33,7 +33,9 @@ from ...model import (
     SINGLE_TURN_PARAMS,
     CheckNode,
     Graph,
+    Metric,
     NodeBase,
+    check_settings,
 )
 from ...text import verdict_text
 from .. import fields as F
@@ -57,8 +59,7 @@ def page_key(graph: Graph, node_id: str | None) -> str:
     if node is None:
         return "none"
     if isinstance(node, CheckNode):
-        extra = [f for f in F.node_fields(node)
-                 if f not in CheckNode.KIND_FIELDS.get(node.check, ())]
+        extra = [f for f in F.node_fields(node) if f not in check_settings(node.check).fields]
         return "check-" + "-".join([node.check or "none", *extra]).replace("_", "")
     return node.type
 
@@ -69,6 +70,8 @@ class FormPage(Vertical):
     def __init__(self, key: str, graph: Graph, node_id: str | None) -> None:
         super().__init__(classes="form-page", id=f"page-{key}")
         self.key = key
+        #: the record whose fields the page shows (their hints are its model's)
+        self.record: type = Metric if node_id is None else type(graph.nodes.get(node_id))
         self.widgets: dict[str, Widget] = {}
         self.messages: dict[str, Static] = {}
         self.verdict_box: Vertical | None = None
@@ -102,7 +105,7 @@ class FormPage(Vertical):
         msg = Static("", classes="field-msg", id=f"{self.key}-m-{name}")
         self.messages[name] = msg
         self.widgets[name] = widget
-        hint = F.HELP.get(name, "")
+        hint = F.hint(self.record, name)
         if hint:
             widget.tooltip = hint
         return Horizontal(Label(name, classes="field-name"),
@@ -113,7 +116,7 @@ class FormPage(Vertical):
             return FieldSelect([("true", True), ("false", False)], allow_blank=False,
                                compact=True, id=self.wid(name), name=f"metric:{name}")
         return Input("", compact=True, id=self.wid(name), name=f"metric:{name}",
-                     placeholder=F.HELP.get(name, ""))
+                     placeholder=F.hint(self.record, name))
 
     def _node_widget(self, node: NodeBase, name: str, params: tuple[str, ...]) -> Widget:
         wid, wname = self.wid(name), f"field:{name}"
@@ -126,8 +129,8 @@ class FormPage(Vertical):
         if name == "param":
             return FieldSelect([(p, p) for p in params], compact=True, id=wid, name=wname,
                                prompt="(none: use evidence)")
-        if name in F.CHOICES or name == "mode":
-            choices = F.CHOICES.get(name) or F.MODES.get(getattr(node, "check", ""), ())
+        choices = F.choices(node, name)
+        if choices is not None:
             return FieldSelect([(c, c) for c in choices], compact=True, id=wid, name=wname,
                                prompt="(default)")
         if name in F.BOOLS:
@@ -143,7 +146,7 @@ class FormPage(Vertical):
             return LongText("", soft_wrap=True, compact=True, id=wid, name=wname,
                             classes="long-text", tab_behavior="focus")
         # tabbing into a one-line field selects its text, so typing replaces the value
-        return Input("", compact=True, id=wid, name=wname, placeholder=F.HELP.get(name, ""),
+        return Input("", compact=True, id=wid, name=wname, placeholder=F.hint(self.record, name),
                      select_on_focus=True)
 
     def _verdict_section(self) -> Horizontal:
