@@ -63,6 +63,9 @@ class GraphTree(Tree[ItemRef]):
         self.metric_name = ""
         #: a saved calibration result (`dagtui calibrate`): each node's kappa as a badge
         self.calibration: dict[str, object] | None = None
+        #: a narrow tree (`compact`): rows leave out the node's type (its icon and the
+        #: form's title say it) and indent less, so an id and its label still fit
+        self.compact = False
 
     # -- public API -----------------------------------------------------------------------
     def show(self, graph: Graph, counts: Counts, metric_name: str = "", *,
@@ -92,6 +95,13 @@ class GraphTree(Tree[ItemRef]):
         """Show `data`'s per-node badges from the next `show` on (every row relabelled)."""
         self.calibration = data
         self._seen = {}
+
+    def set_compact(self, compact: bool) -> None:
+        """Narrow rows from the next `show` on (every row relabelled)."""
+        if compact != self.compact:
+            self.compact = compact
+            self.guide_depth = 2 if compact else 3
+            self._seen = {}
 
     def force_rebuild(self) -> None:
         """Rebuild every row on the next `show` (after a reload or a save)."""
@@ -290,7 +300,8 @@ class GraphTree(Tree[ItemRef]):
         if mark is not None:
             text.append(" ")
             text.append_text(mark)
-        text.append(f"  {node.type}", style="dim")
+        if not self.compact:
+            text.append(f"  {node.type}", style="dim")
         if node.label:
             text.append(f"  {node.label}", style="dim italic")
         errors, warnings = counts.get(nid, (0, 0))
