@@ -116,6 +116,27 @@ class Progress:
         self.in_ready[i] = False
 
 
+def run_order(compiled: CompiledGraph) -> list[str]:
+    """Every node in the order runs take them: the arrival rule played with every verdict
+    leading everywhere, the first ready node (file order) taken each time, as a run does.
+
+    Any run's nodes come in this order, whichever verdicts it takes (the nodes it skips
+    never make one of its own ready sooner), so a list of a graph's nodes in it reads top
+    to bottom as the run goes, while file order can put a child above its parent. Nodes
+    no run can reach (a cycle, an orphan) follow, in file order.
+    """
+    progress = Progress(compiled)
+    taken: list[int] = []
+    while progress.ready:
+        i = progress.ready[0]
+        progress.take(i)
+        taken.append(i)
+        for target in compiled.targets[i]:
+            progress.arrive(target)
+    rest = [i for i, done in enumerate(progress.done) if not done]
+    return compiled.names(taken + rest)
+
+
 def leaf_kind(node: object) -> str:
     """How a run-time leaf is named in path descriptions: `G-Eval` or `metric`."""
     return "metric" if getattr(node, "type", None) == "metric" else "G-Eval"

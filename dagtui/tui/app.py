@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
-from textual.command import CommandPalette, Hit, Hits, Provider
+from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
@@ -34,6 +34,7 @@ from ..kinds import kind_of
 from ..model import TaskNode
 from . import backend
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
+from .fit import SHORT_ROWS, fit_footer, narrow
 from .keys import (
     EDITOR_KEYS,
     Remappable,
@@ -42,6 +43,7 @@ from .keys import (
     editor_groups,
 )
 from .keys import binding_ids as all_binding_ids
+from .node_palette import EditorNodes
 from .outline import ItemRef
 from .state import CheckJob, EditorState, EditRefused, environment_editor, fallback_editor
 from .widgets.graph_tree import GraphTree
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.pilot import Pilot
     from textual.widgets import TabbedContent, TextArea
+    from textual.widgets.button import ButtonVariant
 
     from .widgets.bottom import BottomPanels
     from .widgets.panels import ProblemsTable
@@ -67,16 +70,13 @@ READ_ONLY_HIDDEN: frozenset[str] = frozenset({"goto", "show_graph", "graph_scope
                                               "calibration"})
 
 #: the action names of the editor's bindings (without parameters): they run only while the
-#: editor's main screen is on top (see `EditorApp.check_action`)
+#: editor's main screen is on top (see `EditorApp.check_action`); the palette works over
+#: the debugger too (its provider lists the debugger's actions there)
 EDITOR_ACTIONS: frozenset[str] = frozenset(spec.action.split("(", 1)[0]
-                                           for spec in EDITOR_KEYS)
+                                           for spec in EDITOR_KEYS) - {"command_palette"}
 
 CSS_PATH = Path(__file__).with_name("editor.tcss")
 
-#: below this many rows the bottom panels shrink (the `short` class in editor.tcss), below
-#: this many columns the footer is compact
-SHORT_ROWS = 32
-NARROW_COLS = 110
 
 
 class TextLine(Widget):
@@ -97,36 +97,14 @@ class TextLine(Widget):
         return self.text
 
 
-class NodeCommands(Provider):
-    """Go-to-node palette: fuzzy match on node ids and labels."""
-
-    async def search(self, query: str) -> Hits:
-        app = self.app
-        if not isinstance(app, EditorApp):
-            return
-        matcher = self.matcher(query)
-        for nid, node in app.state.graph.nodes.items():
-            text = f"{nid}  {node.type}" + (f"  {node.label}" if node.label else "")
-            score = matcher.match(text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(text),
-                          lambda nid=nid: app.go_to(nid), help=f"go to {nid}")
-
-    async def discover(self) -> Hits:
-        app = self.app
-        if not isinstance(app, EditorApp):
-            return
-        for nid, node in app.state.graph.nodes.items():
-            yield Hit(1, f"{nid}  {node.type}", lambda nid=nid: app.go_to(nid),
-                      help=f"go to {nid}")
-
-
 class EditorApp(Remappable, App[None]):
     """The graph editor. `state` holds everything that is not pixels."""
 
     CSS_PATH = CSS_PATH
     TITLE = "dagtui"
     ENABLE_COMMAND_PALETTE = True
+    #: ctrl+p: the editor's actions (`get_system_commands`) and its nodes by id or label
+    COMMANDS = App.COMMANDS | {EditorNodes}
     BINDINGS = bindings(EDITOR_KEYS)
 
     #: set by `exit`: the disk poll stops asking once the app is on its way out
@@ -209,7 +187,9 @@ class EditorApp(Remappable, App[None]):
         # slot holds their rows meanwhile, so nothing moves when they arrive
         yield Static(id="bottom-slot")
         yield TextLine(id="status")
-        yield Footer()
+        # the palette's key is `editor.palette`, in the footer's row of keys: docked at the
+        # right it covered the last key on a narrow terminal
+        yield Footer(show_command_palette=False)
 
     @property
     def bottom(self) -> BottomPanels:
@@ -273,6 +253,8 @@ class EditorApp(Remappable, App[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
+        if self.query("#header-file"):
+            self._sync_header()
 
     def _fit(self, width: int, height: int) -> None:
         """On a small terminal the panels give way to the tree and the form: the bottom
@@ -280,10 +262,16 @@ class EditorApp(Remappable, App[None]):
         key (ctrl+p still works) so the editor's own keys are not cut off."""
         main = self.screen_stack[0]
         main.set_class(height < SHORT_ROWS, "short")
+        main.set_class(narrow(width), "narrow")
         footer = next(iter(main.query(Footer)), None)
         if footer is not None:
-            footer.compact = width < NARROW_COLS
-            footer.show_command_palette = width >= NARROW_COLS
+            fit_footer(footer, width)
+        tree = next(iter(main.query(GraphTree)), None)
+        if tree is not None and tree.compact != narrow(width):
+            tree.set_compact(narrow(width))
+            if not self.state.read_only:
+                tree.show(self.state.graph, self.state.problem_counts(),
+                          self.state.graph.metric.name)
 
     async def _first_check(self) -> None:
         job = self.state.check_job()
@@ -446,19 +434,25 @@ class EditorApp(Remappable, App[None]):
     def _sync_header(self) -> None:
         state = self.state
         metric = state.graph.metric
-        name = Text.assemble(("dagtui", "bold"), " — ", str(state.path))
+        width = self.size.width
+        # a narrow terminal drops the app's name first: the file, the metric's name, its
+        # threshold and the model pinned are what the line is for
+        name = Text.assemble(("dagtui", "bold"), " — ") if not narrow(width) else Text()
+        name.append(str(state.path))
         if state.dirty:
             name.append(" ●", style="bold yellow")
         if state.read_only:
             name.append("  read-only", style="bold red")
+        name.no_wrap, name.overflow = True, "ellipsis"
         self._update("#header-file", name)
         if state.read_only:  # nothing was parsed: the metric's defaults would mislead
             info = Text("metric unknown until the file parses", style="dim")
         else:
-            info = Text.assemble((metric.name, "bold"), " · threshold ",
-                                 (f"{metric.effective_threshold:g}", "bold"),
-                                 " · ", (metric.model or "no model pinned",
-                                         "bold" if metric.model else "yellow"))
+            info = metric_line(metric.name, metric.effective_threshold, metric.model,
+                               room=width - 4 - min(name.cell_len, 24))
+        line = self.query_one("#header-metric", TextLine)
+        if line.styles.width is None or line.styles.width.value != info.cell_len:
+            line.styles.width = info.cell_len
         self._update("#header-metric", info)
         status = Text()
         if state.read_only:
@@ -852,7 +846,8 @@ class EditorApp(Remappable, App[None]):
         self.notify(message, timeout=2)
 
     def action_goto(self) -> None:
-        self.push_screen(CommandPalette(providers=[NodeCommands], placeholder="Go to node…"))
+        self.push_screen(CommandPalette(providers=[EditorNodes],
+                                        placeholder="Go to node (id or label)…"))
 
     def action_show_tab(self, tab: str) -> None:
         bottom = self.bottom
@@ -952,7 +947,11 @@ class EditorApp(Remappable, App[None]):
 
     def action_calibration(self) -> None:
         """The calibration view; `enter` on a case opens the debugger on it, paused at the
-        node (the result is re-read, so a calibration run meanwhile shows)."""
+        node, and esc there comes back here (the result is re-read, so a calibration run
+        meanwhile shows)."""
+        self._open_calibration(self.state.selected)
+
+    def _open_calibration(self, node: str | None, case: str | None = None) -> None:
         from .calibration import load_calibration
         from .screens.calibration import CalibrationScreen
 
@@ -967,15 +966,16 @@ class EditorApp(Remappable, App[None]):
         if not self.state.read_only:
             tree.show(self.state.graph, self.state.problem_counts(),
                       self.state.graph.metric.name)
-        self.push_screen(CalibrationScreen(data, self.state.selected, tree.stale),
-                         self._calibration_jump)
+        self.push_screen(CalibrationScreen(data, node, tree.stale, case), self._calibration_jump)
 
     def _calibration_jump(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:
             from .debugger import open_debugger
 
             case, node = choice
-            open_debugger(self, case=case, pause_at=node)
+            # esc in the debugger returns to the view it was opened from, at that case
+            open_debugger(self, case=case, pause_at=node,
+                          on_close=lambda: self._open_calibration(node, case))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -1085,9 +1085,11 @@ class EditorApp(Remappable, App[None]):
             if choice == "reload":
                 await self._reload()
             else:
-                self.state.accept_disk_version()
-                self.notify("kept your version; saving will overwrite the file on disk",
-                            severity="warning")
+                # not accepted: ctrl+s then asks (merge, overwrite or reload) instead of
+                # silently discarding the other program's change
+                self.state.note_disk_change()
+                self.notify("kept your edits; saving will ask whether to merge the change "
+                            "on disk or overwrite it", severity="warning")
 
         self.push_screen(ChoiceScreen("The file changed on disk",
                                       f"{self.state.path} was changed by another program "
@@ -1095,16 +1097,19 @@ class EditorApp(Remappable, App[None]):
                                       [("keep", "Keep my edits", "primary"),
                                        ("reload", "Reload (lose my edits)", "error")]), done)
 
-    def _ask_overwrite(self) -> None:
+    def _ask_overwrite(self, note: str = "") -> None:
         """ctrl+s found the file changed by someone else since it was read (the save
-        refused to discard their edit): cancel, overwrite it anyway, or reload theirs."""
+        refused to discard their edit): merge their change with the edits, cancel,
+        overwrite it anyway, or reload theirs. `note`: why a merge just failed."""
         from .screens.dialogs import ChoiceScreen
 
         self._asking_disk = True
 
         async def done(choice: str | None) -> None:
             self._asking_disk = False
-            if choice == "overwrite":
+            if choice == "merge":
+                await self._merge_and_save()
+            elif choice == "overwrite":
                 self.state.accept_disk_version()
                 await self.action_save()
             elif choice == "reload":
@@ -1113,13 +1118,28 @@ class EditorApp(Remappable, App[None]):
                 self.notify("not saved: the file on disk was changed by another program",
                             severity="warning")
 
+        choices: list[tuple[str, str, ButtonVariant]] = [
+            ("cancel", "Don't save", "default"),
+            ("overwrite", "Overwrite it with my version", "warning"),
+            ("reload", "Reload (lose my edits)", "error")]
+        if not note:  # after "Don't save", the safe choice focused first
+            choices.insert(1, ("merge", "Merge: keep their change and mine", "primary"))
         self.push_screen(ChoiceScreen("Not saved: the file changed on disk",
-                                      f"{self.state.path} was changed by another program "
-                                      "since it was read; saving now would discard that "
-                                      "change.",
-                                      [("cancel", "Don't save", "primary"),
-                                       ("overwrite", "Overwrite it with my version", "warning"),
-                                       ("reload", "Reload (lose my edits)", "error")]), done)
+                                      note or f"{self.state.path} was changed by another "
+                                      "program since it was read; saving now would discard "
+                                      "that change. A merge keeps the nodes they changed "
+                                      "and the ones you edited.", choices), done)
+
+    async def _merge_and_save(self) -> None:
+        conflicts = self.state.merge_disk()
+        if conflicts:
+            self._ask_overwrite(f"Cannot merge: {'; '.join(conflicts)} (changed both here "
+                                "and on disk). Overwrite with your version, or reload theirs.")
+            return
+        self.query_one(GraphTree).force_rebuild()
+        await self.action_save()
+        if not self.state.dirty:
+            self.notify(f"merged the change on disk into {self.state.path}")
 
     # -- command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -1128,7 +1148,7 @@ class EditorApp(Remappable, App[None]):
             yield from super().get_system_commands(screen)
             return
         for spec in EDITOR_KEYS:
-            if spec.action in ("quit",):
+            if spec.action in ("quit", "command_palette"):
                 continue
             title = spec.help
             yield SystemCommand(title[0].upper() + title[1:],
@@ -1152,3 +1172,18 @@ def known_binding_ids() -> set[str]:
     """Every id a keys file may name: the editor's, the debugger's and the suite view's
     (`dagtui edit SUITE.toml` opens the suite view, and one file serves them all)."""
     return all_binding_ids()
+
+
+def metric_line(name: str, threshold: float, model: str | None, room: int) -> Text:
+    """The header's right half: the metric's name, threshold and model, in `room` columns
+    when it can: the threshold's word goes first, then the name is shortened; the model
+    is never cut (a silent model swap is what the line is there to show)."""
+    shown_model = (model, "bold") if model else ("no model pinned", "yellow")
+    line = Text.assemble((name, "bold"), " · threshold ", (f"{threshold:g}", "bold"),
+                         " · ", shown_model)
+    if line.cell_len <= room:
+        return line
+    tail = Text.assemble(" · ≥", (f"{threshold:g}", "bold"), " · ", shown_model)
+    keep = max(8, room - tail.cell_len)
+    head = Text(name if len(name) <= keep else name[:keep - 1] + "…", style="bold")
+    return head + tail

@@ -43,7 +43,14 @@ def bindings(specs: Iterable[KeySpec]) -> list[BindingType]:
     return [spec.binding() for spec in specs]
 
 
+#: the footer shows keys in this order (after ^q, Textual's own) and a narrow terminal
+#: cuts its end: F1 and the palette come first; `/` is off the footer, as ctrl+p finds
+#: nodes by id or label too (this row replaces Textual's own palette binding)
 EDITOR_KEYS: list[KeySpec] = [
+    KeySpec("editor.help", "f1", "help", "help", True, "this help", priority=True),
+    KeySpec("editor.palette", "ctrl+p", "command_palette", "find", True,
+            "command palette: every action by name, and every node by id or label "
+            "(enter jumps to it)", priority=True),
     KeySpec("editor.save", "ctrl+s", "save", "save", True,
             "save the graph (atomic, comments kept)", priority=True),
     KeySpec("editor.add_node", "a", "add_node", "add", True,
@@ -66,8 +73,9 @@ EDITOR_KEYS: list[KeySpec] = [
     KeySpec("editor.redo", "ctrl+y", "redo", "redo", False, "redo"),
     KeySpec("editor.external_editor", "ctrl+o", "external_editor", "$EDITOR", False,
             "edit the focused long field in $VISUAL/$EDITOR"),
-    KeySpec("editor.goto", "slash,ctrl+g", "goto", "go to", True,
-            "go to a node by (fuzzy) name"),
+    KeySpec("editor.goto", "slash,ctrl+g", "goto", "go to", False,
+            "go to a node by (fuzzy) id or label (ctrl+p finds nodes too, among the "
+            "commands)"),
     KeySpec("editor.problems", "p", "show_tab('problems')", "problems", False,
             "show the problems panel"),
     KeySpec("editor.paths", "t", "show_tab('paths')", "paths", False,
@@ -86,41 +94,42 @@ EDITOR_KEYS: list[KeySpec] = [
     KeySpec("editor.calibration", "K", "calibration", "calibration", False,
             "calibration view (from dagtui calibrate): per-node kappa, confusion, "
             "disagreeing cases; enter opens the debugger there"),
-    KeySpec("editor.help", "f1", "help", "help", True, "this help", priority=True),
     KeySpec("editor.quit", "ctrl+q,q", "quit", "quit", True,
             "quit (asks when there are unsaved changes)"),
 ]
 
+#: the footer shows keys in this order and a narrow terminal cuts its end: esc and ? come
+#: first, then stepping and saving; at 80 columns only `r restart` is cut (F1 lists it)
 DEBUGGER_KEYS: list[KeySpec] = [
+    KeySpec("debugger.back", "escape", "back", "back", True,
+            "close a trace view / back to the editor (or the calibration view) / quit"),
+    KeySpec("debugger.help", "question_mark,f1", "keys", "keys", True, "this list of keys"),
     KeySpec("debugger.step", "n", "step", "step", True,
             "run the next node (one judge call at most)"),
     KeySpec("debugger.continue", "c", "continue_run", "continue", True,
             "run to the end, or until a node with a breakpoint is next"),
-    KeySpec("debugger.restart", "r", "restart", "restart", True,
-            "start the case again from the first node"),
-    KeySpec("debugger.breakpoint", "b", "breakpoint", "breakpoint", True,
+    KeySpec("debugger.stop", "x", "stop", "stop", True, "cancel the judge call in flight"),
+    KeySpec("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True,
+            "save the run as a trace (JSON)"),
+    KeySpec("debugger.breakpoint", "b", "breakpoint", "break", True,
             "toggle a breakpoint on the selected node"),
-    KeySpec("debugger.override", "o", "override", "override", True,
+    KeySpec("debugger.override", "o", "override", "what-if", True,
             "what-if: set the selected node's verdict yourself and follow that branch"),
-    KeySpec("debugger.edit", "e", "edit_node", "edit & rerun", True,
+    KeySpec("debugger.edit", "e", "edit_node", "edit", True,
             "edit the selected node's criteria/instructions and re-run from it "
-            "(upstream steps reused)"),
+            "(upstream steps reused; the edit can be written back to the graph)"),
     KeySpec("debugger.case", "p", "pick_case", "case", True,
             "pick the case from the cases file (or edit it inline)"),
+    KeySpec("debugger.restart", "r", "restart", "restart", True,
+            "start the case again from the first node"),
     KeySpec("debugger.edit_case", "i", "edit_case", "edit case", False,
             "edit every field of the current case inline"),
     KeySpec("debugger.judge", "J", "pick_judge", "judge", False,
             "switch judge: labels, human, or the graph's model"),
-    KeySpec("debugger.stop", "x", "stop", "stop", True, "cancel the judge call in flight"),
-    KeySpec("debugger.save_trace", "ctrl+s", "save_trace", "save trace", True,
-            "save the run as a trace (JSON)"),
     KeySpec("debugger.open_trace", "t", "open_trace", "open trace", False,
             "open a saved trace read-only"),
     KeySpec("debugger.copy_pane", "y", "copy_pane", "copy pane", False,
             "copy the whole text of the pane shown (prompt, response, ...) to the clipboard"),
-    KeySpec("debugger.help", "question_mark,f1", "keys", "keys", True, "this list of keys"),
-    KeySpec("debugger.back", "escape", "back", "back", True,
-            "close a trace view / back to the editor / quit"),
 ]
 
 SUITE_KEYS: list[KeySpec] = [
@@ -157,6 +166,14 @@ DIALOG_KEYS: list[KeySpec] = [
 #: one-line text; a long text needs enter for new lines)
 TEXT_KEYS: list[KeySpec] = [
     KeySpec("dialog.submit", "f2", "submit", "apply", False, "apply the text typed"),
+]
+
+#: the editor's add-node dialog: the type is chosen while the id is typed
+ADD_NODE_KEYS: list[KeySpec] = [
+    KeySpec("dialog.add_node.type_up", "up", "type(-1)", "type", False,
+            "add a node: highlight the type above"),
+    KeySpec("dialog.add_node.type_down", "down", "type(1)", "type", False,
+            "add a node: highlight the type below"),
 ]
 
 #: the debugger's human judge
@@ -248,11 +265,11 @@ def editor_widgets() -> list[tuple[str, type]]:
     """The editor's widgets with keys of their own, titled as F1 shows them."""
     from .widgets.graph_tree import GraphTree
     from .widgets.graph_view import GraphView
-    from .widgets.long_text import LongText
+    from .widgets.long_text import FieldInput
     from .widgets.panels import ProblemsTable
 
     return [("tree", GraphTree), ("problems list", ProblemsTable), ("graph (g g)", GraphView),
-            ("long field", LongText)]
+            ("form field", FieldInput)]
 
 
 def debugger_widgets() -> list[tuple[str, type]]:
@@ -269,7 +286,8 @@ def editor_groups() -> list[KeyGroup]:
     """The editor's keys by where they work, in F1's order: the editor's own, then each
     widget's (read from the classes: a long field may not even be mounted yet)."""
     return [("editor", bindings(EDITOR_KEYS)),
-            *[(title, declared(cls)) for title, cls in editor_widgets()]]
+            *[(title, declared(cls)) for title, cls in editor_widgets()],
+            ("add-node dialog", bindings(ADD_NODE_KEYS))]
 
 
 def debugger_groups() -> list[KeyGroup]:
@@ -318,7 +336,7 @@ def binding_ids(screen: str | None = None) -> set[str]:
     from .screens.calibration import CalibrationScreen
 
     editor = (_ids(EDITOR_KEYS) | _widget_ids(editor_widgets()) | debugger
-              | {b.id for b in declared(CalibrationScreen) if b.id})
+              | _ids(ADD_NODE_KEYS) | {b.id for b in declared(CalibrationScreen) if b.id})
     if screen == "editor":
         return editor
     suite = _ids(SUITE_KEYS) | dialogs

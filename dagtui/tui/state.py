@@ -786,6 +786,51 @@ class EditorState:
             return False
         return True
 
+    def note_disk_change(self) -> None:
+        """The person saw the file change on disk and kept their edits: stop reporting this
+        change, but a save still refuses to overwrite it silently (`save` raises
+        `ChangedOnDisk`, and the editor asks: merge, overwrite or reload)."""
+        self.stamp = FileStamp.of(self.path)
+
+    def merge_disk(self) -> list[str]:
+        """Take the other program's change to the file into the edits (`disk_merge`), so the
+        next save writes both: the nodes only they changed come from the file, the ones
+        edited here stay as edited, and the file's text (their comments) is the base saved
+        into. Returns what conflicts (both changed it) and then changes nothing; also
+        refused (a one-line reason) while a rename is unsaved or the file does not parse.
+        """
+        from .disk_merge import merge
+
+        if self.text is None:
+            return ["the file did not exist when it was opened"]
+        if self.renames:
+            return ["a rename is not saved yet (save it first, or overwrite)"]
+        try:
+            text, disk, crlf = backend.read_text(self.path)
+        except (OSError, ValueError) as exc:
+            return [f"the file cannot be read: {exc}"]
+        theirs = backend.load(text, file=str(self.path))
+        base = backend.load(self.text, file=str(self.path))
+        if not (theirs.parsed and theirs.graph and base.graph):
+            return ["the file on disk does not parse"]
+        merged = merge(base.graph, self.graph, theirs.graph)
+        if merged.conflicts:
+            return merged.conflicts
+        metric = merged.metric
+        assert metric is not None  # no conflict: one side's metric
+
+        def change() -> None:
+            self.graph.metric = metric
+            self.graph.nodes = merged.nodes
+            self.text, self.disk, self.crlf = text, disk, crlf
+            self.positions = theirs.positions
+            self.stamp = FileStamp.of(self.path)
+
+        self.break_coalescing()
+        self.edit("merge the change made on disk", change)
+        self.break_coalescing()
+        return []
+
     def accept_disk_version(self) -> None:
         """Forget the file's new contents' difference (keep our edits; saving overwrites)."""
         self.stamp = FileStamp.of(self.path)

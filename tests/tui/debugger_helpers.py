@@ -63,3 +63,20 @@ def result_text(screen: DebuggerScreen) -> str:
     from textual.widgets import Static
 
     return str(screen.query_one("#dbg-result", Static).render())
+
+
+def copied_graph(tmp_path: Path, case: Any = 0, judge: Any = None) -> DebuggerApp:
+    """`dagtui step` (standalone: esc quits) on a copy of the meeting-summary graph and its
+    cases under `tmp_path`, so what it writes never touches the repository's files."""
+    import shutil
+
+    graph_path = tmp_path / "meeting_summary.toml"
+    cases_path = tmp_path / "meeting_summary.cases.jsonl"
+    shutil.copy(GRAPH, graph_path)
+    shutil.copy(CASES, cases_path)
+    graph, _ = load_checked(graph_path)
+    from dagtui.judges.labels import LabelsJudge
+
+    return DebuggerApp(graph, str(graph_path), cases=load_cases(cases_path), case=case,
+                       judge=judge or LabelsJudge(), cursor_blink=False,
+                       cases_source=str(cases_path))

@@ -214,3 +214,28 @@ async def test_step_marks_close_calls_from_the_saved_calibration(tmp_path: Path,
         await pilot.pause()
         title = str(dbg.query_one("#dbg-right").border_title)
         assert "label true ✔  ≈ close call" in title
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_esc_in_the_debugger_returns_to_the_calibration_view_at_that_case(
+        workdir: Path, size: tuple[int, int]) -> None:
+    app = editor()
+    async with app.run_test(size=size) as pilot:
+        view = await open_view(pilot, "present", 1)
+        case = str(view.query_one("#cal-cases").get_option_at_index(0).prompt)[2:].split(
+            " — ")[0]
+        await pilot.press("enter", "enter")  # into the cases, then open the first one
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        back = app.screen
+        assert isinstance(back, CalibrationScreen)  # not the editor
+        assert back.selected == "present" and back.case == case
+        cases = back.query_one("#cal-cases")
+        assert cases.has_focus and cases.highlighted == 0
+        await pilot.press("escape")  # and esc there goes on to the editor
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]

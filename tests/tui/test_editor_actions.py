@@ -385,7 +385,7 @@ async def test_command_palette_has_every_action(graph_file: Path) -> None:
         titles = [c.title for c in app.get_system_commands(app.screen)]
         helps = " ".join(c.help for c in app.get_system_commands(app.screen))
         for bid, *_ in EDITOR_KEYS:
-            if bid != "editor.quit":
+            if bid not in ("editor.quit", "editor.palette"):  # the palette is open already
                 assert bid in helps, bid
         assert any(t.startswith("Rename") for t in titles)
         await pilot.press("ctrl+p")
@@ -407,7 +407,9 @@ async def test_help_lists_every_key(graph_file: Path) -> None:
         listed = {b.id for _, bindings in app.screen.groups for b in bindings}
         for bid, *_ in EDITOR_KEYS:
             assert bid in listed
-        assert {"tree.down", "tree.up", "app.command_palette"} <= listed
+        # the palette's key is the editor's own row (it replaces Textual's binding)
+        assert {"tree.down", "tree.up", "editor.palette"} <= listed
+        assert "app.command_palette" not in listed
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -481,7 +483,8 @@ async def test_paths_table(graph_file: Path) -> None:
         table = app.query_one(PathsTable)
         assert table.row_count == 4
         cells = [str(c) for c in table.get_row_at(0)]
-        assert "present=false" in cells[1]
+        assert "present=false" in cells[5]
+        assert cells[2] == "fail"  # short columns first: a narrow terminal keeps them
 
 
 async def test_metric_form(graph_file: Path) -> None:

@@ -61,6 +61,7 @@ class RunActions:
     on_edit: Callable[[str, str, Any], None] | None
     unsaved_cases: list[Case]
     unsaved_edits: list[str]
+    edit_values: dict[tuple[str, str], Any]
     live: DebugRun | None
     viewing: DebugRun | None
     python: PythonConsent
@@ -200,11 +201,17 @@ class RunActions:
         self.graph = run.graph
         if f"{nid}.{name}" not in self.unsaved_edits:
             self.unsaved_edits.append(f"{nid}.{name}")
+        self.edit_values[(nid, name)] = text
         if self.on_edit is not None:
             try:
                 self.on_edit(nid, name, text)
+                self.notify(f"{nid}.{name} changed in the editor too: save it there "
+                            "(ctrl+s) to keep it", timeout=4)
             except Exception as exc:  # noqa: BLE001 - the editor refusing must not stop us
                 self.notify(f"the editor did not take the edit: {exc}", severity="warning")
+        else:
+            self.notify(f"{nid}.{name} changed for this run: esc offers to write it to "
+                        f"{Path(self.graph_path).name}", timeout=4)
         run.keep_records()
         run.restart(reuse=run.previous, fresh=[nid])
         self.refresh_view()

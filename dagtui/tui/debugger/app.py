@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,8 @@ def known_binding_ids() -> set[str]:
     return binding_ids()
 
 
-def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None = None) -> None:
+def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None = None,
+                  on_close: Callable[[], None] | None = None) -> None:
     """F5 in the editor: step the graph being edited with its cases file.
 
     From the calibration view: `case` is the case to step and `pause_at` the node to run on
@@ -97,7 +98,8 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
 
     The judge is offline by default (the case labels, or a person when there are none);
     `j` switches to the graph's model. "Edit & re-run" edits go back into the editor as
-    ordinary undoable edits.
+    ordinary undoable edits. `on_close` runs once the debugger has closed (the calibration
+    view reopens itself that way).
     """
     if any(isinstance(s, DebuggerScreen) for s in editor.screen_stack):
         return  # already open
@@ -137,6 +139,8 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
         sync = getattr(editor, "sync", None)
         if sync is not None:
             editor.call_later(sync, rebuild_form=True)
+        if on_close is not None:
+            on_close()
 
     judge = factory(default_judge_name(cases))
     model = ((calibration or {}).get("judge") or {}).get("model") if case is not None else None

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from ...model import Graph
 from ..keys import DEBUGGER_KEYS, shown_key
+from ..node_palette import NodeFinder
 from .widgets import PANES, PathTree, StepPanes
 
 if TYPE_CHECKING:
@@ -204,3 +206,28 @@ def _runner(screen: DebuggerScreen, command: PaletteCommand) -> Callable[[], Any
         await screen.app.run_action(command.action, screen)
 
     return run
+
+
+class DebuggerNodes(NodeFinder):
+    """The run's nodes by id or label: enter selects the node in the path tree and shows
+    its step (ranked with the actions that can run now)."""
+
+    def _debugger(self) -> DebuggerScreen | None:
+        from .screen import DebuggerScreen
+
+        screen = self.screen
+        return screen if isinstance(screen, DebuggerScreen) else None
+
+    def graph(self) -> Graph | None:
+        screen = self._debugger()
+        run = screen.run if screen is not None else None
+        return run.graph if run is not None else None
+
+    def jump(self, nid: str) -> None:
+        screen = self._debugger()
+        if screen is not None:
+            screen.query_one(PathTree).select_node(nid)
+            screen.query_one(PathTree).focus()
+
+    def rank(self, score: float, query: str) -> float:
+        return ranked(score, query, False)

@@ -22,7 +22,7 @@ from ...judges.base import Judge
 from ...kinds import extracts, kind_of, scores
 from ...model import Graph, Judgement, NodeBase
 from ...paths import show_number
-from ...schedule import Reach, Topology
+from ...schedule import Reach, Topology, run_order
 from ...text import verdict_text
 from ...trace import RunResult, StepRecord, Trace
 
@@ -173,9 +173,10 @@ class DebugRun:
 
     @property
     def order(self) -> list[str]:
-        """Nodes in the order the engine considers them (file/topological order)."""
+        """The nodes in the order runs take them (`schedule.run_order`): a parent above its
+        children whatever order the file has them in, and a run's steps top to bottom."""
         if self._order is None:
-            self._order = [n for n in self.topo.order if n in self.graph.nodes]
+            self._order = [n for n in run_order(self.topo.compiled) if n in self.graph.nodes]
         return self._order
 
     def missing(self) -> list[str]:

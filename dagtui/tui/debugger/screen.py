@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
@@ -35,6 +35,7 @@ from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
 from ..calibration import forced_overrides, label_note, load_calibration
+from ..fit import fit_footer
 from ..keys import (
     DEBUGGER_KEYS,
     DEBUGGER_NOTES,
@@ -44,7 +45,7 @@ from ..keys import (
 )
 from ..screens.dialogs import settle_blink
 from .actions import RunActions
-from .palette import DebuggerCommands
+from .palette import DebuggerCommands, DebuggerNodes
 from .panes_text import (
     calls_text,
     evidence_text,
@@ -78,8 +79,8 @@ class DebuggerScreen(RunActions, Screen[None]):
 
     #: loaded with the screen, in either app (the dialogs have their own, `dialogs.tcss`)
     CSS_PATH = Path(__file__).with_name("debugger.tcss")
-    #: ctrl+p lists every action below by name (see `palette.py`)
-    COMMANDS = {DebuggerCommands}
+    #: ctrl+p lists every action below by name, and the nodes by id or label (`palette.py`)
+    COMMANDS = {DebuggerCommands, DebuggerNodes}
     BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(PANES))
 
     #: the judge worker is stepping: most keys wait (hidden or dimmed), `x` stops it;
@@ -109,8 +110,10 @@ class DebuggerScreen(RunActions, Screen[None]):
         #: cases written with `i` that no cases file holds yet: esc offers to append them
         self.unsaved_cases: list[Case] = []
         #: `node.field` edited with `e`; with no editor behind (`dagtui step`) they live
-        #: only in this run, so esc asks before they go
+        #: only in this run, so esc asks before they go and offers to write them back
         self.unsaved_edits: list[str] = []
+        #: the value of each of those edits, (node, field) -> value, to write back
+        self.edit_values: dict[tuple[str, str], Any] = {}
         #: told the cases file's name (relative to the graph) when cases are appended to a
         #: new one, so the editor can set `[metric].cases`
         self.on_cases_file = on_cases_file
@@ -183,11 +186,15 @@ class DebuggerScreen(RunActions, Screen[None]):
             tree.build(run.graph, run.order, run)  # labelled as built: no relabel pass
         tree.focus()
         settle_blink(self)
+        fit_footer(self.query_one(Footer), self.app.size.width)
         self.refresh_view()
         if run is not None and run.order:
             tree.select_node(run.order[0])
         if self.pause_at is not None and self.live is not None and self.viewing is None:
             self._pause_at(self.pause_at)
+
+    def on_resize(self, event: events.Resize) -> None:
+        fit_footer(self.query_one(Footer), event.size.width)
 
     def _pause_at(self, nid: str) -> None:
         """Run on to `nid` and stop before it (a breakpoint there, then continue)."""
@@ -518,27 +525,59 @@ class DebuggerScreen(RunActions, Screen[None]):
         lost_edits = self.unsaved_edits if self.on_edit is None else []
         target = self.cases_file()
         n = len(self.unsaved_cases)
+        cases = f"case{'s' if n != 1 else ''}"
         what = []
         if n:
-            what.append(f"{n} case{'s' if n != 1 else ''} written here (not in any cases "
-                        "file)")
+            what.append(f"{n} {cases} written here (not in any cases file)")
         if lost_edits:
-            what.append(f"edits to {', '.join(lost_edits)} (only in this run: make them in "
-                        "the graph file to keep them)")
+            what.append(f"edits to {', '.join(lost_edits)} (only in this run)")
+        graph = Path(self.graph_path).name
+        writable = bool(lost_edits) and bool(self.edit_values)
+        if n and writable:
+            save_label = f"Append the {cases} and write the edits to {graph}"
+        elif writable:
+            save_label = f"Write the edits to {graph} and leave"
+        else:
+            save_label = f"Append the {cases} to {target} and leave"
 
-        async def append() -> bool:
-            try:
-                self.append_cases(target)
-            except OSError as exc:
-                self.notify(f"could not write {target}: {exc}", severity="error")
-                return False
-            return True
+        async def save() -> bool:
+            if n:
+                try:
+                    self.append_cases(target)
+                except OSError as exc:
+                    self.notify(f"could not write {target}: {exc}", severity="error")
+                    return False
+            return self.write_edits() if writable else True
 
         ask_to_quit(self.app, unsaved="Unsaved: " + "; ".join(what) + "." if what else None,
-                    leave=self._leave, save=append if n else None,
-                    title="Leave the debugger?",
-                    save_label=f"Append the case{'s' if n != 1 else ''} to {target} and leave",
+                    leave=self._leave, save=save if n or writable else None,
+                    title="Leave the debugger?", save_label=save_label,
                     discard_label="Leave without saving", cancel_label="Stay")
+
+    def write_edits(self) -> bool:
+        """Write the `e` edits made here into the graph file (`dagtui step`: no editor took
+        them) as the editor saves: comments kept, written atomically, and refused when the
+        file no longer parses or lacks the node. True once written."""
+        from ..backend import ChangedOnDisk, ReadOnlyFile
+        from ..state import EditorState, EditRefused
+
+        path = Path(self.graph_path)
+        try:
+            state = EditorState.open(path)
+            if state.read_only:
+                raise EditRefused("it does not parse now; fix it and edit there")
+            for (nid, name), value in self.edit_values.items():
+                if nid not in state.graph.nodes:
+                    raise EditRefused(f"it has no node '{nid}' any more")
+                state.set_field(nid, name, value)
+            state.save()
+        except (EditRefused, ChangedOnDisk, ReadOnlyFile, OSError) as exc:
+            self.notify(f"could not write the edits to {path}: {exc}", severity="error",
+                        title="not written", timeout=10)
+            return False
+        self.notify(f"wrote {', '.join(self.unsaved_edits)} to {path}")
+        self.unsaved_edits, self.edit_values = [], {}
+        return True
 
     def cases_file(self) -> Path:
         """Where written cases go: the cases file in use, else GRAPH.cases.jsonl beside the

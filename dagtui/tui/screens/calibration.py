@@ -25,11 +25,14 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
     BINDINGS = [Binding("escape", "close", "back", id="calibration.close")]
 
     def __init__(self, data: dict[str, Any], selected: str | None = None,
-                 stale: dict[str, list[str]] | None = None) -> None:
+                 stale: dict[str, list[str]] | None = None, case: str | None = None) -> None:
+        """`selected`: the node shown first; `stale`: node -> why its figures no longer hold
+        (`dagtui.tui.calibration.stale_nodes`); `case`: its case row highlighted (the view
+        reopened after the debugger it opened on that case closes)."""
         super().__init__()
         self.data = data
-        #: node -> why its figures no longer hold (`dagtui.tui.calibration.stale_nodes`)
         self.stale = stale or {}
+        self.case = case
         self.node_ids = [n for n, v in data["nodes"].items()
                          if isinstance(v, dict) and v.get("type") != "check"]
         self.selected = selected if selected in self.node_ids else (
@@ -53,6 +56,13 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
             nodes.highlighted = self.node_ids.index(self.selected)
         nodes.focus()
         self._show(self.selected)
+        if self.case is not None:
+            cases = self.query_one("#cal-cases", OptionList)
+            for i in range(cases.option_count):
+                if (cases.get_option_at_index(i).id or "").split(":", 1)[-1] == self.case:
+                    cases.highlighted = i
+                    cases.focus()
+                    break
 
     def _head(self) -> Text:
         d = self.data

@@ -29,14 +29,23 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
 from ...cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, case_from_dict
 from ...judges.base import Ask, HumanAnswer
-from ...model import NODE_TYPES
-from ..keys import CASE_KEYS, DIALOG_KEYS, HUMAN_KEYS, TEXT_KEYS, bindings, key_of
+from ...model import NODE_CLASSES, NODE_TYPES
+from ...text import shorten
+from ..keys import (
+    ADD_NODE_KEYS,
+    CASE_KEYS,
+    DIALOG_KEYS,
+    HUMAN_KEYS,
+    TEXT_KEYS,
+    bindings,
+    key_of,
+)
 
 #: the dialogs' stylesheet (F1's list uses it too)
 DIALOGS_CSS_PATH = Path(__file__).with_name("dialogs.tcss")
@@ -68,6 +77,16 @@ class Dialog(ModalScreen[Any]):
         self.dismiss(None)
 
 
+#: the columns inside a `.dialog` (dialogs.tcss: width 64, a thick border, padding 2)
+DIALOG_ROOM = 64 - 2 - 4
+
+
+def buttons_fit(texts: Sequence[str], room: int = DIALOG_ROOM) -> bool:
+    """True when buttons with these texts fit side by side in a dialog: Textual's button is
+    its text plus 2 columns of padding and 2 of border, at least 16 wide, 1 apart."""
+    return sum(max(len(t) + 4, 16) + 1 for t in texts) <= room
+
+
 class ChoiceScreen(Dialog):
     """A question with buttons; dismisses with the chosen button's id ('cancel' on escape)."""
 
@@ -80,10 +99,14 @@ class ChoiceScreen(Dialog):
         self.choices = choices
 
     def compose(self) -> ComposeResult:
+        texts = [text for _cid, text, _variant in self.choices]
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
             yield Static(self.message, classes="dialog-message")
-            with Horizontal(classes="dialog-buttons"):
+            # buttons that do not fit side by side are stacked, each whole: a row of them
+            # cut "Leave without saving" short and pushed "Stay" out of the dialog
+            row = "dialog-buttons" if buttons_fit(texts) else "dialog-buttons stacked"
+            with Horizontal(classes=row):
                 for cid, text, variant in self.choices:
                     yield Button(text, id=cid, variant=variant)
 
@@ -187,8 +210,21 @@ class TextScreen(Dialog):
         self.dismiss(None)
 
 
+def type_summary(node_type: str) -> str:
+    """What a node type is, in one line: the first line of its model class's docstring."""
+    cls = NODE_CLASSES.get(node_type)
+    line = (cls.__doc__ or "").strip().splitlines()[0] if cls is not None and cls.__doc__ \
+        else ""
+    return line.replace("`", "")
+
+
 class AddNodeScreen(Dialog):
-    """Choose the new node's type and id; `where` says where it will be attached."""
+    """Choose the new node's type and id; `where` says where it will be attached.
+
+    The types are listed with what each is; `up`/`down` choose one while the id is typed
+    (or tab into the list), enter adds."""
+
+    BINDINGS = bindings(ADD_NODE_KEYS)
 
     def __init__(self, where: str, suggested: str, check: Callable[[str], str | None],
                  default_type: str = "binary") -> None:
@@ -196,34 +232,57 @@ class AddNodeScreen(Dialog):
         self.where = where
         self.suggested = suggested
         self.check = check
-        self.default_type = default_type
+        self.types = list(NODE_TYPES)
+        self.default_type = default_type if default_type in self.types else self.types[0]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Add a node", classes="dialog-title")
             yield Static(self.where, classes="dialog-message")
-            yield Select([(t, t) for t in NODE_TYPES], value=self.default_type,
-                         allow_blank=False, id="add-type")
-            yield Input(self.suggested, id="add-id", placeholder="node id")
+            with Horizontal(classes="add-row"):
+                yield Label("id", classes="add-name")
+                yield Input(self.suggested, id="add-id", placeholder="node id", compact=True)
             yield Static("", id="add-error", classes="dialog-error")
-            yield Static(Text("enter to add · escape to cancel", style="dim"))
+            with Horizontal(classes="add-row"):
+                yield Label("type ↑↓", classes="add-name")
+                yield OptionList(*[
+                    Option(Text.assemble((f"{t:<11}", "bold"),
+                                         (shorten(type_summary(t), 36), "dim")), id=t)
+                    for t in self.types], id="add-type")
+            yield Static(Text("enter adds · ↑ ↓ choose the type · esc cancels", style="dim"))
 
     def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#add-type", OptionList).highlighted = \
+            self.types.index(self.default_type)
         self.query_one("#add-id", Input).focus()
+
+    @property
+    def node_type(self) -> str:
+        """The type highlighted in the list."""
+        index = self.query_one("#add-type", OptionList).highlighted
+        return self.types[index if index is not None else 0]
+
+    def action_type(self, delta: int) -> None:
+        """Highlight the type above (-1) or below (+1), the id keeping the focus."""
+        types = self.query_one("#add-type", OptionList)
+        index = (types.highlighted or 0) + delta
+        types.highlighted = max(0, min(len(self.types) - 1, index))
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
         self.query_one("#add-error", Static).update(_problem(self.check(event.value.strip())))
 
     @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        node_id = event.value.strip()
+    @on(OptionList.OptionSelected, "#add-type")
+    def _submitted(self) -> None:
+        node_id = self.query_one("#add-id", Input).value.strip()
         error = self.check(node_id)
         if error:
             self.query_one("#add-error", Static).update(_problem(error))
+            self.query_one("#add-id", Input).focus()
             return
-        node_type = self.query_one("#add-type", Select).value
-        self.dismiss((str(node_type), node_id))
+        self.dismiss((self.node_type, node_id))
 
 
 class StarterScreen(Dialog):

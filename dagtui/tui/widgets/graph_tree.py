@@ -68,6 +68,9 @@ class GraphTree(Tree[ItemRef]):
         self._labelled: list[object] | None = None
         self.stale: dict[str, list[str]] = {}
         self._stale_of: object = None
+        #: a narrow tree (`compact`): rows leave out the node's type (its icon and the
+        #: form's title say it) and indent less, so an id and its label still fit
+        self.compact = False
 
     # -- public API -----------------------------------------------------------------------
     def show(self, graph: Graph, counts: Counts, metric_name: str = "", *,
@@ -113,6 +116,12 @@ class GraphTree(Tree[ItemRef]):
         for nid in (set(now) ^ set(self.stale)) | {n for n in now if now[n] != self.stale.get(n)}:
             self._seen.pop(nid, None)
         self.stale = now
+    def set_compact(self, compact: bool) -> None:
+        """Narrow rows from the next `show` on (every row relabelled)."""
+        if compact != self.compact:
+            self.compact = compact
+            self.guide_depth = 2 if compact else 3
+            self._seen = {}
 
     def force_rebuild(self) -> None:
         """Rebuild every row on the next `show` (after a reload or a save)."""
@@ -311,7 +320,8 @@ class GraphTree(Tree[ItemRef]):
         if mark is not None:
             text.append(" ")
             text.append_text(mark)
-        text.append(f"  {node.type}", style="dim")
+        if not self.compact:
+            text.append(f"  {node.type}", style="dim")
         if node.label:
             text.append(f"  {node.label}", style="dim italic")
         errors, warnings = counts.get(nid, (0, 0))

@@ -1,9 +1,17 @@
-"""The multi-line field of the node form (criteria, instructions, evaluation steps)."""
+"""The text fields of the node form: one-line (`FieldInput`) and multi-line (`LongText`).
+
+Both take `ctrl+a` as select-all (`field.select_all`, one binding id for both, so one remap
+moves it in every field): before, it selected all in a long field but went to the start
+of the line in a one-line one, Textual's default for an Input (`home` still does that).
+"""
 
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
+
+#: select the field's whole text
+SELECT_ALL = Binding("ctrl+a", "select_all", "select all", show=False, id="field.select_all")
 
 
 class LongText(TextArea):
@@ -14,6 +22,11 @@ class LongText(TextArea):
     place of TextArea's second key for "start of line" (`home` still does that).
     """
 
-    BINDINGS = [
-        Binding("ctrl+a", "select_all", "select all", show=False, id="field.select_all"),
-    ]
+    BINDINGS = [SELECT_ALL]
+
+
+class FieldInput(Input):
+    """A one-line field of the form (a node's label, a verdict's score, ...): `ctrl+a`
+    selects the whole value, as in a long field."""
+
+    BINDINGS = [SELECT_ALL]

@@ -39,6 +39,7 @@ from ...model import (
 )
 from ...text import verdict_text
 from .. import fields as F
+from .long_text import FieldInput
 
 if TYPE_CHECKING:
     from textual.widgets import SelectionList, TextArea
@@ -115,8 +116,8 @@ class FormPage(Vertical):
         if name in F.BOOLS:
             return FieldSelect([("true", True), ("false", False)], allow_blank=False,
                                compact=True, id=self.wid(name), name=f"metric:{name}")
-        return Input("", compact=True, id=self.wid(name), name=f"metric:{name}",
-                     placeholder=F.hint(self.record, name))
+        return FieldInput("", compact=True, id=self.wid(name), name=f"metric:{name}",
+                          placeholder=F.hint(self.record, name))
 
     def _node_widget(self, node: NodeBase, name: str, params: tuple[str, ...]) -> Widget:
         wid, wname = self.wid(name), f"field:{name}"
@@ -146,8 +147,8 @@ class FormPage(Vertical):
             return LongText("", soft_wrap=True, compact=True, id=wid, name=wname,
                             classes="long-text", tab_behavior="focus")
         # tabbing into a one-line field selects its text, so typing replaces the value
-        return Input("", compact=True, id=wid, name=wname, placeholder=F.hint(self.record, name),
-                     select_on_focus=True)
+        return FieldInput("", compact=True, id=wid, name=wname,
+                          placeholder=F.hint(self.record, name), select_on_focus=True)
 
     def _verdict_section(self) -> Horizontal:
         self.verdict_box = Vertical(classes="verdict-box")
@@ -157,18 +158,20 @@ class FormPage(Vertical):
                            "path, then continues at a node", style="dim"), classes="form-note")
         return Horizontal(Label("verdicts", classes="field-name"),
                           Vertical(self.verdict_box, msg, hint, classes="field-body"),
-                          classes="field-row")
+                          classes="field-row verdicts-row")
 
     def _verdict_row(self, i: int) -> Horizontal:
         key = self.key
-        inputs = {
-            "verdict": Input("", compact=True, id=f"{key}-v-{i}-verdict",
-                             name=f"verdict:{i}:verdict", classes="v-value",
-                             placeholder="true/false" if self.boolean else "label"),
-            "score": Input("", compact=True, id=f"{key}-v-{i}-score", name=f"verdict:{i}:score",
-                           classes="v-score", placeholder="0-10"),
-            "then": Input("", compact=True, id=f"{key}-v-{i}-then", name=f"verdict:{i}:then",
-                          classes="v-then", placeholder="node id"),
+        inputs: dict[str, Input] = {
+            "verdict": FieldInput("", compact=True, id=f"{key}-v-{i}-verdict",
+                                  name=f"verdict:{i}:verdict", classes="v-value",
+                                  placeholder="true/false" if self.boolean else "label"),
+            "score": FieldInput("", compact=True, id=f"{key}-v-{i}-score",
+                                name=f"verdict:{i}:score", classes="v-score",
+                                placeholder="0-10"),
+            "then": FieldInput("", compact=True, id=f"{key}-v-{i}-then",
+                               name=f"verdict:{i}:then", classes="v-then",
+                               placeholder="node id"),
         }
         self.verdict_inputs.append(inputs)
         return Horizontal(inputs["verdict"], Label("score", classes="v-label"), inputs["score"],

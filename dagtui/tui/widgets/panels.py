@@ -162,8 +162,9 @@ def _cell_signature(cell: Any) -> tuple[str, str]:
 
 
 class PathsTable(DataTable):
-    """`dagtui.paths` as a table: one row per verdict combination: verdicts taken, leaf, score,
-    pass, calls."""
+    """`dagtui.paths` as a table: one row per verdict combination: score, pass, calls, leaf,
+    verdicts taken. The short columns come first: a narrow terminal cuts the end of a row,
+    and there the long verdict chain loses a few words instead of the result column."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", **kwargs)
@@ -171,11 +172,11 @@ class PathsTable(DataTable):
 
     def on_mount(self) -> None:
         self.add_column("#", width=3)
-        self.add_column("verdicts taken")
-        self.add_column("leaf")
         self.add_column("score", width=5)
         self.add_column("result", width=6)
         self.add_column("calls", width=5)
+        self.add_column("leaf")
+        self.add_column("verdicts taken")
 
     def show(self, report: Any, threshold: float) -> None:
         if report is self._key:
@@ -190,12 +191,12 @@ class PathsTable(DataTable):
             passes = getattr(info, "passes", None)
             rows.append((
                 str(i),
-                Text(describe_choices(getattr(info, "choices", ()))),
-                Text(describe_leaves(getattr(info, "leaves", ()))),
                 _score_text(score, info),
                 Text("pass", style="green") if passes else
                 Text("fail", style="red") if passes is not None else "",
                 str(getattr(info, "calls", "")),
+                Text(describe_leaves(getattr(info, "leaves", ()))),
+                Text(describe_choices(getattr(info, "choices", ()))),
             ))
         self.add_rows(rows)
 
