@@ -153,6 +153,8 @@ def test_cli_lists_starters_and_rejects_unknown_ones(capsys) -> None:  # type: i
     from dagtui.starters import STARTERS
 
     assert main(["edit", "x.toml", "--list-starters"]) == 0
-    assert capsys.readouterr().out.split() == list(STARTERS)
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+              if line and not line.startswith(" ")]  # a name, then its description
+    assert listed == list(STARTERS)
     assert main(["edit", "x.toml", "--starter", "nope"]) == 2
     assert "unknown starter" in capsys.readouterr().err
