@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
     engine = Engine(checked, judge, python=python_consent(args))  # checked once, above
     workers = resolve_workers(workers_arg, len(cases), judge)
-    from ..judges.litellm_judge import LiteLLMJudge, import_litellm
+    from ..judges.litellm_judge import LiteLLMJudge
 
     scheduler = scheduler_address(getattr(args, "scheduler", None))
     on_dask = isinstance(judge, LiteLLMJudge) and (workers > 1 or scheduler is not None)
@@ -174,8 +174,6 @@ def run(args: argparse.Namespace) -> int:
         except DaskMissing as exc:
             err(str(exc))
             return ExitCode.USAGE
-    if isinstance(judge, LiteLLMJudge):
-        import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
     from ..calibration.summary import Agreement  # labelled cases: no extra calls
     from ..stream import Finished, ResultLog, ResultsStream, results_path
@@ -257,11 +255,10 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
 
 
 async def _go(engine: Any, cases: Any, concurrency: int, on_case: Any, log: Any) -> Any:
+    """The in-process batch. A model judge loads litellm on its first call the cache cannot
+    answer, and the report's clock leaves that out: a rerun from the cache imports nothing."""
     from ..batch import evaluate_cases
 
-    warm_up = getattr(engine.judge, "warm_up", None)
-    if warm_up is not None:  # litellm's first-call setup, before the report's clock starts
-        await warm_up()
     return await evaluate_cases(engine, cases, concurrency=concurrency, on_case=on_case,
                                 log=log)
 

@@ -46,9 +46,11 @@ from ..prompts import (
 from ..redact import redact, remember_secret
 from ..text import shorten
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
+from .capabilities import support
 from .factory import model_for
 from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from .lanes import DEFAULT_LANES, shared_lanes
+from .pricemap import plain_openai_name
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 RETRYABLE = ("429", "5xx", "timeout", "connection", "malformed")
@@ -245,6 +247,10 @@ class LiteLLMJudge(Judge):
         self._inflight: dict[tuple[int, str], asyncio.Future[Any]] = {}
         self._guards = 0
         self._health: dict[str, JudgeHealth] = {}
+        #: litellm imported and warmed up (`_ready`), and the seconds that took
+        self._warm = False
+        self._setup_locks: dict[int, asyncio.Lock] = {}
+        self.setup_seconds = 0.0
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -281,9 +287,11 @@ class LiteLLMJudge(Judge):
         return cls(**options, cache=Cache(**shared) if shared else None)
 
     async def warm_up(self) -> None:
-        """Pay litellm's first-call costs now: its model lookups, and one mock completion
-        (no network) through its request path, whose lazy imports and setup otherwise
-        land on the first real calls. Worker processes do this before the clock starts."""
+        """Pay litellm's first-call costs now: its import, its model lookups, and one mock
+        completion (no network) through its request path, whose lazy imports and setup
+        otherwise land on the first real calls. Worker processes and benchmarks do this
+        before their clock starts; a run does it on its first call the cache cannot answer
+        (`_ready`), so a rerun from the cache never does."""
         litellm = import_litellm()
         self.supports(self.model)
         # a warm-up that fails costs only the time it was meant to save
@@ -291,22 +299,35 @@ class LiteLLMJudge(Judge):
             await _acompletion_quietly(litellm, {
                 "model": self.model, "mock_response": "{}",
                 "messages": [{"role": "user", "content": "warm up"}]})
+        self._warm = True
+
+    async def _ready(self) -> Any:
+        """litellm, imported and warm: on the first request actually sent (never for one
+        the cache answers). The import runs in a thread, so the caller's loop (a batch's
+        cache hits, the debugger's screen) goes on meanwhile; `setup_note` hears of it
+        first, and `setup_seconds` counts it, which a batch leaves out of its wall time
+        (`dagtui.batch.evaluate_cases`), as it did when the import came before the clock."""
+        if not self._warm:
+            loop = asyncio.get_running_loop()
+            lock = self._setup_locks.setdefault(id(loop), asyncio.Lock())
+            async with lock:
+                if not self._warm:
+                    started = time.perf_counter()
+                    if self.setup_note is not None:
+                        self.setup_note("loading litellm (first model call only)")
+                    await asyncio.to_thread(import_litellm)
+                    await self.warm_up()
+                    self.setup_seconds += time.perf_counter() - started
+        return import_litellm()
 
     # ---------------------------------------------------------------- capabilities
 
     def supports(self, model: str) -> tuple[bool, bool]:
-        """(structured output, logprobs) for `model`, as litellm reports them."""
+        """(structured output, logprobs) for `model`, as litellm reports them (remembered in
+        the cache, or read from litellm's map, so a rerun from the cache never imports
+        litellm: `dagtui.judges.capabilities`); `structured`/`logprobs` override."""
         if model not in self._support:
-            litellm = import_litellm()
-            try:
-                schema = bool(litellm.supports_response_schema(model=model))
-            except Exception:
-                schema = False
-            try:
-                params = litellm.get_supported_openai_params(model=model) or []
-                lp = "logprobs" in params
-            except Exception:
-                lp = False
+            schema, lp = support(model, self.cache)
             if self.structured is not None:
                 schema = self.structured
             if self.logprobs is not None:
@@ -407,8 +428,8 @@ class LiteLLMJudge(Judge):
     async def _send(self, request: dict[str, Any],
                     purpose: str) -> tuple[CallRecord, list[Any] | None]:
         """One request to the provider with its retries, under the batch's guards."""
+        litellm = await self._ready()
         start = time.perf_counter()
-        litellm = import_litellm()
         health = self._health_for(request["model"])
         probe = await health.admit() if health is not None else False
         attempt = 0
@@ -511,7 +532,9 @@ class LiteLLMJudge(Judge):
         the provider's default as litellm resolves it (its URL when litellm names one)."""
         base = self.api_base
         provider = None
-        if not base:
+        if not base and plain_openai_name(model or self.model) is not None:
+            provider = "openai"  # litellm names no URL for OpenAI's own: said the same way
+        elif not base:
             try:
                 _, provider, _, base = import_litellm().get_llm_provider(model or self.model)
             except Exception:  # noqa: BLE001 - an unknown provider: said by the error itself
