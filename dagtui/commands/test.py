@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
@@ -42,9 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
+def warn_unlabelled(cases: Any, path: str, setting: str) -> None:
     """One line up front when no case carries labels: every case would fail with "no
-    label", when the real mistake is the file (a run's cases, not the labelled ones)."""
+    label", when the real mistake is the file (a run's cases, not the labelled ones).
+    `cases`: a list, or a `CaseStream` (read only up to its first labelled case)."""
     if cases and not any(getattr(case, "expected", None) for case in cases):
         print(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
               f"a logic test needs labelled cases: label them, or point --cases (or {setting}) "
@@ -109,29 +112,36 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     from ..labeltest import check_graph_labels
 
     checked = checked or CheckedGraph.read(path)
-    graph, cases, code = load_graph_and_cases(checked, cases_arg)
+    graph, cases, code = load_graph_and_cases(checked, cases_arg, lazy=True)
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")
-    try:  # the test's engine trusts the check made above
-        report = asyncio.run(check_graph_labels(checked, cases, python=python))
-    except CaseError as exc:
-        print(f"dagtui: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
-    lines: list[str] = []
-    for case, result, problems in zip(cases, report.results, report.problems, strict=True):
-        ok = not problems
-        score = "  -  " if result.score is None else f"{result.score:.2f}"
-        if ok and not verbose:
-            continue
-        lines.append(f"  {'PASS' if ok else 'FAIL'} {score} {case.name}  ({case.where})")
-        lines.append(f"       path: {result.describe_path()}")
-        lines.extend(f"       {p}" for p in problems)
-    total, failures = len(cases), report.failures
-    out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
-              f"(labels judge, 0 LLM calls)\n")
-    for line in lines:  # case names, labels, reasons: shown, never run by the terminal
-        out.write(escape_controls(line) + "\n")
+    # the per-case lines come after the counts, which are known only at the end: they wait
+    # in a spool (memory up to a megabyte, then a temporary file), never in a list
+    with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+",
+                                       encoding="utf-8", errors="surrogateescape") as spool:
+
+        def shown(case: Any, result: Any, problems: list[str]) -> None:
+            if not problems and not verbose:
+                return
+            score = "  -  " if result.score is None else f"{result.score:.2f}"
+            lines = [f"  {'FAIL' if problems else 'PASS'} {score} {case.name}  ({case.where})",
+                     f"       path: {result.describe_path()}"]
+            lines.extend(f"       {p}" for p in problems)
+            for line in lines:  # case names, labels, reasons: shown, never run by the terminal
+                spool.write(escape_controls(line) + "\n")
+
+        try:  # the test's engine trusts the check made above
+            report = asyncio.run(check_graph_labels(checked, cases, python=python,
+                                                    on_case=shown))
+        except CaseError as exc:
+            print(f"dagtui: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
+        total, failures = report.cases, report.failures
+        out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
+                  f"(labels judge, 0 LLM calls)\n")
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
     out.write(escape_controls(agreement_table(graph, report.agree), keep="\n"))
     return ExitCode.FAILURES if failures else ExitCode.OK
 
