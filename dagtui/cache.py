@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from .redact import redact_url
 from .workdir import DEFAULT_DIR, ensure_workdir  # the one maker of .dagtui/
 
 FILENAME = "cache.sqlite"
@@ -365,11 +366,15 @@ class Cache:
 
     def put(self, key: str, model: str, response: dict[str, Any], *,
             api_base: str | None = None) -> None:
-        """Store (or overwrite) an answer; the caller stores only answers it could use."""
+        """Store (or overwrite) an answer; the caller stores only answers it could use (and
+        already redacted, `dagtui.judges.bounds.received`). The endpoint is stored with its
+        credentials masked: it is shown, never used, and a key in its URL must not sit in
+        the file (the lookup key hashes the URL as given)."""
         data = json.dumps(response, ensure_ascii=False)
+        shown = redact_url(api_base)
         self._write(lambda db: db.execute(
             "INSERT OR REPLACE INTO calls (key, model, api_base, created, response) "
-            "VALUES (?,?,?,?,?)", (key, model, api_base, time.time(), data)))
+            "VALUES (?,?,?,?,?)", (key, model, shown, time.time(), data)))
 
     def note(self, key: str) -> Any:
         """A small fact remembered beside the answers (`put_note`), or None. What a model

@@ -6,10 +6,13 @@ kind returns a verdict value (a bool, or a label for `python`) plus a one-line r
 says what was measured, so a check step reads like a judge step in the debugger.
 
 Semantics (documented in the README):
-- `regex`: `re.search(pattern, text)`; `flags` letters i, m, s, x.
+- `regex`: `re.search(pattern, text)`; `flags` letters i, m, s, x. Matched by
+  `dagtui.saferegex` (RE2, else `re` in a worker with a deadline), so a backtracking
+  pattern fails the step instead of hanging it.
 - `json`: the text parses as JSON.
 - `json_schema`: the text parses and validates against `schema` (inline table, or a path
-  relative to the graph file).
+  relative to the graph file); only references inside the schema resolve, nothing is
+  fetched (`dagtui.schema_check`).
 - `length`: `min <= count <= max` in `unit` chars (default), words or sentences.
 - `contains`: `values` found in the text; `mode` any (default) or all; `case_sensitive`
   defaults to true.
@@ -40,6 +43,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from . import saferegex, schema_check
 from .model import CheckNode, Graph
 from .text import shorten
 
@@ -115,23 +119,15 @@ def _short(text: str, limit: int = 60) -> str:
     return json.dumps(shorten(text, limit, flat="squash"), ensure_ascii=False)
 
 
-_FLAG_LETTERS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
-
-
 def _regex(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -> CheckResult:
     if not node.pattern:
         raise CheckError(f"check {node.id!r}: regex needs 'pattern'")
-    flags = 0
-    for letter in (node.flags or "").lower():
-        if letter not in _FLAG_LETTERS:
-            raise CheckError(f"check {node.id!r}: unknown regex flag {letter!r} (use i, m, s, x)")
-        flags |= _FLAG_LETTERS[letter]
-    try:
-        match = re.search(node.pattern, _text(value), flags)
-    except re.error as exc:
-        raise CheckError(f"check {node.id!r}: bad pattern: {exc}") from None
+    try:  # RE2, or `re` in a worker with a deadline: a backtracking pattern cannot hang
+        match = saferegex.search(node.pattern, _text(value), saferegex.flags_of(node.flags or ""))
+    except saferegex.RegexError as exc:
+        raise CheckError(f"check {node.id!r}: {exc}") from None
     if match:
-        return CheckResult(True, f"pattern /{node.pattern}/ matched {_short(match.group(0))}")
+        return CheckResult(True, f"pattern /{node.pattern}/ matched {_short(match.text)}")
     return CheckResult(False, f"pattern /{node.pattern}/ did not match")
 
 
@@ -170,21 +166,14 @@ def _json_schema(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]
     ok, data, why = _parse_json(value)
     if not ok:
         return CheckResult(False, why)
-    try:
-        import jsonschema  # declared in pyproject; imported only when a check needs it
-    except ImportError as exc:  # pragma: no cover
-        raise CheckError("json_schema checks need the 'jsonschema' package") from exc
-    try:
-        validator_cls = jsonschema.validators.validator_for(schema)
-        validator_cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise CheckError(f"check {node.id!r}: the schema itself is invalid: {exc.message}") from None
-    errors = sorted(validator_cls(schema).iter_errors(data), key=lambda e: list(e.path))
-    if not errors:
+    try:  # only references inside the schema resolve; its regexes are bounded
+        violation = schema_check.validate(schema, data)
+    except schema_check.SchemaError as exc:
+        raise CheckError(f"check {node.id!r}: {exc}") from None
+    if violation is None:
         return CheckResult(True, "valid against the schema")
-    first = errors[0]
-    where = "/".join(str(p) for p in first.path) or "(root)"
-    return CheckResult(False, f"schema violation at {where}: {first.message}")
+    where, message = violation
+    return CheckResult(False, f"schema violation at {where}: {message}")
 
 
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")

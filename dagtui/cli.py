@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .exitcodes import ExitCode
-from .text import suggest
+from .text import for_terminal, say, suggest
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "export",
@@ -33,7 +33,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors exit 2 with one line (argparse's default is also 2), and no
     abbreviated flags: `--con` would silently mean `--concurrency` until a second `--con...`
     flag is added and scripts break; a misspelt flag gets a suggestion instead
-    (`unrecognized`)."""
+    (`unrecognized`). What it prints passes `for_terminal`: an error quotes the argument
+    as typed, and an argument can hold any escape sequence."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
@@ -46,6 +47,9 @@ class _Parser(argparse.ArgumentParser):
             message += suggest(choice.group(1), options, abbreviations=True)
         self.print_usage(sys.stderr)
         self.exit(ExitCode.USAGE, f"dagtui: error: {message}\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        super()._print_message(for_terminal(message) if message else message, file)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or ExitCode.OK)
     except KeyboardInterrupt:
-        print("dagtui: interrupted", file=sys.stderr)
+        say("dagtui: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT  # as a shell reports a program Ctrl+C stopped
     except BrokenPipeError:
         return ExitCode.OK

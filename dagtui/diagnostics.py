@@ -9,10 +9,13 @@ run); 100 and up are warnings (it runs, but probably not as meant); 200 and up a
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+
+# the one home of terminal-safe text is dagtui.text; validators import these from here too
+from .text import escape_controls as escape_controls
+from .text import is_unsafe_char as is_unsafe_char
 
 
 class Severity(StrEnum):
@@ -48,6 +51,7 @@ CODES: dict[str, str] = {
     "DAG022": "file cannot be read as a graph",
     "DAG023": "internal error in the validator",
     "DAG024": "node id with control, zero-width or bidi characters",
+    "DAG025": "JSON Schema reference outside the schema",
     # warnings: it runs, but probably not as meant
     "DAG101": "judgement node judges nothing",
     "DAG102": "node can never run",
@@ -65,6 +69,7 @@ CODES: dict[str, str] = {
     "DAG112": "node ids that look the same",
     "DAG113": "cases file not found",
     "DAG116": "metric leaf needs DeepEval, which is not installed",
+    "DAG117": "regex with nested quantifiers",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }
@@ -135,34 +140,6 @@ UNREADABLE_CODES = frozenset({"DAG001", "DAG022", "SUI001", "SUI017"})
 def unreadable(diags: Iterable[Diagnostic]) -> bool:
     """True when any diagnostic says the file did not read or parse (exit 2, not 1)."""
     return any(d.code in UNREADABLE_CODES for d in diags)
-
-
-#: characters that are invisible or move the cursor, but are not control characters (Cc):
-#: zero-width space/joiners, the byte-order mark, bidi embeddings/overrides/isolates, and
-#: the line/paragraph separators
-_INVISIBLE = frozenset(
-    "\u200b\u200c\u200d\u200e\u200f\ufeff\u2028\u2029"
-    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-
-
-def is_unsafe_char(ch: str) -> bool:
-    """A character that must never reach a terminal raw: a control character (it can move
-    the cursor, clear the screen or retitle the window), or one that is invisible or
-    reorders text (two different ids would print the same), or a lone surrogate (JSON's
-    `"\\udc80"`: no UTF-8 stream can carry it, so printing it raw crashes)."""
-    return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs")
-
-
-def escape_controls(text: str, keep: str = "") -> str:
-    """`text` with every unsafe character written as its Python escape (`\\x1b`, `\\n`,
-    `\\u202e`), so a file's contents quoted in a message cannot drive the terminal; the
-    characters in `keep` (say the newlines of a multi-line report) pass as they are."""
-    if text.isprintable():  # the common case: nothing to do
-        return text
-    return "".join(
-        repr(ch)[1:-1] if is_unsafe_char(ch) and ch not in keep else ch for ch in text
-    )
 
 
 def severity_of(code: str) -> Severity:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Diagnostic, severity_of
+from .fieldtypes import short_repr
 from .inputs import TOML_LIMIT, InputError, decode, parser_gave_up, read_bytes
 from .model import (
     NODE_CLASSES,
@@ -240,6 +241,10 @@ def _build_node(nid: str, data: Any, ctx: Collector) -> NodeBase | None:
     if ntype is None:
         ctx.add("DAG003", f"node '{nid}' has no 'type'; use one of: {', '.join(NODE_TYPES)}",
                 path, node=nid, fld="type")
+        return None
+    if not isinstance(ntype, str):  # a table or a list cannot name a type (nor be hashed)
+        ctx.add("DAG004", f"'type' must be a string, one of: {', '.join(NODE_TYPES)} (got "
+                f"{short_repr(ntype)})", path + ("type",), node=nid, fld="type", at_value=True)
         return None
     if ntype not in NODE_CLASSES:
         ctx.add("DAG005", f"unknown node type {ntype!r}{suggest(str(ntype), NODE_TYPES)}; "

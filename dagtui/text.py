@@ -1,15 +1,26 @@
-"""Text for people: a verdict as words, a long text cut to fit, "did you mean".
+"""Text for people: a verdict as words, a long text cut to fit, "did you mean", and text
+made safe for a terminal.
 
 Messages, summaries, pictures and panes all show verdicts, cut long texts and suggest
 spellings; doing each in one place keeps the wording the same wherever a user meets it (a
 label quoted in one message and bare in the next reads like two different values).
+
+Every text the CLI prints may come from a file (a metric or node name, a label, a case
+name), a flag (`--model`) or a judge (a reason, an error body). Printed raw, an ESC, OSC or
+BEL sequence in it can recolour, clear or retitle the terminal, a U+202E reorders what
+follows, and a U+200B makes two different names look the same. `say` is the one way the
+commands print such text: it writes `for_terminal(text)`, where every such character is its
+visible escape (`\x1b`, `\u202e`); a rich console gets `for_markup(text)`, which also
+escapes rich's `[markup]`.
 """
 
 from __future__ import annotations
 
 import difflib
+import sys
+import unicodedata
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 #: the mark a cut text ends with: one character, so a cut text is exactly as wide as asked
 ELLIPSIS = "…"
@@ -56,3 +67,61 @@ def suggest(word: str, options: Iterable[str], *, abbreviations: bool = False) -
         return f" (did you mean '{starts[0]}'?)"
     match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+#: characters that are invisible or move the cursor, but are not control characters (Cc):
+#: zero-width space/joiners, the byte-order mark, bidi embeddings/overrides/isolates, and
+#: the line/paragraph separators
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\ufeff\u2028\u2029"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+#: what a terminal may get raw from a multi-line text: its line breaks and tabs
+TERMINAL_KEEP = "\n\t"
+
+
+def is_unsafe_char(ch: str) -> bool:
+    """A character that must never reach a terminal raw: a control character (it can move
+    the cursor, clear the screen or retitle the window), or one that is invisible or
+    reorders text (two different ids would print the same), or a lone surrogate (JSON's
+    `"\\udc80"`: no UTF-8 stream can carry it, so printing it raw crashes)."""
+    return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs")
+
+
+def escape_controls(text: str, keep: str = "") -> str:
+    """`text` with every unsafe character written as its Python escape (`\\x1b`, `\\n`,
+    `\\u202e`), so a file's contents quoted in a message cannot drive the terminal; the
+    characters in `keep` (say the newlines of a multi-line report) pass as they are."""
+    probe = text
+    for ch in keep:
+        probe = probe.replace(ch, "")
+    if probe.isprintable():  # the common case: nothing to do (every unsafe one is not)
+        return text
+    return "".join(
+        repr(ch)[1:-1] if is_unsafe_char(ch) and ch not in keep else ch for ch in text
+    )
+
+
+def for_terminal(text: object) -> str:
+    """`text` as it may reach a terminal: lines and tabs kept, every other control, every
+    invisible or bidi character and every lone surrogate escaped (see the module doc)."""
+    return escape_controls(str(text), keep=TERMINAL_KEEP)
+
+
+def for_markup(text: object) -> str:
+    """`for_terminal(text)` for a rich console or a rich progress description, whose
+    `[...]` would otherwise be read as markup (`[red]`, `[link=...]`)."""
+    from rich.markup import escape
+
+    return escape(for_terminal(text))
+
+
+def say(*parts: object, file: TextIO | None = None, sep: str = " ", end: str = "\n",
+        flush: bool = False) -> None:
+    """`print`, through `for_terminal`: the one way the commands print text that came from
+    a file, a flag or a judge (summaries, progress lines, errors). `file` defaults to the
+    standard output of the moment (so tests capturing it see the text)."""
+    out = sys.stdout if file is None else file
+    out.write(for_terminal(sep.join(str(p) for p in parts)) + end)
+    if flush:
+        out.flush()

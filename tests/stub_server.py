@@ -9,6 +9,14 @@ do), 403, 404, and an endpoint that goes down after `die_after` requests. It kee
 request log and a call counter, binds a free port, and stops by itself (on `stop()`,
 on leaving a `with` block, after `idle_timeout` seconds without requests, or at exit).
 
+Its hostile faults (`HOSTILE_KINDS`) are what a server dagtui does not control may send:
+`echo_key` (a usable answer whose reason repeats the key it was sent: the bearer token and
+any `key=` of the URL), `echo_key_bad` (the same in an unusable answer), `huge` (an answer
+of `huge_bytes`, streamed, never whole in the stub's memory), `gzip_bomb` (a gzip body of
+about 1 MB that inflates to `bomb_bytes` of JSON), `huge_error` (a 500 whose body is
+`huge_bytes` long), `huge_reason` (a small body whose reason is `reason_chars` long) and
+`never` (the request is read, and no answer ever comes).
+
     with StubServer(latency=0.02) as stub:
         judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test")
         ...
@@ -26,17 +34,23 @@ import ast
 import asyncio
 import atexit
 import contextlib
+import functools
 import json
 import random
 import re
+import struct
 import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set",
                "400", "401", "403", "404")
+HOSTILE_KINDS = ("echo_key", "echo_key_bad", "huge", "gzip_bomb", "huge_error",
+                 "huge_reason", "never")
 
 
 @dataclass
@@ -48,6 +62,79 @@ class Fault:
 
 Answer = str | dict | Fault
 Responder = Callable[[dict[str, Any]], Answer]
+
+
+@dataclass
+class Streamed:
+    """A body written piece by piece (a huge one is never whole in memory): `length` bytes
+    in all, `headers` extra header lines (each ending in CRLF)."""
+
+    length: int
+    pieces: Callable[[], AsyncIterator[bytes]]
+    headers: str = ""
+
+
+_PIECE = 1 << 20  # 1 MiB
+
+
+def _split_json(data: dict[str, Any], marker: str) -> tuple[bytes, bytes]:
+    """The JSON text of `data` before and after the string `marker` it holds."""
+    text = json.dumps(data)
+    head, _, tail = text.partition(marker)
+    return head.encode(), tail.encode()
+
+
+def _repeat(head: bytes, byte: bytes, count: int, tail: bytes) -> Streamed:
+    """`head`, then `count` copies of `byte`, then `tail`, in pieces of 1 MiB."""
+
+    async def pieces() -> AsyncIterator[bytes]:
+        yield head
+        block = byte * _PIECE
+        left = count
+        while left > 0:
+            yield block[: min(left, _PIECE)]
+            left -= _PIECE
+        yield tail
+
+    return Streamed(len(head) + count + len(tail), pieces)
+
+
+@functools.cache
+def _bomb(head: bytes, size: int, tail: bytes) -> tuple[bytes, ...]:
+    """A gzip member of `head` + `size` × "A" + `tail`, about 1 KB per MiB: after a full
+    flush deflate forgets what came before, so every MiB of "A" compresses to the same
+    bytes, made once and repeated; the trailer's CRC is computed over what it stands for."""
+    z = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    block = b"A" * _PIECE
+    start = z.compress(head) + z.flush(zlib.Z_FULL_FLUSH)
+    unit = z.compress(block) + z.flush(zlib.Z_FULL_FLUSH)
+    whole, rest = divmod(size, _PIECE)
+    crc = zlib.crc32(head)
+    for _ in range(whole):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(block[:rest] + tail, crc)
+    end = z.compress(block[:rest] + tail) + z.flush()
+    total = len(head) + size + len(tail)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+    trailer = struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF)
+    return (header + start,) + (unit,) * whole + (end + trailer,)
+
+
+_BOMB_LOCK = threading.Lock()
+
+
+def _bomb_once(head: bytes, size: int, tail: bytes) -> tuple[bytes, ...]:
+    """`_bomb`, made by one thread while concurrent requests wait for it."""
+    with _BOMB_LOCK:
+        return _bomb(head, size, tail)
+
+
+def _gzipped(parts: tuple[bytes, ...]) -> Streamed:
+    async def pieces() -> AsyncIterator[bytes]:
+        for part in parts:
+            yield part
+
+    return Streamed(sum(map(len, parts)), pieces, "Content-Encoding: gzip\r\n")
 
 
 def last_user(body: dict[str, Any]) -> str:
@@ -148,6 +235,9 @@ class StubServer:
         score_logprobs: dict[int, float] | None = None,
         retry_after: str | None = None,
         die_after: int | None = None,
+        huge_bytes: int = 100 * _PIECE,
+        bomb_bytes: int = 1024 * _PIECE,
+        reason_chars: int = 100_000,
     ) -> None:
         self.responder = responder or smart_answer
         self.latency = latency
@@ -164,6 +254,12 @@ class StubServer:
         #: after this many requests the endpoint goes down: the listening socket closes and
         #: every later request (on any connection) is dropped unanswered
         self.die_after = die_after
+        #: the size of a `huge` answer and of a `huge_error` body, in bytes
+        self.huge_bytes = huge_bytes
+        #: what a `gzip_bomb` inflates to, in bytes
+        self.bomb_bytes = bomb_bytes
+        #: the length of a `huge_reason` answer's reason
+        self.reason_chars = reason_chars
         self._dead = False
         self.requests: list[dict[str, Any]] = []
         self.faults_sent: dict[str, int] = {}
@@ -263,6 +359,7 @@ class StubServer:
                     break
                 parts = line.decode("latin-1").split()
                 method = parts[0] if parts else ""
+                target = parts[1] if len(parts) > 1 else "/"
                 headers: dict[str, str] = {}
                 while True:
                     h = await reader.readline()
@@ -274,18 +371,27 @@ class StubServer:
                 raw = await reader.readexactly(length) if length else b""
                 if self._dies_now():
                     break
-                status, payload = await self._answer(method, raw, headers)
+                status, payload = await self._answer(method, raw, headers, target)
                 reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
                           404: "Not Found", 429: "Too Many Requests",
                           500: "Internal Server Error", 504: "Gateway Timeout"}.get(status, "")
                 extra = ""
                 if status == 429 and self.retry_after is not None:
                     extra = f"Retry-After: {self.retry_after}\r\n"
+                streamed = payload if isinstance(payload, Streamed) else None
+                if streamed is not None:
+                    extra += streamed.headers
+                length = streamed.length if streamed is not None else len(payload)
                 writer.write(
                     f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n{extra}"
-                    f"Content-Length: {len(payload)}\r\n\r\n".encode("latin-1") + payload
+                    f"Content-Length: {length}\r\n\r\n".encode("latin-1")
+                    + (b"" if streamed is not None else payload)
                 )
                 await writer.drain()
+                if streamed is not None:
+                    async for piece in streamed.pieces():
+                        writer.write(piece)
+                        await writer.drain()
                 if headers.get("connection", "").lower() == "close":
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
@@ -305,8 +411,8 @@ class StubServer:
             return True
         return False
 
-    async def _answer(self, method: str, raw: bytes,
-                      headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    async def _answer(self, method: str, raw: bytes, headers: dict[str, str] | None = None,
+                      target: str = "/") -> tuple[int, bytes | Streamed]:
         self._last = time.monotonic()
         if method != "POST":
             return 200, b'{"object": "list", "data": []}'
@@ -345,6 +451,8 @@ class StubServer:
             return 404, json.dumps({"error": {
                 "message": f"model {body.get('model')!r} does not exist",
                 "type": "invalid_request_error"}}).encode()
+        if fault in HOSTILE_KINDS:
+            return await self._hostile(fault, body, headers or {}, target)
         if fault == "malformed":
             return 200, b'{"id": "x", "choices": [ {"message": '
         if fault == "bad_json":
@@ -356,6 +464,36 @@ class StubServer:
         else:
             content = str(answer)
         return 200, json.dumps(self._completion(body, content)).encode()
+
+    async def _hostile(self, fault: str, body: dict[str, Any], headers: dict[str, str],
+                       target: str) -> tuple[int, bytes | Streamed]:
+        """The answer of one of HOSTILE_KINDS (see the module doc)."""
+        marker = "\x00BODY\x00"
+        if fault == "never":
+            await asyncio.Event().wait()  # until the stub stops or the client hangs up
+        if fault in ("echo_key", "echo_key_bad"):
+            auth = headers.get("authorization", "")
+            sent = [auth.split(" ", 1)[1] if " " in auth else auth]
+            sent += [v for _, v in parse_qsl(urlsplit(target).query)]
+            echo = "I was called with " + " and ".join(k for k in sent if k)
+            if fault == "echo_key_bad":
+                content = f"Sorry, no verdict. {echo}."
+            else:
+                content = json.dumps({**smart_answer(body), "reason": echo})
+            return 200, json.dumps(self._completion(body, content)).encode()
+        if fault == "huge_reason":
+            content = json.dumps({**smart_answer(body), "reason": "r" * self.reason_chars})
+            return 200, json.dumps(self._completion(body, content)).encode()
+        if fault == "huge_error":
+            head, tail = _split_json({"error": {"message": marker, "type": "server_error"}},
+                                     json.dumps(marker)[1:-1])
+            return 500, _repeat(head, b"e", self.huge_bytes, tail)
+        completion = {**self._completion(body, marker), "created": 0}  # the bomb is made once
+        head, tail = _split_json(completion, json.dumps(marker)[1:-1])
+        if fault == "huge":
+            return 200, _repeat(head, b"A", self.huge_bytes, tail)
+        # gzip_bomb: made once, on a thread (a second or so), while other requests go on
+        return 200, _gzipped(await asyncio.to_thread(_bomb_once, head, self.bomb_bytes, tail))
 
     def _completion(self, body: dict[str, Any], content: str) -> dict[str, Any]:
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))

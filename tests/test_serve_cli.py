@@ -1,16 +1,16 @@
-"""`dagtui serve`: the command line around textual-serve (the browser itself:
-tests/tui/test_serve_browser.py)."""
+"""`dagtui serve`: the command line around textual-serve (who may drive it:
+tests/test_serve_guard.py; the browser itself: tests/tui/test_serve_browser.py)."""
 
 from __future__ import annotations
 
 import argparse
+import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from serve_helpers import serving, wait_http
 
 from dagtui.cli import main
 from dagtui.commands.serve import MISSING, edit_command
@@ -39,32 +39,29 @@ def test_bad_port_and_unknown_starter_are_usage_errors(
 def test_each_page_runs_dagtui_edit_with_the_same_options() -> None:
     args = argparse.Namespace(graph="my graph.toml", starter="blank", allow_python=True,
                               python_path=["lib"])
-    assert edit_command(args) == [sys.executable, "-m", "dagtui", "edit", "my graph.toml",
+    # -P: the working directory stays off the import path (tests/test_serve_guard.py)
+    assert edit_command(args) == [sys.executable, "-P", "-m", "dagtui", "edit", "my graph.toml",
                                   "--starter", "blank", "--allow-python", "--python-path", "lib"]
 
 
-def test_the_page_is_served(tmp_path: Path) -> None:
+def test_the_page_is_served_at_the_printed_address(tmp_path: Path) -> None:
     pytest.importorskip("textual_serve", reason="textual-serve is not installed (dagtui[serve])")
-    import socket
+    with serving(tmp_path, "g.toml") as served:
+        assert served.url.startswith(f"http://127.0.0.1:{served.port}/?token=")
+        # the terminal in the page; the app starts when it connects
+        assert "textual.js" in wait_http(served.url, 10)
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "dagtui", "serve", "g.toml", "--port",
-                             str(port)], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
-                    page = r.read().decode()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-                assert time.monotonic() < deadline, "dagtui serve did not answer"
-                time.sleep(0.2)
-        assert "textual.js" in page  # the terminal in the page; the app starts when it connects
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+
+def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("textual_serve", reason="textual-serve is not installed (dagtui[serve])")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-P", "-m", "dagtui", "serve", "g.toml",
+                               "--port", str(port)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"dagtui serve: cannot listen on 127.0.0.1:{port}:" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "http://" not in done.stdout  # no address that would not answer

@@ -120,6 +120,14 @@ CASES: dict[str, tuple[str, str | None, str]] = {
                '  { verdict = false, score = 0 },\n]\n', "c", '"(unclosed"'),
     "DAG021": (HEAD.replace('name = "t"', 'name = "t"\nthreshold = 5') + JUDGE, None,
                "threshold = 5"),
+    "DAG025": (HEAD + '\n[nodes.c]\ntype = "check"\ncheck = "json_schema"\n'
+               'schema = { type = "object", properties = { a = { "$ref" = '
+               '"https://example.com/a.json" } } }\nparam = "actual_output"\nverdicts = [\n'
+               '  { verdict = true, score = 10 },\n  { verdict = false, score = 0 },\n]\n',
+               "c", "schema = {"),
+    "DAG117": (HEAD + '\n[nodes.c]\ntype = "check"\ncheck = "regex"\npattern = "^(a+)+$"\n'
+               'param = "actual_output"\nverdicts = [\n  { verdict = true, score = 10 },\n'
+               '  { verdict = false, score = 0 },\n]\n', "c", '"^(a+)+$"'),
     "DAG101": (HEAD + binary("j", "score = 10", "score = 0", params=False), "j", "[nodes.j]"),
     "DAG102": (HEAD.replace('name = "t"', 'name = "t"\nroots = ["j"]') + JUDGE
                + binary("k", "score = 10", "score = 0"), "k", "[nodes.k]"),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..cache import DEFAULT_DIR, FILENAME, Cache
 from ..exitcodes import ExitCode
+from ..text import say
 from . import flags
 
 DAY = 86400.0
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     directory = Path(args.cache_dir) if args.cache_dir else Path.cwd() / DEFAULT_DIR
     path = directory / FILENAME
     if not path.is_file():
-        print(f"no cache at {path}" + ("; nothing removed" if action == "clear" else ""))
+        say(f"no cache at {path}" + ("; nothing removed" if action == "clear" else ""))
         return ExitCode.OK
     cache = Cache(directory)
     try:
@@ -64,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
         older = args.older_than * DAY if args.older_than is not None else None
         removed = cache.prune(model=args.model, older_than=older)
         if removed is None:
-            print(f"dagtui cache: cannot change {path}: nothing removed", file=sys.stderr)
+            say(f"dagtui cache: cannot change {path}: nothing removed", file=sys.stderr)
             return ExitCode.USAGE
         left = len(cache)
-        print(f"removed {removed} {_entries(removed)} from {path} ({left} left)")
+        say(f"removed {removed} {_entries(removed)} from {path} ({left} left)")
         return ExitCode.OK
     finally:
         cache.close()
@@ -76,14 +77,14 @@ def run(args: argparse.Namespace) -> int:
 def print_stats(cache: Cache) -> None:
     """The `stats` lines, plain text."""
     st = cache.stats()
-    print(f"cache {st.path}: {st.entries} {_entries(st.entries)}, {_size(st.size)}")
+    say(f"cache {st.path}: {st.entries} {_entries(st.entries)}, {_size(st.size)}")
     if st.oldest is not None and st.newest is not None:
-        print(f"oldest {_when(st.oldest)}, newest {_when(st.newest)}")
+        say(f"oldest {_when(st.oldest)}, newest {_when(st.newest)}")
     if st.models:
         width = max(len(m) for m in st.models)
-        print("entries per model:")
+        say("entries per model:")
         for model, count in st.models.items():
-            print(f"  {model:<{width}}  {count:>7}")
+            say(f"  {model:<{width}}  {count:>7}")
 
 
 def _entries(n: int) -> str:

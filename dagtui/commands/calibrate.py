@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exitcodes import ExitCode
+from ..text import say
 from .flags import non_negative_int, positive_float, positive_int
 from .python_opts import add_python_options, python_consent
 from .run import err, load_graph_and_cases
@@ -87,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
 
     model = model_for(graph, args.model)
     if args.dry_run:
-        sys.stdout.write(dry_run(checked, cases, model, args.samples, python_consent(args)))
+        # the metric's name and the model come from a file and a flag: shown, never obeyed
+        say(dry_run(checked, cases, model, args.samples, python_consent(args)), end="")
         return ExitCode.OK
     from ..cache import open_cache
     from ..calibration.core import a_calibrate
@@ -119,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if cal.judge_unusable:  # the probe failed: one line, not a report of nothing
         err(cal.halt or "the judge could not be used")
         return ExitCode.JUDGE
-    sys.stdout.write(safe_text(render_text(cal)))  # case names: no surrogate, no escape byte
+    say(render_text(cal), end="")  # names, labels, judge text: shown, never obeyed
     data = safe_json(cal.to_dict()) + "\n"
     saved = save_latest(graph.path or args.graph, data)
     for path, text in ((args.json_out, data),
@@ -127,11 +129,11 @@ def run(args: argparse.Namespace) -> int:
         if path:
             _write(Path(path), text)
     if saved:
-        print(f"saved {saved}")
+        say(f"saved {saved}")
     if args.min_kappa is not None:
         below = cal.below(args.min_kappa)
         if below:
-            print(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(
+            say(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(
                 f"{n} ({cal.nodes[n].kappa:.2f})" for n in below))
             return ExitCode.FAILURES
     measured = any(n.cases for n in cal.nodes.values())

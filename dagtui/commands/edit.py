@@ -7,6 +7,7 @@ import os
 import sys
 
 from ..exitcodes import ExitCode
+from ..text import say
 from .python_opts import add_python_options, python_consent
 
 
@@ -64,18 +65,18 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list_starters:
         for name in STARTERS:
-            print(name)
+            say(name)
         return ExitCode.OK
     refusal = target_refusal("edit", args.graph, args.starter)
     if refusal is None and args.graph is None:
-        print("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
+        say("dagtui edit: which file? dagtui edit GRAPH.toml (or --list-starters)",
               file=sys.stderr)
         return ExitCode.USAGE
     if refusal:
-        print(refusal, file=sys.stderr)
+        say(refusal, file=sys.stderr)
         return ExitCode.USAGE
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
-        print("dagtui edit: needs an interactive terminal", file=sys.stderr)
+        say("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
     from ..keyfile import KeymapError, checked_keymap
     from ..tui.app import EditorApp, known_binding_ids
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
         keymap = checked_keymap(known_binding_ids)
     except KeymapError as exc:
-        print(f"dagtui edit: {exc}", file=sys.stderr)
+        say(f"dagtui edit: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     from ..suite.loader import is_suite_file
 

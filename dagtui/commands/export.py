@@ -14,6 +14,7 @@ from pathlib import Path
 from ..diagnostics import Diagnostic, unreadable
 from ..exitcodes import ExitCode
 from ..model import Graph
+from ..text import say
 
 FORMATS = ("deepeval-json", "deepeval-python", "mermaid", "dot")
 
@@ -39,28 +40,28 @@ def run(args: argparse.Namespace) -> int:
     graph, diagnostics = check_graph(args.graph)
     errors = [d for d in diagnostics if d.is_error]
     if not unreadable(errors) and is_suite_file(args.graph):  # not "unknown key 'suite'"
-        print(f"dagtui export: {args.graph} is a suite file; export takes one graph file "
+        say(f"dagtui export: {args.graph} is a suite file; export takes one graph file "
               "(export each rule's graph; `dagtui edit` draws the rule DAG)", file=sys.stderr)
         return ExitCode.USAGE
     for d in errors:
-        print(d.format(), file=sys.stderr)
+        say(d.format(), file=sys.stderr)
     if unreadable(errors):
         return ExitCode.USAGE  # unreadable or unparsable input, as every command reports it
     if graph is None or errors:
-        print(f"dagtui export: {args.graph} has {len(errors)} error(s); fix them first "
+        say(f"dagtui export: {args.graph} has {len(errors)} error(s); fix them first "
               "(dagtui validate shows them all)", file=sys.stderr)
         return ExitCode.FAILURES
     try:
         text = export_graph(graph, args.fmt, source=_display_path(args.graph))
     except ExportRefused as exc:
-        print(f"dagtui export: cannot export {args.graph} to {args.fmt}; DeepEval cannot "
+        say(f"dagtui export: cannot export {args.graph} to {args.fmt}; DeepEval cannot "
               "express:", file=sys.stderr)
         for refusal in exc.refusals:
-            print(f"  {refusal.format()}", file=sys.stderr)
+            say(f"  {refusal.format()}", file=sys.stderr)
         return ExitCode.FAILURES
     if args.fmt in DEEPEVAL_FORMATS:
         for note in deepeval_notes(graph, args.fmt):
-            print(f"dagtui export: note: {note}", file=sys.stderr)
+            say(f"dagtui export: note: {note}", file=sys.stderr)
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return ExitCode.OK
@@ -69,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         atomic_write(args.output, text)
     except OSError as exc:  # a read-only output (WriteRefused) too: exit 2, nothing written
-        print(f"dagtui export: cannot write {args.output}: {exc.strerror or exc}",
+        say(f"dagtui export: cannot write {args.output}: {exc.strerror or exc}",
               file=sys.stderr)
         return ExitCode.USAGE
-    print(f"dagtui export: wrote {args.output} ({args.fmt})", file=sys.stderr)
+    say(f"dagtui export: wrote {args.output} ({args.fmt})", file=sys.stderr)
     return ExitCode.OK
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exitcodes import ExitCode
+from ..text import say
 
 if TYPE_CHECKING:
     from ..loader import LoadResult
@@ -55,7 +56,7 @@ def _files(paths: list[str]) -> list[tuple[Path, LoadResult | None]]:
         if p.is_dir():  # a FIFO named *.toml is reported, never opened (it would block)
             from ..inputs import regular_files
 
-            found = regular_files(p.rglob("*.toml"), lambda line: print(line, file=sys.stderr))
+            found = regular_files(p.rglob("*.toml"), lambda line: say(line, file=sys.stderr))
             for f in found:
                 checked = CheckedGraph.read(f)
                 if file_kind(f, checked) != "cases":
@@ -63,8 +64,8 @@ def _files(paths: list[str]) -> list[tuple[Path, LoadResult | None]]:
         elif p.is_file():
             checked = CheckedGraph.read(p)
             if file_kind(p, checked) == "cases":
-                print(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
-                      file=sys.stderr)
+                say(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
+                    file=sys.stderr)
             else:
                 out.append((p, checked.load))
         else:
@@ -74,7 +75,7 @@ def _files(paths: list[str]) -> list[tuple[Path, LoadResult | None]]:
 
 def _error(path: Path, message: str, line: int = 0, col: int = 0, code: str = "DAG022") -> None:
     where = f"{path}:{line}:{col}" if line else f"{path}"
-    print(f"{where}: error {code} {message}", file=sys.stderr)
+    say(f"{where}: error {code} {message}", file=sys.stderr)
 
 
 def _read(path: Path, result: LoadResult | None) -> tuple[str, Stamp] | None:
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
                 text.splitlines(keepends=True), formatted.splitlines(keepends=True),
                 fromfile=f"{path} (original)", tofile=f"{path} (formatted)"))
         elif args.check:
-            print(f"would reformat {path}")
+            say(f"would reformat {path}")
         else:
             try:
                 atomic_write(path, formatted, expected=stamp)
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
                 _error(path, f"cannot write: {exc.strerror or exc}")
                 status = ExitCode.USAGE
                 continue
-            print(f"reformatted {path}")
+            say(f"reformatted {path}")
     if status == ExitCode.OK and changed and (args.check or args.diff):
         status = ExitCode.FAILURES
     return status

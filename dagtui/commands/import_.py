@@ -14,6 +14,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from ..model import Metric
+from ..text import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.source)
     out = Path(args.output) if args.output and args.output != "-" else None
     if out is not None and out.exists() and not args.force:
-        print(f"dagtui import: {args.output} exists; use --force to overwrite it",
+        say(f"dagtui import: {args.output} exists; use --force to overwrite it",
               file=sys.stderr)
         return ExitCode.USAGE
     from ..inputs import JSON_LIMIT, InputError, read_text
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:  # a FIFO, /dev/zero or an oversized file is refused before it is read
         text = read_text(source, limit=JSON_LIMIT, what="DeepEval DAG document")
     except InputError as exc:
-        print(f"dagtui import: cannot read {exc}", file=sys.stderr)
+        say(f"dagtui import: cannot read {exc}", file=sys.stderr)
         return ExitCode.USAGE
     name = args.name or _name_from(source)
     try:
@@ -68,16 +69,16 @@ def run(args: argparse.Namespace) -> int:
     except ImportFailed as exc:
         lines = str(exc).splitlines() or ["cannot import"]
         if exc.usage:
-            print(f"dagtui import: {args.source}: {lines[0]}", file=sys.stderr)
+            say(f"dagtui import: {args.source}: {lines[0]}", file=sys.stderr)
             return ExitCode.USAGE
-        print(f"dagtui import: {args.source} holds what a dagtui graph cannot express:",
+        say(f"dagtui import: {args.source} holds what a dagtui graph cannot express:",
               file=sys.stderr)
         for line in lines:
-            print(f"  {line}", file=sys.stderr)
+            say(f"  {line}", file=sys.stderr)
         return ExitCode.FAILURES
     graph.metric = _settings(graph.metric, args)
     for note in _defaults_note(args):
-        print(f"dagtui import: note: {note}", file=sys.stderr)
+        say(f"dagtui import: note: {note}", file=sys.stderr)
     toml = render_graph(graph, [f"Imported from {source.name} by `dagtui import`."])
     if out is None:
         sys.stdout.write(toml)
@@ -85,18 +86,18 @@ def run(args: argparse.Namespace) -> int:
         try:
             atomic_write(out, toml, force=args.force)  # --force: over a read-only file too
         except OSError as exc:
-            print(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
+            say(f"dagtui import: cannot write {args.output}: {exc.strerror or exc}",
                   file=sys.stderr)
             return ExitCode.USAGE
-        print(f"dagtui import: wrote {args.output} ({len(graph.nodes)} nodes)",
+        say(f"dagtui import: wrote {args.output} ({len(graph.nodes)} nodes)",
               file=sys.stderr)
     # DeepEval lets some broken graphs through (a task as the last node, ...): the file is
     # written so it can be fixed here, and what is wrong is said now, with exit 1.
     report = check_text(toml, str(out or "<stdout>"))
     for d in report.diagnostics:
-        print(d.format(), file=sys.stderr)
+        say(d.format(), file=sys.stderr)
     if report.errors:
-        print(f"dagtui import: the imported graph has {len(report.errors)} error(s)",
+        say(f"dagtui import: the imported graph has {len(report.errors)} error(s)",
               file=sys.stderr)
         return ExitCode.FAILURES
     return ExitCode.OK

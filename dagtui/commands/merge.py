@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from ..exitcodes import ExitCode
+from ..text import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,9 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def err(msg: str) -> None:
-    from ..outputs import safe_text
-
-    print(safe_text(f"dagtui merge: {msg}"), file=sys.stderr)
+    say(f"dagtui merge: {msg}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     except MergeError as exc:
         err(str(exc))
         return ExitCode.USAGE
-    print(describe(reports), file=sys.stderr)
+    say(describe(reports), file=sys.stderr)
     try:
         if kind == "graph":
             from .run import print_summary

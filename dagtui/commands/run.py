@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from ..checked import CheckedGraph
 from ..exitcodes import ExitCode
-from ..text import shorten
+from ..text import for_markup, for_terminal, say, shorten
 from . import flags
 from .python_opts import add_python_options, python_consent
 
@@ -74,7 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def err(msg: str) -> None:
-    print(f"dagtui: {msg}", file=sys.stderr)
+    """One error line on stderr, terminal-safe (`dagtui.text.say`): names, paths and judge
+    text in it are shown, never obeyed."""
+    say(f"dagtui: {msg}", file=sys.stderr)
 
 
 def refusal(checked: CheckedGraph) -> int:
@@ -83,7 +85,7 @@ def refusal(checked: CheckedGraph) -> int:
     if checked.ok:
         return ExitCode.OK
     for d in checked.errors:
-        print(d.format(), file=sys.stderr)
+        say(d.format(), file=sys.stderr)
     return ExitCode.USAGE if checked.unreadable else ExitCode.FAILURES
 
 
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     if code:
         return code
     cases, positions = take_shard(cases, getattr(args, "shard", None))
-    from ..outputs import report_target_problems, safe_text, write_report
+    from ..outputs import report_target_problems, write_report
 
     bad_outputs = report_target_problems(json_out=args.json_out, junit=args.junit,
                                          trace_dir=args.trace_dir)
@@ -181,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     try:  # --json out.json: out.results.jsonl gets each case as it finishes
         stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
     except OSError as exc:
-        err(safe_text(f"cannot write {results_path(args.json_out)}: {exc}"))
+        err(f"cannot write {results_path(args.json_out)}: {exc}")
         return ExitCode.USAGE
     progress = Progress(len(cases), out, quiet=args.quiet,
                         note=getattr(judge, "rate_note", None))
@@ -224,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json_out:
             write_report(args.json_out, report.json_parts(steps=True))
     except OSError as exc:  # changed since the check before the run (full disk, ...)
-        err(safe_text(f"cannot write a report: {exc}"))
+        err(f"cannot write a report: {exc}")
         print_summary(report, out)
         return ExitCode.USAGE
     from ..judges.health import is_unusable
@@ -234,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         return report.exit_code()
     print_summary(report, out)
     for line in agreement.lines():
-        print(line, file=out)
+        say(line, file=out)
     return report.exit_code()
 
 
@@ -247,10 +249,10 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
 
     if isinstance(cases, CaseStream):  # still streamed: the shard's cases, read per pass
         part = cases.sharded(shard)
-        print(f"shard {shard}: {len(part)} of {part.total} cases", file=sys.stderr)
+        say(f"shard {shard}: {len(part)} of {part.total} cases", file=sys.stderr)
         return part, part.positions
     positions = [i for i, case in enumerate(cases) if shard.holds(case.name)]
-    print(f"shard {shard}: {len(positions)} of {len(cases)} cases", file=sys.stderr)
+    say(f"shard {shard}: {len(positions)} of {len(cases)} cases", file=sys.stderr)
     return [cases[i] for i in positions], positions
 
 
@@ -291,16 +293,14 @@ class Progress:
             self.bar.start()
 
     def add(self, result: Any) -> None:
-        from ..outputs import safe_text
-
         self.done += 1
         self.calls += result.calls
         note = ", ".join(n for n in (self.note() if self.note is not None else "",
                                      self.pace()) if n)
         if self.bar is not None:
             self.bar.update(self.task, advance=1,
-                            description=f"{result.status:5} {safe_text(result.case[:30])}"
-                            + (f" [{note}]" if note else ""))
+                            description=f"{result.status:5} {for_markup(result.case[:30])}"
+                            + (f" \\[{for_markup(note)}]" if note else ""))
             return
         if self.quiet or result.status == "not_run":  # the summary says why, once
             return
@@ -311,7 +311,7 @@ class Progress:
         if result.error:
             text = shorten(result.error, 160)
             line += f"  ({result.error_kind}: {text})"
-        print(safe_text(line), file=self.out, flush=True)  # a lone surrogate would crash print
+        say(line, file=self.out, flush=True)  # case names, judge errors: shown, not obeyed
 
     def pace(self) -> str:
         """"12.5 calls/s, ETA 3m20s" from the cases done so far ("" before any call)."""
@@ -339,11 +339,10 @@ def _fmt_s(value: float | None) -> str:
 
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
-    from ..outputs import safe_text
     from ..text import verdict_text
 
-    def w(text: str) -> None:  # case names and judge text: no control bytes, no surrogates
-        out.write(safe_text(text))
+    def w(text: str) -> None:  # names, labels and judge text: shown, never obeyed
+        out.write(for_terminal(text))
 
     n = len(report.results)
     rate = report.pass_rate

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..exitcodes import ExitCode
+from ..text import say
 
 #: the files a user writes, then the documents dagtui writes (`dagtui.documents`)
 FILE_KINDS = ("graph", "cases", "suite")
@@ -104,10 +105,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         atomic_write(args.output, text)
     except OSError as exc:  # read-only, a directory, no such parent: exit 2, nothing written
-        print(f"dagtui schema: cannot write {args.output}: {exc.strerror or exc}",
+        say(f"dagtui schema: cannot write {args.output}: {exc.strerror or exc}",
               file=sys.stderr)
         return ExitCode.USAGE
-    print(f"dagtui schema: wrote {args.output} ({args.kind})", file=sys.stderr)
+    say(f"dagtui schema: wrote {args.output} ({args.kind})", file=sys.stderr)
     return ExitCode.OK
 
 

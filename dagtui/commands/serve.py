@@ -3,16 +3,19 @@
 `textual-serve` (the `serve` extra) runs a small web server; every browser tab that opens the
 page starts its own `dagtui edit GRAPH.toml` process whose screen is drawn in the page, so the
 browser shows exactly the terminal UI, from the same code. The server binds 127.0.0.1 unless
-`--host` says otherwise: whoever reaches the page can edit the file (and, with
-`--allow-python`, run its python checks).
+`--host` says otherwise. Whoever drives the page can edit the file (and, with `--allow-python`,
+run its python checks), so only a browser that opened the printed address with its per-launch
+secret may: serve_guard.py has the rules (secret, Host, Origin), serve_web.py applies them.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
+import socket
 import sys
 
+from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
 from .python_opts import add_python_options
 
@@ -52,8 +55,14 @@ def _port(value: str) -> int:
 
 
 def edit_command(args: argparse.Namespace) -> list[str]:
-    """The `dagtui edit` command line each browser tab runs (this Python, this dagtui)."""
-    argv = [sys.executable, "-m", "dagtui", "edit", args.graph]
+    """The `dagtui edit` command line each browser tab runs (this Python, this dagtui).
+
+    `-P`: `python -m` would put the working directory first on the import path, so a
+    `rich.py` or `textual.py` lying there would run as soon as a page loads (plain `dagtui
+    edit` from the same folder runs nothing). `-P` keeps it off the path and leaves the rest as
+    is (the environment, site-packages with an editable install's .pth); `-I` would also drop
+    PYTHONPATH and the user's site-packages, where dagtui itself may live."""
+    argv = [sys.executable, "-P", "-m", "dagtui", "edit", args.graph]
     if args.starter:
         argv += ["--starter", args.starter]
     if args.allow_python:
@@ -61,6 +70,20 @@ def edit_command(args: argparse.Namespace) -> list[str]:
     for directory in args.python_path:
         argv += ["--python-path", directory]
     return argv
+
+
+def _listen_refusal(host: str, port: int) -> str | None:
+    """Why `host`:`port` cannot be listened on (the port is taken, the address is not this
+    machine's), asked by binding it as aiohttp will; None: it can."""
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE):
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,13 +94,25 @@ def run(args: argparse.Namespace) -> int:
         print(refusal, file=sys.stderr)
         return ExitCode.USAGE
     try:
-        from textual_serve.server import Server
+        import textual_serve.server  # noqa: F401  (the serve extra, before serve_web needs it)
     except ImportError:
         print(MISSING, file=sys.stderr)
         return ExitCode.USAGE
-    server = Server(shlex.join(edit_command(args)), host=args.host, port=args.port,
-                    title=f"dagtui {args.graph}")
-    print(f"dagtui serve: http://{args.host}:{args.port}/ (ctrl+c stops)", file=sys.stderr,
-          flush=True)
-    server.serve()
+    from .serve_guard import Guard
+    from .serve_web import GuardedServer
+
+    where = f"{escape_controls(args.host)}:{args.port}"
+    why = _listen_refusal(args.host, args.port)
+    if why:  # before an address that will not answer is printed
+        print(f"dagtui serve: cannot listen on {where}: {why}", file=sys.stderr)
+        return ExitCode.USAGE
+    server = GuardedServer(shlex.join(edit_command(args)), host=args.host, port=args.port,
+                           title=f"dagtui {args.graph}",
+                           guard=Guard.for_address(args.host, args.port))
+    try:
+        server.serve()
+    except OSError as exc:  # taken meanwhile
+        print(f"dagtui serve: cannot listen on {where}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return ExitCode.USAGE
     return ExitCode.OK

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from ..judges.factory import JUDGE_NAMES
+from ..text import say
 from .python_opts import add_python_options, python_consent
 
 
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def err(msg: str) -> None:
-    print(f"dagtui step: {msg}", file=sys.stderr)
+    say(f"dagtui step: {msg}", file=sys.stderr)
 
 
 def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:

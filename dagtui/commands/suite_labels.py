@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..checks import PythonConsent
 from ..exitcodes import ExitCode
 from ..suite.labels import LabelsReport
+from ..text import for_terminal
 from .test import warn_unlabelled
 
 if TYPE_CHECKING:
@@ -24,27 +25,31 @@ if TYPE_CHECKING:
 def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
                  verbose: bool = False) -> None:
     """The summary line, each failing case (every case with `verbose`) with the path each
-    rule took and what is wrong, then the per-rule agreement table."""
+    rule took and what is wrong, then the per-rule agreement table; names, labels and paths
+    pass `for_terminal` (shown, never obeyed)."""
+
+    def w(text: str) -> None:
+        out.write(for_terminal(text))
+
     total = len(report.cases)
-    out.write(f"{path}: {total} cases, {total - report.failures} passed, {report.failures} "
-              f"failed (labels judge, {report.calls} LLM calls)\n")
+    w(f"{path}: {total} cases, {total - report.failures} passed, {report.failures} "
+      f"failed (labels judge, {report.calls} LLM calls)\n")
     for name, case in zip(report.cases, cases, strict=True):
         found = report.problems[name]
         if not found and not verbose:
             continue
         where = getattr(case, "where", "")
-        out.write(f"  {'FAIL' if found else 'PASS'} {name}" + (f"  ({where})" if where else "")
-                  + "\n")
+        w(f"  {'FAIL' if found else 'PASS'} {name}" + (f"  ({where})" if where else "") + "\n")
         for line in report.paths[name]:
-            out.write(f"       {line}\n")
+            w(f"       {line}\n")
         for line in found:
-            out.write(f"       ✘ {line}\n")
-    out.write("  rule                 ran  not run  labelled  check agrees  unused labels\n")
+            w(f"       ✘ {line}\n")
+    w("  rule                 ran  not run  labelled  check agrees  unused labels\n")
     for rid, t in report.tallies.items():
         checks = f"{t.check_agree}/{t.check_agree + t.check_disagree}" if (
             t.check_agree + t.check_disagree) else "-"
-        out.write(f"  {rid[:20]:20} {t.ran:4d} {t.gated:8d} {t.labelled:9d} {checks:>13} "
-                  f"{t.unused:14d}\n")
+        w(f"  {rid[:20]:20} {t.ran:4d} {t.gated:8d} {t.labelled:9d} {checks:>13} "
+          f"{t.unused:14d}\n")
 
 
 def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,

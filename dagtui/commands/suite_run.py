@@ -30,6 +30,7 @@ from ..diagnostics import sort_key
 from ..exitcodes import ExitCode
 from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text
 from ..suite.model import Rule
+from ..text import say
 
 if TYPE_CHECKING:
     from ..checked import CheckedGraph
@@ -148,7 +149,7 @@ async def execute(
                                            pool=pool, python=python, scheduler=scheduler)
             try:
                 if on_rule_done is not None:
-                    print("measuring the ungated baseline (every active rule on every "
+                    say("measuring the ungated baseline (every active rule on every "
                           "case)...", file=sys.stderr)
                 baseline = await run_suite(load.suite, cases, base_runner,
                                            concurrency=concurrency, gated=False,
@@ -188,27 +189,27 @@ def load_suite_and_cases(
         load = load_suite_file(target)
     diags = sorted(load.diagnostics, key=sort_key)
     for d in diags:
-        print(d.format(), file=sys.stderr)
+        say(d.format(), file=sys.stderr)
     if load.suite is None:
         return None, None, ExitCode.USAGE
     if any(d.is_error for d in diags):
-        print(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
+        say(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
         return None, None, ExitCode.FAILURES
     meta = load.suite.meta
     default = meta.labels if labels and meta.labels else meta.cases
     if cases_arg is None and default:
         cases_arg = str(Path(target).parent / default)
     if cases_arg is None:
-        print(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
+        say(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
               file=sys.stderr)
         return load, None, ExitCode.USAGE
     try:
         cases = load_cases(cases_arg)
     except CaseError as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
+        say(f"{command}: {exc}", file=sys.stderr)
         return load, None, ExitCode.USAGE
     if not cases:
-        print(f"{command}: {cases_arg}: no cases", file=sys.stderr)
+        say(f"{command}: {cases_arg}: no cases", file=sys.stderr)
         return load, None, ExitCode.USAGE
     return load, cases, ExitCode.OK
 
@@ -221,7 +222,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
 
     target = path or _target(args)
     if not target:
-        print("dagtui run: no suite file given", file=sys.stderr)
+        say("dagtui run: no suite file given", file=sys.stderr)
         return ExitCode.USAGE
     load, cases, code = load_suite_and_cases(target, _opt(args, "cases"), "dagtui run",
                                              read=read)
@@ -234,7 +235,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     try:
         workers = workers_option(args)
     except ValueError as exc:
-        print(f"dagtui run: {exc}", file=sys.stderr)
+        say(f"dagtui run: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     from ..cluster import DaskMissing, cluster_size, require_dask, scheduler_address
 
@@ -242,7 +243,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
         try:
             require_dask()
         except DaskMissing as exc:
-            print(f"dagtui run: {exc}", file=sys.stderr)
+            say(f"dagtui run: {exc}", file=sys.stderr)
             return ExitCode.USAGE
     measure = bool(_opt(args, "measure_ungated", default=False)) or (
         os.environ.get("DAGTUI_MEASURE_UNGATED", "") not in ("", "0")
@@ -250,7 +251,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     quiet = bool(_opt(args, "quiet", default=False))
 
     def rule_done(st: Any, note: str = "") -> None:
-        print(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
+        say(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
               f"{st.passed} passed, {st.calls} calls"
               + (f", {st.not_run} not run" if st.not_run else "")
               + (f"  [{note}]" if note else ""), file=sys.stderr)
@@ -264,7 +265,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     bad_outputs = report_target_problems(json_out=json_out, junit=junit_out,
                                          trace_dir=trace_dir)
     for problem in bad_outputs:  # found now, not after every rule has run
-        print(f"dagtui run: {problem}", file=sys.stderr)
+        say(f"dagtui run: {problem}", file=sys.stderr)
     if bad_outputs:
         return ExitCode.USAGE
     if trace_dir:
@@ -273,14 +274,14 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
         try:
             traces = TraceWriter(trace_dir, cases)
         except OSError as exc:
-            print(f"dagtui run: cannot write traces to {trace_dir}: {exc}", file=sys.stderr)
+            say(f"dagtui run: cannot write traces to {trace_dir}: {exc}", file=sys.stderr)
             return ExitCode.USAGE
     from ..stream import ResultsStream, results_path
 
     try:  # --json out.json: out.results.jsonl gets each (rule, case) pair as it ends
         stream = ResultsStream(results_path(json_out)) if json_out else None
     except OSError as exc:
-        print(f"dagtui run: cannot write {results_path(json_out)}: {exc}", file=sys.stderr)
+        say(f"dagtui run: cannot write {results_path(json_out)}: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     try:
         result = asyncio.run(execute(load, cases, args, measure_ungated=measure,
@@ -295,7 +296,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
 
     halts = result.halts()
     for line in halts:  # a judge that never worked, or went down: said once, on stderr
-        print(f"dagtui run: {line}", file=sys.stderr)
+        say(f"dagtui run: {line}", file=sys.stderr)
     if not (result.calls == 0 and halts and all(is_unusable(h) for h in halts)):
         print_summary(result, Console(width=max(120, _width())))
     try:
@@ -309,7 +310,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
         if junit_out:
             write_junit(result, junit_out)
     except OSError as exc:
-        print(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
+        say(f"dagtui run: cannot write report: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     return result.exit_code()
 

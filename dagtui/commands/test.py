@@ -24,8 +24,8 @@ from typing import Any, TextIO
 
 from ..checked import CheckedGraph
 from ..checks import PythonConsent
-from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
+from ..text import for_terminal, say
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
@@ -49,7 +49,7 @@ def warn_unlabelled(cases: Any, path: str, setting: str) -> None:
     label", when the real mistake is the file (a run's cases, not the labelled ones).
     `cases`: a list, or a `CaseStream` (read only up to its first labelled case)."""
     if cases and not any(getattr(case, "expected", None) for case in cases):
-        print(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
+        say(f"dagtui test: {path}: none of the {len(cases)} cases has labels (\"expected\"); "
               f"a logic test needs labelled cases: label them, or point --cases (or {setting}) "
               "at a labelled file", file=sys.stderr)
 
@@ -67,7 +67,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
     found: dict[Path, CheckedGraph] = {}
     files, problems = collect(args, found)
     for problem in problems:
-        print(problem, file=sys.stderr)
+        say(problem, file=sys.stderr)
     out: list[str] = []
     for f in files:
         path = str(f)
@@ -76,7 +76,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
         if path not in named and cases_arg is None:
             graph = found[f].graph if f in found else CheckedGraph.read(f).graph
             if graph is not None and not graph.metric.cases:
-                print(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
+                say(f"{path}: skipped: no [metric].cases (name a cases file there, or test "
                       "it with --cases FILE)")
                 continue
         out.append(path)
@@ -129,20 +129,20 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
                      f"       path: {result.describe_path()}"]
             lines.extend(f"       {p}" for p in problems)
             for line in lines:  # case names, labels, reasons: shown, never run by the terminal
-                spool.write(escape_controls(line) + "\n")
+                spool.write(for_terminal(line) + "\n")
 
         try:  # the test's engine trusts the check made above
             report = asyncio.run(check_graph_labels(checked, cases, python=python,
                                                     on_case=shown))
         except CaseError as exc:
-            print(f"dagtui: {exc}", file=sys.stderr)
+            say(f"dagtui: {exc}", file=sys.stderr)
             return ExitCode.USAGE
         total, failures = report.cases, report.failures
-        out.write(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
-                  f"(labels judge, 0 LLM calls)\n")
+        say(f"{path}: {total} cases, {total - failures} passed, {failures} failed "
+            "(labels judge, 0 LLM calls)", file=out)
         spool.seek(0)
         shutil.copyfileobj(spool, out)
-    out.write(escape_controls(agreement_table(graph, report.agree), keep="\n"))
+    say(agreement_table(graph, report.agree), file=out, end="")
     return ExitCode.FAILURES if failures else ExitCode.OK
 
 

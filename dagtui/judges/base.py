@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 #: error kinds the summary reports apart
 ERROR_KINDS = (
     "429", "5xx", "timeout", "connection", "malformed", "out_of_set", "request",
-    "auth", "not_found", "not_run",
+    "auth", "not_found", "not_run", "too_large",
     "label_missing", "check", "graph", "other",
 )
 

@@ -17,7 +17,10 @@ import asyncio
 import time
 from typing import Any
 
+from ..prompts import Parsed
+from ..redact import redact_url
 from .base import Ask, CallRecord, JudgeError, Reply
+from .bounds import check_parsed, received
 
 #: case fields an `LLMTestCase` takes as plain values (tools need DeepEval's ToolCall)
 _CASE_FIELDS = ("input", "actual_output", "expected_output", "context", "retrieval_context",
@@ -60,7 +63,7 @@ async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
     fields = ask.case.fields
     case_kwargs = {k: fields[k] for k in _CASE_FIELDS if fields.get(k) is not None}
     request = {"deepeval_metric": name, "args": dict(node.args), "model": model,
-               "api_base": api_base}
+               "api_base": redact_url(api_base)}
     start = time.perf_counter()
     try:
         metric = cls(**_args(node.args),
@@ -79,7 +82,8 @@ async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
     if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
         raise JudgeError("out_of_set", f"metric leaf {node.id!r}: {name} gave score "
                          f"{score!r}, not a number from 0 to 1")
-    reason = getattr(metric, "reason", None) or ""
+    # a reason as any judge's: bounded, and no key DeepEval's model echoed in it
+    reason = received(str(getattr(metric, "reason", None) or "")) or ""
     call = CallRecord(
         request=request,
         raw=None,
@@ -90,7 +94,8 @@ async def run_metric(ask: Ask, model: str, *, api_base: str | None = None,
         purpose="metric",
     )
     value = round(float(score) * 10, 9)  # 0.7 -> 7.0, not 7.000000000000001
-    return Reply(value, str(reason), raw=f'{{"score": {float(score)!r}}}', calls=[call],
+    check_parsed(ask.prompt, Parsed(value, reason))
+    return Reply(value, reason, raw=f'{{"score": {float(score)!r}}}', calls=[call],
                  method="deepeval", sampled=score)
 
 

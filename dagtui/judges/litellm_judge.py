@@ -8,7 +8,9 @@
   optional requests-per-minute limit, and identical requests in flight sent once.
 - during a batch (`guarded`), the first uncached call probes the judge alone and a judge
   that cannot work, or that goes down mid-run, halts (`dagtui.judges.health`).
-- error text never carries an API key (`dagtui.redact`).
+- error text and answers never carry an API key (`dagtui.redact`), nor does the endpoint as
+  reports and traces show it; answers are bounded on the wire and as text, and one past a
+  cap fails its step as `too_large`, not retried (`dagtui.judges.bounds`, `.transport`).
 - structured output (json_schema) when litellm says the model supports it, otherwise JSON is
   asked for in the prompt and parsed tolerantly; one corrective turn for an unusable answer.
 - the content-addressed cache (model, endpoint, request, sample) is looked up first and a
@@ -28,7 +30,6 @@ import logging
 import math
 import os
 import random
-import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -41,11 +42,11 @@ from ..prompts import (
     Parsed,
     Prompt,
     corrective_message,
-    parse_answer,
 )
-from ..redact import redact, remember_secret
+from ..redact import redact, redact_url, remember_secret
 from ..text import shorten
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
+from .bounds import TOO_LARGE, AnswerTooLarge, parse_bounded, received
 from .capabilities import support
 from .factory import model_for
 from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
@@ -73,6 +74,9 @@ def import_litellm() -> Any:
         logger.propagate = False
     import litellm
 
+    from .transport import bound_litellm
+
+    bound_litellm(litellm)  # every client litellm builds reads a bounded body
     litellm.suppress_debug_info = True
     litellm.drop_params = True
     litellm.telemetry = False
@@ -129,7 +133,10 @@ def classify(exc: BaseException) -> str:
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     text = str(exc)
-    names = [type(e).__name__ for e in _chain(exc)]
+    chain = _chain(exc)
+    names = [type(e).__name__ for e in chain]
+    if any(isinstance(e, AnswerTooLarge) for e in chain):
+        return TOO_LARGE
     if isinstance(exc, asyncio.TimeoutError | TimeoutError) or any("Timeout" in n for n in names):
         return "timeout"
     if status in (401, 403) or "Authentication" in name or "PermissionDenied" in name \
@@ -222,6 +229,7 @@ class LiteLLMJudge(Judge):
         trip_after: int = TRIP_AFTER,
     ) -> None:
         remember_secret(api_key)
+        redact_url(api_base)  # its credentials, if any, count as secrets from now on
         self.model = model_for(None, model)
         self.api_base = api_base
         self._api_key = api_key
@@ -254,7 +262,7 @@ class LiteLLMJudge(Judge):
 
     def describe(self) -> dict[str, Any]:
         return {
-            "name": self.name, "model": self.model, "api_base": self.api_base,
+            "name": self.name, "model": self.model, "api_base": redact_url(self.api_base),
             "temperature": self.temperature, "timeout": self.timeout, "retries": self.retries,
         }
 
@@ -450,6 +458,7 @@ class LiteLLMJudge(Judge):
                         response = await asyncio.wait_for(call, timeout=self.timeout + 5)
                         latency = time.perf_counter() - t0
                     raw, logprobs = _content(response)
+                    raw = received(raw)  # bounded, and no key in it from here on
                     if raw is None:
                         raise JudgeError("malformed", "the response has no message content")
                     break
@@ -471,7 +480,8 @@ class LiteLLMJudge(Judge):
                     rec = CallRecord(request, None, latency=time.perf_counter() - start,
                                      retries=attempt, retry_kinds=retry_kinds, error=error,
                                      error_kind=kind, purpose=purpose)
-                    text = f"{_kind_text(kind)} after {attempt + 1} attempt(s): {error}"
+                    text = error if kind == TOO_LARGE else \
+                        f"{_kind_text(kind)} after {attempt + 1} attempt(s): {error}"
                     halt = health.failed(kind, text, probe=probe) if health is not None else None
                     if halt is not None and halt.preflight:
                         raise JudgeError(NOT_RUN, halt.line, calls=[rec]) from None
@@ -528,7 +538,7 @@ class LiteLLMJudge(Judge):
         return next((h.halt for h in self._health.values() if h.halt is not None), None)
 
     def endpoint(self, model: str | None = None) -> str:
-        """Where calls go, for messages: `api_base` (any `user:password@` left out), else
+        """Where calls go, for messages: `api_base` (its credentials masked), else
         the provider's default as litellm resolves it (its URL when litellm names one)."""
         base = self.api_base
         provider = None
@@ -540,7 +550,7 @@ class LiteLLMJudge(Judge):
             except Exception:  # noqa: BLE001 - an unknown provider: said by the error itself
                 provider = None
         if base:
-            return redact(re.sub(r"//[^/@]*@", "//", str(base))) or ""
+            return redact_url(str(base)) or ""
         return f"{provider}'s default endpoint" if provider else "the provider's default endpoint"
 
     def rate_note(self) -> str:
@@ -574,12 +584,24 @@ class LiteLLMJudge(Judge):
     async def _ask(self, model: str, prompt: Prompt, request: dict[str, Any],
                    sample: int) -> tuple[list[CallRecord], Parsed, list[Any] | None]:
         """Ask the model: one corrective turn for an unusable answer, then a step error
-        showing the raw answers. What parsed is stored; nothing else is."""
+        showing the raw answers. What parsed is stored; nothing else is (nor an answer past
+        a cap: its step fails with the calls that brought it)."""
         calls: list[CallRecord] = []
+        try:
+            return await self._ask_into(calls, model, prompt, request, sample)
+        except AnswerTooLarge as err:
+            calls[-1].error, calls[-1].error_kind = str(err), err.kind
+            err.calls = calls
+            raise
+
+    async def _ask_into(self, calls: list[CallRecord], model: str, prompt: Prompt,
+                        request: dict[str, Any],
+                        sample: int) -> tuple[list[CallRecord], Parsed, list[Any] | None]:
+        """`_ask`, each call appended to `calls` as it is made."""
         rec, logprobs = await self.complete(request, sample, _purpose(prompt))
         calls.append(rec)
         try:
-            parsed = parse_answer(prompt, rec.raw or "")
+            parsed = parse_bounded(prompt, rec.raw or "")
         except AnswerError as first:
             request2 = self._correction_request(model, prompt, request, rec, first)
             try:
@@ -589,7 +611,7 @@ class LiteLLMJudge(Judge):
                 raise
             calls.append(rec2)
             try:
-                parsed = parse_answer(prompt, rec2.raw or "")
+                parsed = parse_bounded(prompt, rec2.raw or "")
             except AnswerError as second:
                 raw = f"first answer:\n{rec.raw}\n\nafter correction:\n{rec2.raw}"
                 rec2.error, rec2.error_kind = str(second), second.kind
@@ -626,7 +648,11 @@ class LiteLLMJudge(Judge):
         hit = self.cache.get(self._cache_key(request, sample))
         if hit is None:
             return None
-        rec = CallRecord(request, hit.get("raw"), hit.get("prompt_tokens", 0),
+        try:
+            raw = received(hit.get("raw"))
+        except AnswerTooLarge:  # stored before the caps: asked afresh
+            return None
+        rec = CallRecord(request, raw, hit.get("prompt_tokens", 0),
                          hit.get("completion_tokens", 0), hit.get("cost"),
                          time.perf_counter() - start, cache_hit=True, purpose=purpose)
         return rec, hit.get("logprobs")
@@ -643,7 +669,9 @@ class LiteLLMJudge(Judge):
             return None
         rec, logprobs = first
         try:
-            return [rec], parse_answer(prompt, rec.raw or ""), logprobs
+            return [rec], parse_bounded(prompt, rec.raw or ""), logprobs
+        except AnswerTooLarge:
+            return None
         except AnswerError as error:
             request2 = self._correction_request(model, prompt, request, rec, error)
         second = self._cached(request2, sample, "correction")
@@ -651,8 +679,8 @@ class LiteLLMJudge(Judge):
             return None
         rec2, logprobs2 = second
         try:
-            return [rec, rec2], parse_answer(prompt, rec2.raw or ""), logprobs2
-        except AnswerError:
+            return [rec, rec2], parse_bounded(prompt, rec2.raw or ""), logprobs2
+        except (AnswerError, AnswerTooLarge):
             return None
 
     def _store(self, rec: CallRecord, sample: int, logprobs: list[Any] | None) -> None:
@@ -694,14 +722,17 @@ def _kind_text(kind: str) -> str:
         "429": "rate limited (429)", "5xx": "server error (5xx)", "timeout": "timed out",
         "connection": "connection failed", "malformed": "malformed response",
         "request": "request refused (4xx)", "auth": "not authorised (401/403, or no key)",
-        "not_found": "model or provider not found",
+        "not_found": "model or provider not found", TOO_LARGE: "answer too large",
     }.get(kind, "judge call failed")
 
 
 def _describe(exc: BaseException, kind: str) -> str:
     """An error for people: for a connection failure the root cause ("Connect call failed
     ('127.0.0.1', 8000)"), which litellm's own text ("Connection error.") leaves out."""
-    root = _chain(exc)[-1]
+    chain = _chain(exc)
+    root = chain[-1]
+    if kind == TOO_LARGE:  # its own words: what was too large, and the cap
+        return next((str(e) for e in chain if isinstance(e, AnswerTooLarge)), str(exc))
     if kind == "connection" and root is not exc:
         return _short_error(root)
     return _short_error(exc)

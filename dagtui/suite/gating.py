@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from .. import saferegex
 from ..exitcodes import ExitCode
 from .model import FilterCond, Rule, Suite
 
@@ -345,9 +345,9 @@ def condition_holds(cond: FilterCond, case: Any) -> bool:
         if isinstance(got, str):
             return isinstance(want, str) and want in got
         return isinstance(got, list | tuple | dict) and want in got
-    if op == "regex":
+    if op == "regex":  # bounded (dagtui.saferegex): a backtracking pattern raises RegexError
         text = got if isinstance(got, str) else str(got)
-        return re.search(str(want), text) is not None
+        return saferegex.search(str(want), text) is not None
     a, b = _number(got), _number(want)
     if a is None or b is None:
         return False
@@ -426,7 +426,11 @@ def gate_reason(rule: Rule, name: str, case: Any, passes: dict[str, set[str]]) -
     if failed:
         return SKIPPED_DEPS, "no pass from " + ", ".join(failed)
     for cond in rule.filter:
-        if not condition_holds(cond, case):
+        try:
+            holds = condition_holds(cond, case)
+        except saferegex.RegexError as exc:  # the case is kept out, and the reason says why
+            return FILTERED, f"filter: {cond.describe()}: {exc}"
+        if not holds:
             return FILTERED, "filter: " + cond.describe()
     if rule.sample is not None and not sample_keeps(rule.sample.rate, rule.sample.seed, name):
         return SAMPLED_OUT, f"sampled out (rate {rule.sample.rate:g}, seed {rule.sample.seed})"

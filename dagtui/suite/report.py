@@ -17,6 +17,7 @@ from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from ..text import for_markup, for_terminal
 from .gating import (
     EVALUATED,
     FILTERED,
@@ -44,7 +45,7 @@ def _cost(value: float | None) -> str:
 
 
 def summary_table(result: SuiteResult) -> Table:
-    table = Table(title=f"Suite: {result.suite}", title_justify="left", box=box.SIMPLE_HEAD,
+    table = Table(title=f"Suite: {for_markup(result.suite)}", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True, padding=(0, 1))
     cols: list[tuple[str, JustifyMethod]] = [
         ("lvl", "right"), ("rule", "left"), ("kind", "left"), ("cases", "right"), ("deps✗", "right"), ("filter✗", "right"), ("sample✗", "right"),
@@ -55,7 +56,8 @@ def summary_table(result: SuiteResult) -> Table:
         table.add_column(name, justify=justify, no_wrap=True, min_width=len(name))
     for st in result.rules.values():
         table.add_row(
-            str(st.level), st.rule, st.kind + (" (paused)" if st.status != "active" else ""),
+            str(st.level), for_markup(st.rule),
+            for_markup(st.kind) + (" (paused)" if st.status != "active" else ""),
             str(st.candidates),
             str(st.skipped_deps), str(st.filtered), str(st.sampled_out), str(st.over_budget),
             str(st.evaluated), str(st.passed), str(st.below_threshold),
@@ -99,8 +101,8 @@ def savings_lines(result: SuiteResult) -> list[str]:
 def print_summary(result: SuiteResult, console: Console | None = None) -> None:
     console = console or Console()
     console.print(summary_table(result))
-    for line in savings_lines(result) + error_lines(result):
-        console.print(line, highlight=False, markup=False)
+    for line in savings_lines(result) + error_lines(result):  # names, judge text: shown only
+        console.print(for_terminal(line), highlight=False, markup=False)
 
 
 def error_kinds(result: SuiteResult) -> Counter:

@@ -9,11 +9,14 @@ from pathlib import Path
 
 from ..inputs import JSON_LIMIT, InputError, read_text
 from ..model import CHECK_KINDS, CheckNode, TaskNode
+from ..positions import KeyPath
+from ..saferegex import FLAG_LETTERS, RegexError, nested_quantifier, python_compile
+from ..schema_check import outside_refs, patterns, unbounded_keywords
 from ..text import suggest
 from .verdicts import VerdictChecks
 
 #: the regex flag letters the check engine (`dagtui.checks`) understands, in either case
-REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+REGEX_FLAGS = FLAG_LETTERS
 CONTAINS_MODES = ("any", "all")
 TOOLS_MODES = ("subset", "exact", "ordered")
 LENGTH_UNITS = ("chars", "words", "sentences")
@@ -97,10 +100,13 @@ class CheckNodeChecks(VerdictChecks):
                 flags |= REGEX_FLAGS[ch]
             if node.pattern:
                 try:
-                    re.compile(node.pattern, flags)
-                except (re.error, OverflowError, ValueError) as exc:
-                    self.add("DAG020", f"the regex pattern does not compile: {exc}",
-                             path + ("pattern",), node=nid, fld="pattern", at_value=True)
+                    python_compile(node.pattern, flags)
+                except RegexError as exc:
+                    self.add("DAG020", f"the regex pattern does not compile: "
+                             f"{str(exc).removeprefix('bad pattern: ')}", path + ("pattern",),
+                             node=nid, fld="pattern", at_value=True)
+                else:
+                    self.check_backtracking(nid, node.pattern, path + ("pattern",), "pattern")
         elif kind == "json_schema":
             self.check_schema(nid, node)
         elif kind == "length":
@@ -153,12 +159,27 @@ class CheckNodeChecks(VerdictChecks):
                  f"it runs only if the user allows it ({HOW_TO_ALLOW}), never because the "
                  "graph asks", where, node=nid, fld="function", at_value=True)
 
+    def check_backtracking(self, nid: str, pattern: str, where: KeyPath, fld: str,
+                           inside: str = "") -> None:
+        """DAG117: a repeated group that holds a repeated part backtracks exponentially in
+        Python's `re`; dagtui matches it with RE2 where it can, and stops it otherwise."""
+        group = nested_quantifier(pattern)
+        if group is None:
+            return
+        self.add("DAG117", f"{inside}pattern {pattern!r} nests quantifiers ({group}): a "
+                 "backtracking engine (Python's re) takes "
+                 "exponential time on a text that almost matches; dagtui matches it with RE2 "
+                 "in linear time, but where RE2 cannot (backreferences, lookaround, the x "
+                 "flag) the step fails after a few seconds. Write it without the nested "
+                 "repetition, e.g. (a+)+ as a+", where, node=nid, fld=fld, at_value=True)
+
     def check_schema(self, nid: str, node: CheckNode) -> None:
         schema = node.schema_
         path = ("nodes", nid, "schema")
         if schema is None:
             return
         if isinstance(schema, dict):
+            self.check_schema_contents(nid, schema, path, inline=True)
             return
         if not schema.strip():
             return  # reported as missing
@@ -183,3 +204,30 @@ class CheckNodeChecks(VerdictChecks):
         if not isinstance(data, dict | bool):
             self.add("DAG020", f"schema file '{schema}' must hold a JSON object (a JSON "
                      "Schema)", path, node=nid, fld="schema", at_value=True)
+            return
+        self.check_schema_contents(nid, data, path, inline=False)
+
+    def check_schema_contents(self, nid: str, schema: object, path: KeyPath, *,
+                              inline: bool) -> None:
+        """DAG025 for a reference outside the schema (it is never fetched), DAG020 for
+        regexes that cannot be bounded, DAG117 for backtracking patterns. In an inline
+        table each points at the value; in a file, at `schema` with the JSON pointer."""
+        def place(pointer: str) -> tuple[KeyPath, str]:
+            if not inline:
+                return path, f"in the schema file at {pointer}: "
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+            return path + tuple(int(p) if p.isdigit() else p for p in parts), ""
+
+        for pointer, ref in outside_refs(schema):
+            where, prefix = place(pointer)
+            self.add("DAG025", f"{prefix}$ref {ref!r} points outside the schema: dagtui "
+                     "resolves only references inside it (\"#/$defs/name\") and never fetches "
+                     "a URL or a file, so the step fails; copy what it names into $defs",
+                     where + (("$ref",) if inline else ()), node=nid, fld="schema",
+                     at_value=True)
+        why = unbounded_keywords(schema)
+        if why is not None:
+            self.add("DAG020", why, path, node=nid, fld="schema", at_value=True)
+        for pointer, pattern in patterns(schema):
+            where, prefix = place(pointer)
+            self.check_backtracking(nid, pattern, where, "schema", inside=prefix + "schema ")

@@ -1,5 +1,7 @@
-"""`dagtui serve` in a real browser: headless Chromium loads the page, the editor starts in it,
-and a key pressed in the page reaches the app (ctrl+s writes the new graph file to disk).
+"""`dagtui serve` in a real browser: headless Chromium loads the printed address (with its
+secret), the editor starts in it, and a key pressed in the page reaches the app (ctrl+s writes
+the new graph file to disk): the page's assets and its websocket pass the guard
+(dagtui/commands/serve_guard.py) with the cookie the first page set.
 
 Chromium is driven over its DevTools protocol with `websockets` (no browser driver): open the
 page, wait until the terminal has drawn the app's first bytes, focus the terminal and send
@@ -10,19 +12,19 @@ textual-serve or websockets (both in the test extra).
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
+import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serve_helpers import Served, free_port, serving, stop, wait_http
 
 pytest.importorskip("textual_serve", reason="textual-serve is not installed (dagtui[serve])")
 websockets = pytest.importorskip("websockets", reason="websockets is not installed")
@@ -35,51 +37,38 @@ pytestmark = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_http(url: str, timeout: float) -> str:
-    """GET `url` until it answers; its body."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                return r.read().decode()
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """`dagtui serve new.toml --starter blank` on a free port (its printed address carries the
+    secret)."""
+    with serving(tmp_path, "new.toml", "--starter", "blank") as s:
+        yield s
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`dagtui serve new.toml --starter blank` on a free port: (page URL, the graph path)."""
-    port = free_port()
-    graph = tmp_path / "new.toml"
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dagtui", "serve", graph.name, "--starter", "blank",
-         "--port", str(port)], cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
+def other_site() -> Iterator[str]:
+    """Another web page on this machine (a blank page on another loopback port): its URL."""
+
+    class Blank(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!DOCTYPE html><title>another site</title>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Blank)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     try:
-        wait_http(url, 30)
-        yield url, graph
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
-        stop(proc)
-        log.close()
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture
@@ -119,7 +108,8 @@ class Page:
                 return reply.get("result", {})
 
     async def evaluate(self, expression: str) -> Any:
-        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True,
+                                 awaitPromise=True)
         return result.get("result", {}).get("value")
 
     async def key(self, key: str, code: str, key_code: int, modifiers: int = 0) -> None:
@@ -140,14 +130,21 @@ async def until(check: Any, timeout: float, what: str) -> Any:
         await asyncio.sleep(0.25)
 
 
-def test_the_page_loads_and_a_key_reaches_the_editor(
-        served: tuple[str, Path], chromium: int) -> None:
-    url, graph = served
+def page_websocket(chromium: int) -> str:
+    """The DevTools websocket of Chromium's page."""
     targets = json.loads(wait_http(f"http://127.0.0.1:{chromium}/json/list", 10))
-    page_ws = next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page")
+    return str(next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page"))
+
+
+# `localhost`: the same server through a loopback alias (sent on to the printed address)
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost"])
+def test_the_page_loads_and_a_key_reaches_the_editor(
+        served: Served, chromium: int, name: str) -> None:
+    url, graph = served.url.replace("127.0.0.1", name, 1), served.log.parent / "new.toml"
 
     async def drive() -> None:
-        async with websockets.connect(page_ws, max_size=None) as ws:
+        async with websockets.connect(page_websocket(chromium), max_size=None,
+                                      proxy=None) as ws:
             page = Page(ws)
             await page.send("Page.enable")
             await page.send("Page.navigate", url=url)
@@ -178,3 +175,40 @@ def test_the_page_loads_and_a_key_reaches_the_editor(
     asyncio.run(drive())
     assert "[metric]" in graph.read_text(encoding="utf-8")
     os.remove(graph)
+
+
+#: a script of another page opening the editor's websocket as the page itself would
+OPEN_WS = """new Promise(resolve => {
+  const ws = new WebSocket("ws://127.0.0.1:%d/ws?width=80&height=24");
+  ws.onopen = () => { ws.close(); resolve("open"); };
+  ws.onclose = e => resolve("closed " + e.code);
+})"""
+
+
+def test_another_page_in_the_same_browser_cannot_drive_the_editor(
+        served: Served, chromium: int, other_site: str) -> None:
+    """The browser holds the secret's cookie (it opened the printed address), and a page on
+    another port of this machine is "same-site" for cookies (sites ignore ports), so the
+    browser sends the cookie along with that page's handshake: its Origin refuses it."""
+
+    async def drive() -> str:
+        async with websockets.connect(page_websocket(chromium), max_size=None,
+                                      proxy=None) as ws:
+            page = Page(ws)
+            await page.send("Page.enable")
+            await page.send("Page.navigate", url=served.url)  # gets the cookie
+            await until(lambda: page.evaluate("document.readyState === 'complete'"), 30,
+                        "the printed address")
+            await page.send("Page.navigate", url="about:blank")  # the editor's tab closes
+            await page.send("Page.navigate", url=other_site)
+
+            async def there() -> bool:
+                return bool(await page.evaluate(
+                    "document.readyState === 'complete' && document.title === 'another site'"))
+
+            await until(there, 30, "the other site's page")
+            return str(await page.evaluate(OPEN_WS % served.port))
+
+    result = asyncio.run(drive())
+    assert result.startswith("closed"), result
+    assert f"refused /ws: Origin '{other_site.rstrip('/')}'" in served.output()
