@@ -34,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cases", help="cases file (JSONL, JSON or TOML); default: [metric].cases")
     p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
     p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
+    p.add_argument("--via", choices=("auto", "litellm"), default="auto",
+                   help="how requests reach the model: auto (OpenAI and openai/NAME models "
+                        "over a plain HTTP client, every other provider through litellm) or "
+                        "litellm (everything through litellm)")
     p.add_argument("--concurrency", type=flags.positive_int, default=8,
                    help="cases and calls in flight (8)")
     p.add_argument("--workers", type=flags.workers, default="1", metavar="N",
@@ -163,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
     cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
+                       via=getattr(args, "via", "auto"),
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
     engine = Engine(checked, judge, python=python_consent(args))  # checked once, above
     workers = resolve_workers(workers_arg, len(cases), judge)

@@ -54,6 +54,8 @@ from .lanes import DEFAULT_LANES, shared_lanes
 from .pricemap import plain_openai_name
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+#: `--via`: how requests reach the model (see `LiteLLMJudge.via`)
+VIAS = ("auto", "litellm")
 RETRYABLE = ("429", "5xx", "timeout", "connection", "malformed")
 #: the longest a `Retry-After` header is obeyed for (or `max_backoff`, when that is longer)
 RETRY_AFTER_CAP = 60.0
@@ -227,6 +229,7 @@ class LiteLLMJudge(Judge):
         rpm: float | None = None,
         limiters: Sequence[RateLimiter] = (),
         trip_after: int = TRIP_AFTER,
+        via: str = "auto",
     ) -> None:
         remember_secret(api_key)
         redact_url(api_base)  # its credentials, if any, count as secrets from now on
@@ -257,6 +260,12 @@ class LiteLLMJudge(Judge):
         self._health: dict[str, JudgeHealth] = {}
         #: litellm imported and warmed up (`_ready`), and the seconds that took
         self._warm = False
+        if via not in VIAS:
+            raise ValueError(f"via must be one of {', '.join(VIAS)}, not {via!r}")
+        #: "auto": OpenAI-compatible models over httpx (`dagtui.judges.openai_route`), the
+        #: rest through litellm; "litellm": every model through litellm
+        self.via = via
+        self._openai: Any = None
         self._setup_locks: dict[int, asyncio.Lock] = {}
         self.setup_seconds = 0.0
 
@@ -285,6 +294,7 @@ class LiteLLMJudge(Judge):
             "structured": self.structured, "logprobs": self.logprobs,
             "extra": dict(self.extra), "cache": self.cache.share(), "lanes": self.lanes,
             "rpm": None if rpm is None else rpm * share, "trip_after": self.trip_after,
+            "via": self.via,
         }
 
     @classmethod
@@ -299,7 +309,11 @@ class LiteLLMJudge(Judge):
         completion (no network) through its request path, whose lazy imports and setup
         otherwise land on the first real calls. Worker processes and benchmarks do this
         before their clock starts; a run does it on its first call the cache cannot answer
-        (`_ready`), so a rerun from the cache never does."""
+        (`_ready`), so a rerun from the cache never does. A model on the OpenAI-compatible
+        route needs none of it: its client is made instead."""
+        if self._takes_openai_route(self.model):
+            self._openai_route()
+            return
         litellm = import_litellm()
         self.supports(self.model)
         # a warm-up that fails costs only the time it was meant to save
@@ -308,6 +322,31 @@ class LiteLLMJudge(Judge):
                 "model": self.model, "mock_response": "{}",
                 "messages": [{"role": "user", "content": "warm up"}]})
         self._warm = True
+
+    def _takes_openai_route(self, model: str) -> bool:
+        return self.via == "auto" and plain_openai_name(model) is not None
+
+    def _openai_route(self) -> Any:
+        """The httpx client route (made once: importing httpx takes ~0.1 s, counted as
+        setup like litellm's import)."""
+        if self._openai is None:
+            started = time.perf_counter()
+            from .openai_route import OpenAIRoute
+
+            self._openai = OpenAIRoute(self.timeout)
+            self.setup_seconds += time.perf_counter() - started
+        return self._openai
+
+    async def _route(self, model: str) -> Any:
+        """What carries a request for `model`: the OpenAI-compatible route, or litellm
+        (imported and warmed on first use)."""
+        if self._takes_openai_route(model):
+            return self._openai_route()
+        return _LiteLLMRoute(await self._ready())
+
+    async def aclose(self) -> None:
+        if self._openai is not None:
+            await self._openai.aclose()
 
     async def _ready(self) -> Any:
         """litellm, imported and warm: on the first request actually sent (never for one
@@ -436,7 +475,7 @@ class LiteLLMJudge(Judge):
     async def _send(self, request: dict[str, Any],
                     purpose: str) -> tuple[CallRecord, list[Any] | None]:
         """One request to the provider with its retries, under the batch's guards."""
-        litellm = await self._ready()
+        route = await self._route(request["model"])
         start = time.perf_counter()
         health = self._health_for(request["model"])
         probe = await health.admit() if health is not None else False
@@ -451,8 +490,8 @@ class LiteLLMJudge(Judge):
                             await limiter.acquire()
                         t0 = time.perf_counter()
                         self.calls_sent += 1
-                        call = _acompletion_quietly(litellm, kwargs)
-                        lanes = self._lanes()
+                        call = route.complete(kwargs)
+                        lanes = self._lanes() if route.lanes else 0
                         if lanes:
                             call = shared_lanes(lanes).run(call)
                         response = await asyncio.wait_for(call, timeout=self.timeout + 5)
@@ -494,7 +533,7 @@ class LiteLLMJudge(Judge):
         usage = getattr(response, "usage", None)
         pt = int(getattr(usage, "prompt_tokens", 0) or 0)
         ct = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost = _cost(litellm, response)
+        cost = route.cost(response)
         rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False, retries=attempt,
                          retry_kinds=retry_kinds, purpose=purpose)
         return rec, logprobs
@@ -692,6 +731,23 @@ class LiteLLMJudge(Judge):
             "completion_tokens": rec.completion_tokens, "cost": rec.cost,
             "logprobs": logprobs,
         }, api_base=self.api_base)
+
+class _LiteLLMRoute:
+    """litellm as a route (`OpenAIRoute`'s counterpart): its calls may run on lanes, which
+    spread its per-call CPU over event loops in threads."""
+
+    name = "litellm"
+    lanes = True
+
+    def __init__(self, litellm: Any) -> None:
+        self.litellm = litellm
+
+    def complete(self, kwargs: dict[str, Any]) -> Any:
+        return _acompletion_quietly(self.litellm, kwargs)
+
+    def cost(self, response: Any) -> float | None:
+        return _cost(self.litellm, response)
+
 
 def _purpose(prompt: Prompt) -> str:
     """What a node's first call is for, as its call record says."""
