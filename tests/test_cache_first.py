@@ -1,10 +1,10 @@
-"""A run the cache answers wholly never imports litellm (nor the openai SDK).
+"""A run the cache answers wholly never imports litellm (nor httpx or the openai SDK).
 
 A fresh interpreter runs the six shipped meeting-summary cases against the loopback stub
-twice: the first run asks the stub (and loads a client library), the second is answered by
-the cache and must finish with `litellm` absent from `sys.modules`. The same holds for a
-provider whose capabilities only litellm can tell (the cache remembers its answer), and the
-lazily loaded judge still makes calls when the cache is cold.
+twice: the first run asks the stub through litellm (`--via litellm`), the second, on the
+default route, is answered by the cache and must finish with no client library in
+`sys.modules`. A run on the OpenAI-compatible route that does call loads httpx only. What a
+provider supports, which only litellm can tell, is remembered in the cache.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ DRIVER = """
 import json, sys
 from dagtui.cli import main
 code = main(sys.argv[1:])
-loaded = sorted(m for m in ("litellm", "openai") if m in sys.modules)
+loaded = sorted(m for m in ("httpx", "litellm", "openai") if m in sys.modules)
 print("MODULES " + json.dumps({"code": code, "loaded": loaded}))
 """
 
@@ -47,15 +47,24 @@ def test_a_fully_cached_rerun_imports_no_litellm(tmp_path: Path) -> None:
     with StubServer() as stub:
         args = ("run", MEETING, "--model", "openai/gpt-4.1-mini", "--api-base", stub.base_url,
                 "-q", "--json", "r.json")
-        first = _run(tmp_path, *args)
-        assert first["code"] == 0 and first["loaded"], first  # it called: a client loaded
+        first = _run(tmp_path, *args, "--via", "litellm")
+        assert first["code"] == 0 and "litellm" in first["loaded"], first  # it called
         calls = stub.calls
         assert calls > 0
-        again = _run(tmp_path, *args)
+        again = _run(tmp_path, *args)  # the default route: the same requests, the same keys
         assert stub.calls == calls  # nothing asked
     assert again == {"code": 0, "loaded": []}
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["calls"] == 0 and report["cache_hits"] > 0 and report["passed"] == 6
+
+
+@pytest.mark.slow
+def test_a_run_on_the_openai_compatible_route_never_imports_litellm(tmp_path: Path) -> None:
+    with StubServer() as stub:
+        done = _run(tmp_path, "run", MEETING, "--model", "openai/gpt-4.1-mini", "--api-base",
+                    stub.base_url, "-q", "--no-cache")
+        assert stub.calls > 0
+    assert done == {"code": 0, "loaded": ["httpx"]}
 
 
 def test_capabilities_are_remembered_beside_the_answers(tmp_path: Path, monkeypatch) -> None:
