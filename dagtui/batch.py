@@ -465,7 +465,11 @@ async def evaluate_cases(
             kept[i] = result
 
     start = time.perf_counter()
+    setup = getattr(engine.judge, "setup_seconds", 0.0)
     await run_stream(engine, cases, concurrency=concurrency, on_case=done)
-    report.wall_time = time.perf_counter() - start
+    # a model judge loads its client on the first call the cache cannot answer: that
+    # one-time setup is not the run's time
+    setup = getattr(engine.judge, "setup_seconds", 0.0) - setup
+    report.wall_time = max(0.0, time.perf_counter() - start - setup)
     report.results = log if log is not None else [kept[i] for i in sorted(kept)]
     return report

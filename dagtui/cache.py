@@ -60,6 +60,9 @@ SCHEMA_VERSION = 2
 COLUMNS = ["key", "model", "api_base", "created", "response"]
 #: the layout before the endpoint was part of the key (user_version 0)
 OLD_COLUMNS = ["key", "model", "created", "response"]
+#: facts kept beside the answers (`Cache.note`); not part of the layout check: a file without
+#: it is still a cache of this version, and gets it when next opened for writing
+NOTES_TABLE = "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT)"
 #: sqlite result codes meaning "this file is not a usable database"
 BROKEN_CODES = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
@@ -273,6 +276,7 @@ class Cache:
             "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, model TEXT, "
             "api_base TEXT, created REAL, response TEXT)"
         )
+        db.execute(NOTES_TABLE)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _migrate(self, db: sqlite3.Connection) -> None:
@@ -416,6 +420,32 @@ class Cache:
         self._write(lambda db: db.execute(
             "INSERT OR REPLACE INTO calls (key, model, api_base, created, response) "
             "VALUES (?,?,?,?,?)", (key, model, shown, time.time(), data)))
+
+    def note(self, key: str) -> Any:
+        """A small fact remembered beside the answers (`put_note`), or None. What a model
+        supports is one (`dagtui.judges.capabilities`): a rerun from the cache then never
+        imports litellm to ask it. A file without the notes table (written read-only by an
+        older dagtui) has none; that never turns the answers off."""
+        db = self._db
+        if db is None or not self.readable:
+            return None
+        try:
+            with self._lock:
+                row = _retry_locked(lambda: db.execute(
+                    "SELECT value FROM notes WHERE key = ?", (key,)).fetchone())
+            return json.loads(row[0]) if row is not None else None
+        except (sqlite3.Error, TypeError, ValueError):
+            return None
+
+    def put_note(self, key: str, value: Any) -> None:
+        """Remember `value` (JSON) under `key`; nothing when the file is not writable."""
+        db = self._db
+        if db is None or not self.writable:
+            return
+        data = json.dumps(value)
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            _retry_locked(lambda: db.execute(
+                "INSERT OR REPLACE INTO notes (key, value) VALUES (?,?)", (key, data)))
 
     def __len__(self) -> int:
         count = self._read(lambda db: db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])

@@ -195,7 +195,9 @@ async def _warm_up() -> None:
 
     import_litellm()
     with contextlib.suppress(Exception):
-        await LiteLLMJudge("openai/gpt-4.1-mini", api_key="warm-up", lanes=0).warm_up()
+        # litellm's request path (an OpenAI model would take the httpx route and skip it)
+        await LiteLLMJudge("openai/gpt-4.1-mini", api_key="warm-up", lanes=0,
+                           via="litellm").warm_up()
 
 
 async def _run(live: _Live, chunk: list[tuple[int, Any, dict[str, Any]]],

@@ -12,6 +12,7 @@ counterpart.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,37 +28,48 @@ TOLERANCE = 1e-6
 
 @dataclass
 class GraphLabelsReport:
-    """A graph's labels test: per case its run result and problems (an empty list: the case
-    passed), per node the agreement counts (`reached`, `labelled`, `agree`, `disagree`,
-    `unused`)."""
+    """A graph's labels test: how many cases ran and failed, and per node the agreement
+    counts (`reached`, `labelled`, `agree`, `disagree`, `unused`). The cases' results are
+    not kept: each goes to `check_graph_labels`'s `on_case` as it ends, so a test of any
+    number of cases runs in flat memory."""
 
-    cases: list[Any]
-    results: list[Any]
-    problems: list[list[str]]
+    cases: int
+    failures: int
     agree: dict[str, Counter]
 
-    @property
-    def failures(self) -> int:
-        return sum(1 for p in self.problems if p)
+
+#: what `check_graph_labels` tells the caller about each case: (case, result, problems);
+#: empty problems: the case passed
+CaseOutcome = Callable[[Any, Any, list[str]], None]
 
 
-async def check_graph_labels(graph: Graph | CheckedGraph, cases: list[Any], *,
-                             python: PythonConsent | None = None) -> GraphLabelsReport:
+async def check_graph_labels(graph: Graph | CheckedGraph, cases: Iterable[Any], *,
+                             python: PythonConsent | None = None,
+                             on_case: CaseOutcome | None = None) -> GraphLabelsReport:
     """Run every case through `graph` with the labels judge and compare with the labels;
     raises `dagtui.cases.CaseError` (before any case runs) when cases lack the graph's
-    fields. `python`: the user's consent for python checks. A `CheckedGraph` (as `dagtui
-    test` read it) is trusted, a bare Graph validated first (see `dagtui.engine.Engine`)."""
+    fields. `cases` may be read lazily (`dagtui.case_stream.CaseStream`: one pass checks
+    the fields, one runs), and only the case running is in memory. `python`: the user's
+    consent for python checks. A `CheckedGraph` (as `dagtui test` read it) is trusted, a
+    bare Graph validated first (see `dagtui.engine.Engine`)."""
     from .batch import preflight_all
     from .engine import Engine
     from .judges.labels import LabelsJudge
 
+    if iter(cases) is cases:  # a one-pass iterator: the preflight would use it up
+        cases = list(cases)
     engine = Engine(graph, LabelsJudge(), python=python)
     preflight_all(engine, cases)
-    results = [await engine.run(case, check=False) for case in cases]
     agree: dict[str, Counter] = {nid: Counter() for nid in engine.graph.nodes}
-    problems = [case_problems(case, result, agree)
-                for case, result in zip(cases, results, strict=True)]
-    return GraphLabelsReport(cases, results, problems, agree)
+    total = failures = 0
+    for case in cases:
+        result = await engine.run(case, check=False)
+        problems = case_problems(case, result, agree)
+        total += 1
+        failures += bool(problems)
+        if on_case is not None:
+            on_case(case, result, problems)
+    return GraphLabelsReport(total, failures, agree)
 
 
 def case_problems(case: Any, result: Any, agree: dict[str, Counter]) -> list[str]:

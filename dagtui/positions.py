@@ -9,13 +9,21 @@ and of its value. Array elements are addressed by index; `[[x]]` tables by their
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import re
 import tomllib
+from typing import Any
 
 KeyPath = tuple[str | int, ...]
 Pos = tuple[int, int]
 
-_BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_BARE_RUN = re.compile(r"[A-Za-z0-9_-]+")
+#: a one-line basic string's body: up to the closing quote or the line's end, escapes skipped
+_BASIC_BODY = re.compile(r'(?:[^"\\\n]|\\.)*', re.DOTALL)
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_LITERAL_BODY = re.compile(r"[^'\n]*")
+_NEWLINE = re.compile(r"\n")
 
 
 class Positions:
@@ -80,50 +88,47 @@ class Positions:
 
 
 class _Scanner:
+    """Walks the text by index; positions are recorded as offsets and turned into (line,
+    column) once at the end (`_to_line_col`), so stepping over a character costs nothing
+    more than moving the index."""
+
     def __init__(self, text: str, into: Positions) -> None:
         self.text = text
+        self.n = len(text)
         self.i = 0
-        self.line = 1
-        self.col = 1
-        self.keys = into._keys
-        self.values = into._values
+        self.keys: dict[KeyPath, Any] = into._keys
+        self.values: dict[KeyPath, Any] = into._values
         self.pos = into
         self.aot_counts: dict[KeyPath, int] = {}
 
     # -- low level -------------------------------------------------------------------------
     def peek(self, k: int = 0) -> str:
         j = self.i + k
-        return self.text[j] if j < len(self.text) else ""
+        return self.text[j] if j < self.n else ""
 
     def advance(self, n: int = 1) -> None:
-        for _ in range(n):
-            if self.i >= len(self.text):
-                return
-            if self.text[self.i] == "\n":
-                self.line += 1
-                self.col = 1
-            else:
-                self.col += 1
-            self.i += 1
+        self.i = min(self.i + n, self.n)
 
-    def here(self) -> Pos:
-        return (self.line, self.col)
+    def here(self) -> int:
+        return self.i
 
     def skip_ws(self, newlines: bool = False) -> None:
-        while True:
-            c = self.peek()
-            if c in (" ", "\t", "\r") or (newlines and c == "\n"):
-                self.advance()
+        text, n = self.text, self.n
+        i = self.i
+        while i < n:
+            c = text[i]
+            if c in " \t\r" or (newlines and c == "\n"):
+                i += 1
             elif c == "#" and newlines:
-                while self.peek() not in ("\n", ""):
-                    self.advance()
+                end = text.find("\n", i)
+                i = n if end < 0 else end
             else:
-                return
+                break
+        self.i = i
 
     def skip_line(self) -> None:
-        while self.peek() not in ("\n", ""):
-            self.advance()
-        self.advance()
+        end = self.text.find("\n", self.i)
+        self.i = self.n if end < 0 else end + 1
 
     # -- tokens ----------------------------------------------------------------------------
     def read_key_part(self) -> str:
@@ -133,8 +138,8 @@ class _Scanner:
         if c == "'":
             return self.read_literal_string()
         start = self.i
-        while self.peek() in _BARE and self.peek() != "":
-            self.advance()
+        match = _BARE_RUN.match(self.text, start)
+        self.i = match.end() if match else start
         return self.text[start : self.i]
 
     def read_dotted_key(self) -> list[str]:
@@ -165,22 +170,15 @@ class _Scanner:
                 self.advance()
             return self.text[start:]
         opening = self.i
-        self.advance()
-        out: list[str] = []
-        escaped = False
-        while self.i < len(self.text) and self.peek() not in ('"', "\n"):
-            if self.peek() == "\\":
-                escaped = True
-                out.append(self.peek(1))
-                self.advance(2)
-                continue
-            out.append(self.peek())
-            self.advance()
-        self.advance()
-        if escaped:  # `[nodes."a\u200bb"]` names the node "a<U+200B>b": decode as TOML does
+        match = _BASIC_BODY.match(self.text, opening + 1)
+        body = match.group(0) if match else ""
+        self.i = min(opening + 1 + len(body), self.n)
+        self.advance()  # the closing quote (or the newline of an unclosed string)
+        if "\\" in body:  # `[nodes."a\u200bb"]` names the node "a<U+200B>b": decode as TOML does
             with contextlib.suppress(tomllib.TOMLDecodeError, ValueError):
                 return str(tomllib.loads(f"k = {self.text[opening:self.i]}")["k"])
-        return "".join(out)
+            return _ESCAPED.sub(r"\1", body)
+        return body
 
     def read_literal_string(self) -> str:
         if self.text.startswith("'''", self.i):
@@ -195,8 +193,8 @@ class _Scanner:
             return self.text[start:end]
         self.advance()
         start = self.i
-        while self.peek() not in ("'", "\n", ""):
-            self.advance()
+        match = _LITERAL_BODY.match(self.text, start)
+        self.i = match.end() if match else start
         value = self.text[start : self.i]
         self.advance()
         return value
@@ -269,6 +267,14 @@ class _Scanner:
         self.read_value(path)
 
     def run(self) -> Positions:
+        try:
+            self._walk()
+        finally:  # also after a scan cut short: what was found is kept, as positions
+            _to_line_col(self.text, self.keys)
+            _to_line_col(self.text, self.values)
+        return self.pos
+
+    def _walk(self) -> None:
         table: KeyPath = ()
         while self.i < len(self.text):
             self.skip_ws(newlines=True)
@@ -296,7 +302,6 @@ class _Scanner:
             self.skip_ws()
             if self.peek() == "#":
                 self.skip_line()
-        return self.pos
 
     def _resolve(self, parts: tuple[str, ...]) -> KeyPath:
         """Map a header's dotted key to a path, inserting array-of-tables indices:
@@ -308,6 +313,15 @@ class _Scanner:
             if key in self.aot_counts and len(out) < len(parts):
                 out.append(self.aot_counts[key] - 1)
         return tuple(out)
+
+
+def _to_line_col(text: str, table: dict[KeyPath, Any]) -> None:
+    """Turn the offsets the scan recorded into 1-based (line, column), in place."""
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+    for path, offset in table.items():
+        if isinstance(offset, int):
+            line = bisect.bisect_right(starts, offset)
+            table[path] = (line, offset - starts[line - 1] + 1)
 
 
 def locate(text: str, *, lazy: bool = False) -> Positions:

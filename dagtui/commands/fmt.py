@@ -21,6 +21,7 @@ from ..exitcodes import ExitCode
 from ..text import counted, say
 
 if TYPE_CHECKING:
+    from ..loader import LoadResult
     from ..safewrite import Stamp
 
 
@@ -41,25 +42,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _files(paths: list[str]) -> list[Path]:
-    """Graph and suite files to format. Cases files (`[[cases]]` TOML) have no canonical
-    graph layout, so a directory search skips them and a named one is skipped with a note,
-    as `validate` does (`dagtui.commands.validate.file_kind` decides)."""
+def _files(paths: list[str]) -> list[tuple[Path, LoadResult | None]]:
+    """Graph and suite files to format, each with what reading it to know its kind loaded
+    (None when it was not read: the format reads it). Cases files (`[[cases]]` TOML) have
+    no canonical graph layout, so a directory search skips them and a named one is skipped
+    with a note, as `validate` does (`dagtui.commands.validate.file_kind` decides)."""
+    from ..checked import CheckedGraph
     from .validate import file_kind
 
-    out: list[Path] = []
+    out: list[tuple[Path, LoadResult | None]] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():  # a FIFO named *.toml is reported, never opened (it would block)
             from ..inputs import regular_files
 
             found = regular_files(p.rglob("*.toml"), lambda line: say(line, file=sys.stderr))
-            out += [f for f in found if file_kind(f) != "cases"]
-        elif p.is_file() and file_kind(p) == "cases":
-            say(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
-                  file=sys.stderr)
+            for f in found:
+                checked = CheckedGraph.read(f)
+                if file_kind(f, checked) != "cases":
+                    out.append((f, checked.load))
+        elif p.is_file():
+            checked = CheckedGraph.read(p)
+            if file_kind(p, checked) == "cases":
+                say(f"{p}: skipped: a cases file (fmt formats graph and suite files)",
+                    file=sys.stderr)
+            else:
+                out.append((p, checked.load))
         else:
-            out.append(p)
+            out.append((p, None))
     return out
 
 
@@ -68,13 +78,14 @@ def _error(path: Path, message: str, line: int = 0, col: int = 0, code: str = "D
     say(f"{where}: error {code} {message}", file=sys.stderr)
 
 
-def _read(path: Path) -> tuple[str, Stamp] | None:
+def _read(path: Path, result: LoadResult | None) -> tuple[str, Stamp] | None:
     """The file's text and the stamp of what was read (the write refuses if the file
-    changes meanwhile), or None after printing why it cannot be formatted."""
+    changes meanwhile), or None after printing why it cannot be formatted. `result`: the
+    file as `_files` loaded it (None: loaded here)."""
     from ..loader import load_file
     from ..safewrite import read_text
 
-    result = load_file(path)
+    result = result or load_file(path)
     if result.text is None or not result.parsed:
         for d in result.diagnostics:
             if d.is_error:
@@ -92,20 +103,27 @@ def _read(path: Path) -> tuple[str, Stamp] | None:
         return None
 
 
+def _as_loaded(text: str) -> str:
+    """`text` as the loader keeps it (no BOM, LF line ends), to compare with what it read."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..tomlio import FormatError, SaveError, atomic_write, format_text
 
     status = ExitCode.OK
     changed: list[Path] = []
     files = _files(args.paths)
-    for path in files:
-        read = _read(path)
+    for path, loaded in files:
+        read = _read(path, loaded)
         if read is None:
             status = ExitCode.USAGE
             continue
         text, stamp = read
+        # the data the kind check parsed, when the text is still what it parsed
+        same = loaded is not None and loaded.text == _as_loaded(text)
         try:
-            formatted = format_text(text)
+            formatted = format_text(text, data=loaded.raw if same and loaded else None)
         except (FormatError, SaveError) as exc:
             _error(path, f"not formatted: {exc}", code="DAG001")
             status = ExitCode.USAGE

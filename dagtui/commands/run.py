@@ -38,6 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cases", help="cases file (JSONL, JSON or TOML); default: [metric].cases")
     p.add_argument("--model", help="litellm model string (else DAGTUI_MODEL, else [metric].model)")
     p.add_argument("--api-base", help="API base URL (local or proxy endpoints)")
+    p.add_argument("--via", choices=("auto", "litellm"), default="auto",
+                   help="how requests reach the model: auto (OpenAI and openai/NAME models "
+                        "over a plain HTTP client, every other provider through litellm) or "
+                        "litellm (everything through litellm)")
     p.add_argument("--concurrency", type=flags.positive_int, default=8,
                    help="cases and calls in flight (8)")
     p.add_argument("--workers", type=flags.workers, default="1", metavar="N",
@@ -226,10 +230,11 @@ def run(args: argparse.Namespace) -> int:
                        graph=args.graph)
     judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
                        concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
+                       via=getattr(args, "via", "auto"),
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
     engine = Engine(checked, judge, python=python_consent(args))  # checked once, above
     workers = resolve_workers(workers_arg, len(cases), judge)
-    from ..judges.litellm_judge import LiteLLMJudge, import_litellm
+    from ..judges.litellm_judge import LiteLLMJudge
 
     scheduler = scheduler_address(getattr(args, "scheduler", None))
     on_dask = isinstance(judge, LiteLLMJudge) and (workers > 1 or scheduler is not None)
@@ -239,8 +244,6 @@ def run(args: argparse.Namespace) -> int:
         except DaskMissing as exc:
             err(str(exc))
             return ExitCode.USAGE
-    if isinstance(judge, LiteLLMJudge):
-        import_litellm()  # seconds, once: keep it out of the first step's latency
     out = sys.stdout
     from ..calibration.summary import Agreement  # labelled cases: no extra calls
     from ..labelcheck import ignored_summary
@@ -332,11 +335,10 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
 
 
 async def _go(engine: Any, cases: Any, concurrency: int, on_case: Any, log: Any) -> Any:
+    """The in-process batch. A model judge loads litellm on its first call the cache cannot
+    answer, and the report's clock leaves that out: a rerun from the cache imports nothing."""
     from ..batch import evaluate_cases
 
-    warm_up = getattr(engine.judge, "warm_up", None)
-    if warm_up is not None:  # litellm's first-call setup, before the report's clock starts
-        await warm_up()
     return await evaluate_cases(engine, cases, concurrency=concurrency, on_case=on_case,
                                 log=log)
 

@@ -93,7 +93,8 @@ def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
                 choice, graph, api_base=api_base, api_key=_opt(args, "api_key"),
                 cache=shared["cache"], concurrency=concurrency,
                 timeout=float(_opt(args, "timeout", default=60.0)),
-                retries=int(_opt(args, "retries", default=3)), **limits,
+                retries=int(_opt(args, "retries", default=3)),
+                via=str(_opt(args, "via", default="auto")), **limits,
             )
         return shared[key]
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,8 +26,8 @@ from typing import Any, TextIO
 from ..checked import CheckedGraph
 from ..checks import PythonConsent
 from ..exitcodes import ExitCode
-from ..text import counted, say
-from .label_opts import add_lenient_option, checked_case_list
+from ..text import counted, for_terminal, say
+from .label_opts import add_lenient_option, checked_case_stream
 from .python_opts import add_python_options, python_consent
 from .run import load_graph_and_cases
 
@@ -45,9 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def warn_unlabelled(cases: list[Any], path: str, setting: str) -> None:
+def warn_unlabelled(cases: Any, path: str, setting: str) -> None:
     """One line up front when no case carries labels: every case would fail with "no
-    label", when the real mistake is the file (a run's cases, not the labelled ones)."""
+    label", when the real mistake is the file (a run's cases, not the labelled ones).
+    `cases`: a list, or a `CaseStream` (read only up to its first labelled case)."""
     if cases and not any(getattr(case, "expected", None) for case in cases):
         which = "its one case has no" if len(cases) == 1 else f"none of the {len(cases)} cases has"
         say(f"dagtui test: {path}: {which} labels (\"expected\"); "
@@ -154,33 +157,40 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
     from ..labeltest import check_graph_labels
 
     checked = checked or CheckedGraph.read(path)
-    graph, cases, code = load_graph_and_cases(checked, cases_arg)
+    graph, cases, code = load_graph_and_cases(checked, cases_arg, lazy=True)
     if code:
         return code
-    cases, ignored, code = checked_case_list(graph, cases, lenient)
+    cases, ignored, code = checked_case_stream(graph, cases, lenient)
     if code:
         return code
     warn_unlabelled(cases, path, "[metric].cases")
     warn_unjudgeable(checked, cases)
-    try:  # the test's engine trusts the check made above
-        report = asyncio.run(check_graph_labels(checked, cases, python=python))
-    except CaseError as exc:
-        say(f"dagtui: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
-    lines: list[str] = []
-    for case, result, problems in zip(cases, report.results, report.problems, strict=True):
-        ok = not problems
-        score = "  -  " if result.score is None else f"{result.score:.2f}"
-        if ok and not verbose:
-            continue
-        lines.append(f"  {'PASS' if ok else 'FAIL'} {score} {case.name}  ({case.where})")
-        lines.append(f"       path: {result.describe_path()}")
-        lines.extend(f"       {p}" for p in problems)
-    total, failures = len(cases), report.failures
-    say(f"{path}: {counted(total, 'case')}, {total - failures} passed, {failures} failed "
-        "(labels judge, 0 LLM calls)", file=out)
-    for line in lines:  # case names, labels, reasons: shown, never run by the terminal
-        say(line, file=out)
+    # the per-case lines come after the counts, which are known only at the end: they wait
+    # in a spool (memory up to a megabyte, then a temporary file), never in a list
+    with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+",
+                                       encoding="utf-8", errors="surrogateescape") as spool:
+
+        def shown(case: Any, result: Any, problems: list[str]) -> None:
+            if not problems and not verbose:
+                return
+            score = "  -  " if result.score is None else f"{result.score:.2f}"
+            lines = [f"  {'FAIL' if problems else 'PASS'} {score} {case.name}  ({case.where})",
+                     f"       path: {result.describe_path()}"]
+            lines.extend(f"       {p}" for p in problems)
+            for line in lines:  # case names, labels, reasons: shown, never run by the terminal
+                spool.write(for_terminal(line) + "\n")
+
+        try:  # the test's engine trusts the check made above
+            report = asyncio.run(check_graph_labels(checked, cases, python=python,
+                                                    on_case=shown))
+        except CaseError as exc:
+            say(f"dagtui: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
+        total, failures = report.cases, report.failures
+        say(f"{path}: {counted(total, 'case')}, {total - failures} passed, {failures} failed "
+            "(labels judge, 0 LLM calls)", file=out)
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
     say(agreement_table(graph, report.agree), file=out, end="")
     if ignored:
         say(ignored_summary(ignored), file=out)

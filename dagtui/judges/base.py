@@ -127,6 +127,9 @@ class Judge(abc.ABC):
     llm: bool = False
     #: True when the judge reads the case params (the engine checks they exist first)
     needs_params: bool = True
+    #: told (one line) when the judge starts loading a client library on its first real
+    #: call, which takes seconds (the debugger shows it); judges that load nothing never call
+    setup_note: Callable[[str], None] | None = None
 
     @abc.abstractmethod
     async def answer(self, ask: Ask) -> Reply:

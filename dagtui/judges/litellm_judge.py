@@ -47,11 +47,15 @@ from ..redact import redact, redact_url, remember_secret
 from ..text import shorten
 from .base import Ask, CallRecord, Judge, JudgeError, Reply
 from .bounds import TOO_LARGE, AnswerTooLarge, parse_bounded, received
+from .capabilities import support
 from .factory import model_for
 from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from .lanes import DEFAULT_LANES, shared_lanes
+from .pricemap import plain_openai_name
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+#: `--via`: how requests reach the model (see `LiteLLMJudge.via`)
+VIAS = ("auto", "litellm")
 RETRYABLE = ("429", "5xx", "timeout", "connection", "malformed")
 #: the longest a `Retry-After` header is obeyed for (or `max_backoff`, when that is longer)
 RETRY_AFTER_CAP = 60.0
@@ -225,6 +229,7 @@ class LiteLLMJudge(Judge):
         rpm: float | None = None,
         limiters: Sequence[RateLimiter] = (),
         trip_after: int = TRIP_AFTER,
+        via: str = "auto",
     ) -> None:
         remember_secret(api_key)
         redact_url(api_base)  # its credentials, if any, count as secrets from now on
@@ -253,6 +258,16 @@ class LiteLLMJudge(Judge):
         self._inflight: dict[tuple[int, str], asyncio.Future[Any]] = {}
         self._guards = 0
         self._health: dict[str, JudgeHealth] = {}
+        #: litellm imported and warmed up (`_ready`), and the seconds that took
+        self._warm = False
+        if via not in VIAS:
+            raise ValueError(f"via must be one of {', '.join(VIAS)}, not {via!r}")
+        #: "auto": OpenAI-compatible models over httpx (`dagtui.judges.openai_route`), the
+        #: rest through litellm; "litellm": every model through litellm
+        self.via = via
+        self._openai: Any = None
+        self._setup_locks: dict[int, asyncio.Lock] = {}
+        self.setup_seconds = 0.0
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -279,6 +294,7 @@ class LiteLLMJudge(Judge):
             "structured": self.structured, "logprobs": self.logprobs,
             "extra": dict(self.extra), "cache": self.cache.share(), "lanes": self.lanes,
             "rpm": None if rpm is None else rpm * share, "trip_after": self.trip_after,
+            "via": self.via,
         }
 
     @classmethod
@@ -289,9 +305,15 @@ class LiteLLMJudge(Judge):
         return cls(**options, cache=Cache(**shared) if shared else None)
 
     async def warm_up(self) -> None:
-        """Pay litellm's first-call costs now: its model lookups, and one mock completion
-        (no network) through its request path, whose lazy imports and setup otherwise
-        land on the first real calls. Worker processes do this before the clock starts."""
+        """Pay litellm's first-call costs now: its import, its model lookups, and one mock
+        completion (no network) through its request path, whose lazy imports and setup
+        otherwise land on the first real calls. Worker processes and benchmarks do this
+        before their clock starts; a run does it on its first call the cache cannot answer
+        (`_ready`), so a rerun from the cache never does. A model on the OpenAI-compatible
+        route needs none of it: its client is made instead."""
+        if self._takes_openai_route(self.model):
+            self._openai_route()
+            return
         litellm = import_litellm()
         self.supports(self.model)
         # a warm-up that fails costs only the time it was meant to save
@@ -299,22 +321,60 @@ class LiteLLMJudge(Judge):
             await _acompletion_quietly(litellm, {
                 "model": self.model, "mock_response": "{}",
                 "messages": [{"role": "user", "content": "warm up"}]})
+        self._warm = True
+
+    def _takes_openai_route(self, model: str) -> bool:
+        return self.via == "auto" and plain_openai_name(model) is not None
+
+    def _openai_route(self) -> Any:
+        """The httpx client route (made once: importing httpx takes ~0.1 s, counted as
+        setup like litellm's import)."""
+        if self._openai is None:
+            started = time.perf_counter()
+            from .openai_route import OpenAIRoute
+
+            self._openai = OpenAIRoute(self.timeout)
+            self.setup_seconds += time.perf_counter() - started
+        return self._openai
+
+    async def _route(self, model: str) -> Any:
+        """What carries a request for `model`: the OpenAI-compatible route, or litellm
+        (imported and warmed on first use)."""
+        if self._takes_openai_route(model):
+            return self._openai_route()
+        return _LiteLLMRoute(await self._ready())
+
+    async def aclose(self) -> None:
+        if self._openai is not None:
+            await self._openai.aclose()
+
+    async def _ready(self) -> Any:
+        """litellm, imported and warm: on the first request actually sent (never for one
+        the cache answers). The import runs in a thread, so the caller's loop (a batch's
+        cache hits, the debugger's screen) goes on meanwhile; `setup_note` hears of it
+        first, and `setup_seconds` counts it, which a batch leaves out of its wall time
+        (`dagtui.batch.evaluate_cases`), as it did when the import came before the clock."""
+        if not self._warm:
+            loop = asyncio.get_running_loop()
+            lock = self._setup_locks.setdefault(id(loop), asyncio.Lock())
+            async with lock:
+                if not self._warm:
+                    started = time.perf_counter()
+                    if self.setup_note is not None:
+                        self.setup_note("loading litellm (first model call only)")
+                    await asyncio.to_thread(import_litellm)
+                    await self.warm_up()
+                    self.setup_seconds += time.perf_counter() - started
+        return import_litellm()
 
     # ---------------------------------------------------------------- capabilities
 
     def supports(self, model: str) -> tuple[bool, bool]:
-        """(structured output, logprobs) for `model`, as litellm reports them."""
+        """(structured output, logprobs) for `model`, as litellm reports them (remembered in
+        the cache, or read from litellm's map, so a rerun from the cache never imports
+        litellm: `dagtui.judges.capabilities`); `structured`/`logprobs` override."""
         if model not in self._support:
-            litellm = import_litellm()
-            try:
-                schema = bool(litellm.supports_response_schema(model=model))
-            except Exception:
-                schema = False
-            try:
-                params = litellm.get_supported_openai_params(model=model) or []
-                lp = "logprobs" in params
-            except Exception:
-                lp = False
+            schema, lp = support(model, self.cache)
             if self.structured is not None:
                 schema = self.structured
             if self.logprobs is not None:
@@ -415,8 +475,8 @@ class LiteLLMJudge(Judge):
     async def _send(self, request: dict[str, Any],
                     purpose: str) -> tuple[CallRecord, list[Any] | None]:
         """One request to the provider with its retries, under the batch's guards."""
+        route = await self._route(request["model"])
         start = time.perf_counter()
-        litellm = import_litellm()
         health = self._health_for(request["model"])
         probe = await health.admit() if health is not None else False
         attempt = 0
@@ -430,8 +490,8 @@ class LiteLLMJudge(Judge):
                             await limiter.acquire()
                         t0 = time.perf_counter()
                         self.calls_sent += 1
-                        call = _acompletion_quietly(litellm, kwargs)
-                        lanes = self._lanes()
+                        call = route.complete(kwargs)
+                        lanes = self._lanes() if route.lanes else 0
                         if lanes:
                             call = shared_lanes(lanes).run(call)
                         response = await asyncio.wait_for(call, timeout=self.timeout + 5)
@@ -473,7 +533,7 @@ class LiteLLMJudge(Judge):
         usage = getattr(response, "usage", None)
         pt = int(getattr(usage, "prompt_tokens", 0) or 0)
         ct = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost = _cost(litellm, response)
+        cost = route.cost(response)
         rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False, retries=attempt,
                          retry_kinds=retry_kinds, purpose=purpose)
         return rec, logprobs
@@ -521,7 +581,9 @@ class LiteLLMJudge(Judge):
         the provider's default as litellm resolves it (its URL when litellm names one)."""
         base = self.api_base
         provider = None
-        if not base:
+        if not base and plain_openai_name(model or self.model) is not None:
+            provider = "openai"  # litellm names no URL for OpenAI's own: said the same way
+        elif not base:
             try:
                 _, provider, _, base = import_litellm().get_llm_provider(model or self.model)
             except Exception:  # noqa: BLE001 - an unknown provider: said by the error itself
@@ -669,6 +731,23 @@ class LiteLLMJudge(Judge):
             "completion_tokens": rec.completion_tokens, "cost": rec.cost,
             "logprobs": logprobs,
         }, api_base=self.api_base)
+
+class _LiteLLMRoute:
+    """litellm as a route (`OpenAIRoute`'s counterpart): its calls may run on lanes, which
+    spread its per-call CPU over event loops in threads."""
+
+    name = "litellm"
+    lanes = True
+
+    def __init__(self, litellm: Any) -> None:
+        self.litellm = litellm
+
+    def complete(self, kwargs: dict[str, Any]) -> Any:
+        return _acompletion_quietly(self.litellm, kwargs)
+
+    def cost(self, response: Any) -> float | None:
+        return _cost(self.litellm, response)
+
 
 def _purpose(prompt: Prompt) -> str:
     """What a node's first call is for, as its call record says."""

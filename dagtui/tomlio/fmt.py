@@ -12,6 +12,7 @@ from tomlkit import items as tk
 from ..model import NODE_CLASSES
 from .document import array_entries, inline_table_text
 from .errors import FormatError
+from .fastfmt import flatten
 from .source import match_newlines, parse_or_refuse, strict_parse
 from .writer import METRIC_ORDER, VERDICT_ORDER
 
@@ -156,10 +157,15 @@ def _comment_of(item: Any) -> str:
 
 
 def _order_for(names: tuple[str, ...], item: Any) -> tuple[str, ...]:
+    return _order_of(names, item.get("type") if len(names) == 2 else None)
+
+
+def _order_of(names: tuple[str, ...], node_type: Any) -> tuple[str, ...]:
+    """The canonical key order of the table at `names` (a node's by its `type`)."""
     if names == ("metric",):
         return METRIC_ORDER
     if len(names) == 2 and names[0] == "nodes":
-        cls = NODE_CLASSES.get(str(item.get("type")))
+        cls = NODE_CLASSES.get(str(node_type))
         return cls.FIELDS if cls else ()
     if len(names) == 3 and names[0] == "nodes" and names[2] == "verdicts":
         return VERDICT_ORDER
@@ -201,8 +207,9 @@ def _format_once(text: str) -> tuple[str, _Flattener]:
     """One formatting pass; also returns the parsed layout (for the comment audit)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    doc = parse_or_refuse(text)
-    flat = _Flattener().run(doc)
+    # a graph file's usual layout is read directly; anything else by tomlkit
+    flat = flatten(text, _Flattener(), _Block, _Entry, _order_of) \
+        or _Flattener().run(parse_or_refuse(text))
     parts: list[str] = []
     head = list(flat.preamble)
     if flat.root_entries:
@@ -249,24 +256,29 @@ def _array_comments(item: Any) -> list[str]:
     return found
 
 
-def format_text(text: str) -> str:
+def format_text(text: str, *, data: dict[str, Any] | None = None) -> str:
     """The canonical layout of a graph file, keeping every comment (`dagtui fmt`).
 
     `[metric]` first, node keys in their type's canonical order, `key = value`, one blank
     line between tables, inline verdict arrays one verdict per line, a trailing newline.
     Idempotent. Raises `UnparsableError` for invalid TOML and `FormatError` when the layout
-    cannot be normalised without changing the data or losing a comment.
+    cannot be normalised without changing the data or losing a comment. `data`: `text` as
+    tomllib parsed it, when the caller has (`dagtui fmt` read the file to know its kind).
     """
-    original_data = strict_parse(text)
+    original_data = data if data is not None else strict_parse(text)
     out, flat_in = _format_once(text)
-    for _ in range(3):  # settle: a second pass must change nothing
+    flat_out = flat_in
+    # settle: a second pass must change nothing (a file already formatted is that pass)
+    for _ in range(3):
+        if out == text.removeprefix("\ufeff"):
+            break
         again, flat_out = _format_once(out)
         if again == out:
             break
         out = again
     else:
         raise FormatError("formatting does not settle on one layout")
-    if not _same_data(tomllib.loads(out), original_data):
+    if out != text and not _same_data(tomllib.loads(out), original_data):
         raise FormatError("reformatting would change the data; file left as it is")
     if _comments(flat_out) != _comments(flat_in):
         raise FormatError("reformatting would lose a comment; file left as it is")

@@ -10,9 +10,7 @@ a failing call becomes a failed step, never a crash.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -410,8 +408,8 @@ class DebuggerScreen(RunActions, Screen[None]):
         tree = self.query_one(PathTree)
         first = True
         try:
-            if getattr(run.judge, "llm", False) and "litellm" not in sys.modules:
-                await self._load_litellm()
+            if run.judge is not None:  # said only when a call needs litellm
+                run.judge.setup_note = self._loading_note
             while not session.done:
                 nid = session.peek()
                 if nid is None:
@@ -444,13 +442,10 @@ class DebuggerScreen(RunActions, Screen[None]):
             self.busy = False
             self.refresh_view()
 
-    async def _load_litellm(self) -> None:
-        """Import litellm in a thread: it takes seconds, and the UI must keep drawing."""
-        from ...judges.litellm_judge import import_litellm
-
-        self.query_one("#dbg-result", Static).update(
-            "loading litellm (first model call only)…  (x stops)")
-        await asyncio.to_thread(import_litellm)
+    def _loading_note(self, what: str) -> None:
+        """The judge's first real call loads its client library (in a thread: seconds, and
+        the UI keeps drawing); a step the cache answers never gets here."""
+        self.query_one("#dbg-result", Static).update(f"{what}…  (x stops)")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != WORKER_GROUP:
