@@ -296,8 +296,8 @@ def assert_escaped(text: str, *shown: str) -> None:
 
 def test_calibrate_dry_run_prints_the_metric_name_and_model_escaped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    graph, _ = hostile_graph(tmp_path)
-    code = main(["calibrate", str(graph), "--cases", str(CASES), "--dry-run",
+    graph, cases = hostile_graph(tmp_path)  # labels that fit the renamed verdict
+    code = main(["calibrate", str(graph), "--cases", str(cases), "--dry-run",
                  "--model", f"openai/gpt{CSI}{RLO}"])
     out, err = capsys.readouterr()
     assert code == 0, err

@@ -370,6 +370,7 @@ def key_groups() -> list[tuple[str, list[Binding]]]:
         ("editor", spec_bindings(EDITOR_KEYS)),
         *[(f"editor: {title}", declared(cls)) for title, cls in editor_widgets()],
         ("editor: calibration view", declared(CalibrationScreen)),
+        ("editor: add-node dialog", spec_bindings(ADD_NODE_KEYS)),
         ("debugger", spec_bindings([*DEBUGGER_KEYS, *_debugger_panes()])),
         *[(f"debugger: {title}", declared(cls)) for title, cls in debugger_widgets()],
         ("debugger: human judge", spec_bindings(HUMAN_KEYS)),
