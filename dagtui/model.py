@@ -257,6 +257,20 @@ class Verdict(TomlRecord):
 
 
 @dataclass(kw_only=True)
+class Example(TomlRecord):
+    """One worked example a judgement or task node's prompt shows before the case (the
+    `examples` field): the material as the node sees it, the right answer (`verdict` for a
+    binary or non_binary node, `evidence` for a task node) and a one-line `reason`.
+    `dagtui align` writes them from labelled cases; `dagtui.prompts.examples_block` renders
+    them."""
+
+    material: str
+    verdict: VerdictValue | None = None
+    evidence: str | None = None
+    reason: str = ""
+
+
+@dataclass(kw_only=True)
 class Metric(TomlRecord):
     """The `[metric]` table: name, threshold, judge model and run settings."""
 
@@ -334,7 +348,7 @@ class TaskNode(NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     children: list[str] = field(default_factory=list)
-
+    examples: list[Example] = field(default_factory=list)
 
     def targets(self) -> list[str]:
         return list(self.children)
@@ -367,7 +381,7 @@ class BinaryNode(Judgement, NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=REQUIRED_FIELD)
-
+    examples: list[Example] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -379,7 +393,7 @@ class NonBinaryNode(Judgement, NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=REQUIRED_FIELD)
-
+    examples: list[Example] = field(default_factory=list)
 
     @property
     def labels(self) -> list[str]:
