@@ -18,8 +18,10 @@ __all__ = [
     "GraphError",
     "Severity",
     "__version__",
+    "a_align",
     "a_calibrate",
     "a_evaluate",
+    "align",
     "calibrate",
     "check_labels",
     "evaluate",
@@ -31,7 +33,8 @@ __all__ = [
 #: the Python API (`dagtui.api`), imported on first use so `import dagtui` stays light
 _LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api",
          "check_labels": "api",
-         "calibrate": "calibration.core", "a_calibrate": "calibration.core"}
+         "calibrate": "calibration.core", "a_calibrate": "calibration.core",
+         "align": "api", "a_align": "api"}
 
 
 def __getattr__(name: str):  # noqa: ANN202 - module-level lazy attributes (PEP 562)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .batch import RunReport, evaluate_cases
 from .cases import Case, case_from_dict, cases_source, load_cases
@@ -39,6 +39,9 @@ from .labelcheck import (  # noqa: F401 - LabelError, LabelWarning: the API's na
 from .loader import GraphError  # noqa: F401 - re-exported: `except dagtui.api.GraphError`
 from .model import Graph
 from .trace import RunResult
+
+if TYPE_CHECKING:
+    from .calibration.align import Alignment
 
 
 def load_checked(path: str | os.PathLike[str]) -> tuple[Graph, list[Any]]:
@@ -193,3 +196,21 @@ def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = N
                                   workers=workers, allow_python=allow_python,
                                   python_path=python_path, scheduler=scheduler,
                                   calibration=calibration, lenient=lenient, **opts))
+
+
+async def a_align(graph: LoadedGraph | Graph | str | os.PathLike[str], node: str,
+                  cases: Any = None, *, judge: str | Judge | None = None,
+                  **opts: Any) -> Alignment:
+    """Align one node with the labels, proven on held-out cases: an `Alignment`
+    (`dagtui.calibration.align.a_align` says what is measured and takes `opts`: holdout,
+    seed, method, candidates, proposer, tries, concurrency and the judge's options).
+    `result.aligned_graph` is the graph with the change; nothing is written."""
+    from .calibration.align import a_align as run
+
+    return await run(graph, node, cases, judge=judge, **opts)
+
+
+def align(graph: LoadedGraph | Graph | str | os.PathLike[str], node: str, cases: Any = None,
+          *, judge: str | Judge | None = None, **opts: Any) -> Alignment:
+    """Synchronous `a_align` (not from inside a running event loop)."""
+    return asyncio.run(a_align(graph, node, cases, judge=judge, **opts))

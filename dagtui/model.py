@@ -436,6 +436,27 @@ class Verdict(TomlRecord):
 
 
 @dataclass(kw_only=True)
+class Example(TomlRecord):
+    """One worked example a judgement or task node's prompt shows before the case (the
+    `examples` field): the material as the node sees it, the right answer (`verdict` for a
+    binary or non_binary node, `evidence` for a task node) and a one-line `reason`.
+    `dagtui align` writes them from labelled cases; `dagtui.prompts.examples_block` renders
+    them."""
+
+    material: str
+    verdict: VerdictValue | None = None
+    evidence: str | None = None
+    reason: str = ""
+
+
+#: the `examples` field of task and judgement nodes (`Example`)
+EXAMPLES_FIELD = about(
+    "worked examples shown before the case (see [Worked examples](#worked-examples-examples))",
+    short="worked examples (edit them in the file)",
+    type_words="list of example tables", codes=("DAG004",))
+
+
+@dataclass(kw_only=True)
 class Metric(TomlRecord):
     """The `[metric]` table: name, threshold, judge model and run settings."""
 
@@ -548,6 +569,7 @@ class TaskNode(NodeBase):
         "data edges: these nodes receive the extracted text",
         short="nodes that receive this output, comma separated", type_words="list of node ids",
         codes=("DAG008", "DAG019", "DAG103")))
+    examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
     def targets(self) -> list[str]:
         return list(self.children)
@@ -590,6 +612,7 @@ class BinaryNode(Judgement, NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=JUDGEMENT_VERDICTS)
+    examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
 
@@ -602,6 +625,7 @@ class NonBinaryNode(Judgement, NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=JUDGEMENT_VERDICTS)
+    examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
     @property

@@ -23,7 +23,7 @@ from typing import Any
 
 from .kinds import find_kind, kind_of
 from .kinds.answers import STEPS, Answer, AnswerError, Parsed, extract_json
-from .model import GEvalNode, Graph, NodeBase, TaskNode
+from .model import Example, GEvalNode, Graph, NodeBase, TaskNode
 from .outputs import escape_surrogates
 
 SYSTEM_PROMPT = (
@@ -221,6 +221,36 @@ def param_sections(node: NodeBase, case_fields: dict[str, Any], multi_turn: bool
     return sections
 
 
+#: the first and last lines of a node's worked examples (`examples_block`)
+EXAMPLES_HEAD = "Worked examples (answered correctly before; the case to judge comes after them):"
+EXAMPLES_END = "End of the worked examples."
+
+
+def _example_answer(example: Example) -> str:
+    if example.evidence is not None:
+        return f"Evidence:\n{example.evidence}"
+    value = example.verdict
+    shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return f"Answer: {shown}"
+
+
+def examples_block(node: NodeBase) -> str | None:
+    """A node's worked examples as one block of its request (None without any): each
+    example's material, the right answer and why, numbered, between `EXAMPLES_HEAD` and
+    `EXAMPLES_END` so the case that follows is never mistaken for one of them. The DeepEval
+    exports fold the same text into the criteria (DeepEval has no such field)."""
+    examples: list[Example] = getattr(node, "examples", None) or []
+    if not examples:
+        return None
+    lines = [EXAMPLES_HEAD]
+    for i, example in enumerate(examples, start=1):
+        lines += ["", f"Example {i}:", f"Material:\n{example.material}", _example_answer(example)]
+        if example.reason:
+            lines.append(f"Why: {example.reason}")
+    lines += ["", EXAMPLES_END]
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- requests
 
 
@@ -255,6 +285,20 @@ def answer_instructions(kind: str, labels: list[str] | None = None, *,
     return f"Answer with JSON: {{{fields}}}{answer.tail}"
 
 
+def material_parts(graph: Graph, node: NodeBase, case_fields: dict[str, Any],
+                   evidence: dict[str, Any]) -> list[str]:
+    """What a request shows of the case, as the node sees it: each task parent's evidence
+    under its output label, then the node's params. A worked example's `material` is this
+    text (`dagtui align` takes it from a labelled case)."""
+    parts: list[str] = []
+    for parent_id, output in evidence.items():
+        parent = graph.nodes.get(parent_id)
+        title = parent.output_label if isinstance(parent, TaskNode) else parent_id
+        parts.append(f"{title}:\n{render_evidence(output)}")
+    parts.extend(param_sections(node, case_fields, graph.metric.multi_turn))
+    return parts
+
+
 def build_prompt(
     graph: Graph,
     node: NodeBase,
@@ -268,22 +312,20 @@ def build_prompt(
     For a geval node, `steps` are the evaluation steps to score against (given, or generated
     by `geval_steps_prompt` first).
     """
-    multi_turn = graph.metric.multi_turn
     reasons = graph.metric.include_reason
     kind = kind_of(node)
     if kind.request is None or kind.answer is None:
         raise TypeError(f"node {node.id!r} of type {node.type!r} is not answered by a judge")
     request = kind.request(node, case_fields, steps)
     parts = list(request.parts)
+    shown = examples_block(node)
+    if shown is not None:  # before the case: without examples the request is as it was
+        parts.append(shown)
     labels = request.labels
     schema = _schema({kind.answer.field: kind.answer.schema_property(labels)}, reasons)
     if request.params is not None:
         node = node.replace(params=request.params)
-    for parent_id, output in evidence.items():
-        parent = graph.nodes.get(parent_id)
-        title = parent.output_label if isinstance(parent, TaskNode) else parent_id
-        parts.append(f"{title}:\n{render_evidence(output)}")
-    parts.extend(param_sections(node, case_fields, multi_turn))
+    parts.extend(material_parts(graph, node, case_fields, evidence))
     parts.append(answer_instructions(node.type, labels, reasons=reasons))
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},

@@ -124,7 +124,7 @@ def test_the_builtin_kinds_are_looked_up_by_type() -> None:
 
 def test_field_lists_come_from_the_dataclass_fields() -> None:
     assert TaskNode.FIELDS == ("type", "label", "instructions", "output_label", "params",
-                               "turn_window", "children")
+                               "turn_window", "children", "examples")
     assert GEvalNode.FIELDS == ("type", "label", "name", "params", "turn_window",
                                 "evaluation_steps", "criteria", "model")
     assert GEvalNode.REQUIRED == ("name", "params")

@@ -16,9 +16,10 @@ one class. Computed with exact fractions, so "1.0" never comes from rounding.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 
 #: bootstrap resamples for the kappa interval (seeded: the same data gives the same interval)
@@ -71,6 +72,21 @@ def bootstrap_kappa(labels: Sequence[Hashable], verdicts: Sequence[Hashable], *,
     """A percentile bootstrap interval for Cohen's kappa (cases resampled with replacement).
 
     Seeded, so a rerun on the same data prints the same interval. None for no items."""
+    return _bootstrap(labels, verdicts, _kappa, resamples=resamples, seed=seed, level=level)
+
+
+def bootstrap_agreement(labels: Sequence[Hashable], verdicts: Sequence[Hashable], *,
+                        resamples: int = RESAMPLES, seed: int = SEED,
+                        level: float = 0.95) -> tuple[float, float] | None:
+    """The same percentile bootstrap interval (same resamples) for raw agreement."""
+    return _bootstrap(labels, verdicts,
+                      lambda a, b: sum(x == y for x, y in zip(a, b, strict=True)) / len(a),
+                      resamples=resamples, seed=seed, level=level)
+
+
+def _bootstrap(labels: Sequence[Hashable], verdicts: Sequence[Hashable],
+               statistic: Callable[[list[Hashable], list[Hashable]], float], *,
+               resamples: int, seed: int, level: float) -> tuple[float, float] | None:
     _same_length(labels, verdicts)
     n = len(labels)
     if not n:
@@ -81,12 +97,24 @@ def bootstrap_kappa(labels: Sequence[Hashable], verdicts: Sequence[Hashable], *,
     values: list[float] = []
     for _ in range(resamples):
         idx = [rng.randrange(n) for _ in range(n)]
-        values.append(_kappa([a[i] for i in idx], [b[i] for i in idx]))
+        values.append(statistic([a[i] for i in idx], [b[i] for i in idx]))
     values.sort()
     tail = (1 - level) / 2
     lo = values[max(0, int(tail * resamples))]
     hi = values[min(resamples - 1, int((1 - tail) * resamples) - 1)]
     return lo, hi
+
+
+def mcnemar_exact(before_only: int, after_only: int) -> float:
+    """The exact two-sided McNemar p-value of a paired change: `before_only` items right
+    before and wrong after, `after_only` the reverse; under no change each discordant pair
+    goes either way with probability one half (a binomial test on the discordant pairs).
+    1.0 when no pair is discordant."""
+    n = before_only + after_only
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(before_only, after_only) + 1))
+    return float(min(Fraction(1), Fraction(2 * tail, 2 ** n)))
 
 
 def _kappa(a: list[Hashable], b: list[Hashable], *, exact: bool = False) -> float:

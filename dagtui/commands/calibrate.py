@@ -29,7 +29,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from ..text import counted, say
-from .flags import kappa, non_negative_int, positive_float, positive_int, temperature
+from .flags import add_call_flags, kappa, positive_int, temperature
 from .label_opts import add_lenient_option, checked_case_list
 from .python_opts import add_python_options, python_consent
 from .run import err, halt_lines, load_graph_and_cases
@@ -66,17 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibration", metavar="FILE",
                    help="with --check: the calibration to check (a --json file) instead of "
                         "the one saved under .dagtui/calibration/")
-    p.add_argument("--concurrency", type=positive_int, default=8,
-                   help="cases and calls in flight (8)")
-    p.add_argument("--timeout", type=positive_float, default=60.0,
-                   help="seconds per judge call (60)")
-    p.add_argument("--retries", type=non_negative_int, default=3, help="retries per call (3)")
-    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: the graph's .dagtui, see docs/files.md)")
-    cached = p.add_mutually_exclusive_group()
-    cached.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the cache: every call is sent")
-    cached.add_argument("--refresh", action="store_true",
-                        help="ask the judge again and overwrite the cached answers")
+    add_call_flags(p)
     add_lenient_option(p)
     add_python_options(p)
     p.set_defaults(func=run)

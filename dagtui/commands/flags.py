@@ -86,3 +86,20 @@ def shard(text: str) -> object:
         return parse_shard(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_call_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of a command that calls the judge over labelled cases (calibrate, align):
+    concurrency, timeout, retries and the cache."""
+    p.add_argument("--concurrency", type=positive_int, default=8,
+                   help="cases and calls in flight (8)")
+    p.add_argument("--timeout", type=positive_float, default=60.0,
+                   help="seconds per judge call (60)")
+    p.add_argument("--retries", type=non_negative_int, default=3, help="retries per call (3)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="cache directory (default: the graph's .dagtui, see docs/files.md)")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache: every call is sent")
+    cached.add_argument("--refresh", action="store_true",
+                        help="ask the judge again and overwrite the cached answers")

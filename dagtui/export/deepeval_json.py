@@ -16,6 +16,7 @@ from typing import Any
 
 from ..kinds import kind_of
 from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NonBinaryNode, TaskNode, Verdict
+from ..prompts import examples_block
 from .naming import unique, verdict_key
 from .refusals import ExportRefused, deepeval_refusals
 
@@ -35,7 +36,7 @@ def to_dict(graph: Graph) -> dict[str, Any]:
         if isinstance(node, TaskNode):
             spec: dict[str, Any] = {
                 "type": kind_of(node).deepeval,
-                "instructions": node.instructions,
+                "instructions": with_examples(node.instructions, node),
                 "output_label": node.output_label,
                 "label": node.label,
                 "evaluation_params": list(node.params) or None,
@@ -45,7 +46,7 @@ def to_dict(graph: Graph) -> dict[str, Any]:
             assert isinstance(node, BinaryNode | NonBinaryNode)
             spec = {
                 "type": kind_of(node).deepeval,
-                "criteria": node.criteria,
+                "criteria": with_examples(node.criteria, node),
                 "label": node.label,
                 "evaluation_params": list(node.params) or None,
                 "children": [verdict_ids[(nid, i)] for i in range(len(node.verdicts))],
@@ -62,6 +63,14 @@ def to_dict(graph: Graph) -> dict[str, Any]:
 def to_json(graph: Graph) -> str:
     """Pretty, deterministic JSON text (UTF-8 kept readable, trailing newline)."""
     return json.dumps(to_dict(graph), indent=2, ensure_ascii=False) + "\n"
+
+
+def with_examples(text: str, node: Any) -> str:
+    """A node's criteria or instructions with its worked examples folded in after a blank
+    line (`dagtui.prompts.examples_block`): DeepEval has no examples field, and this way its
+    judge still sees them. The text alone when the node has none."""
+    block = examples_block(node)
+    return text if block is None else f"{text.rstrip()}\n\n{block}"
 
 
 def document_order(graph: Graph) -> list[str]:

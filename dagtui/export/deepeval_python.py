@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..kinds import all_kinds, scores
 from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NodeBase, NonBinaryNode, TaskNode
-from .deepeval_json import document_order
+from .deepeval_json import document_order, with_examples
 from .naming import python_name
 from .refusals import ExportRefused, deepeval_refusals
 
@@ -32,6 +32,9 @@ file is the source of truth. `build_metric()` returns the metric; pass `model=` 
 name or a DeepEval model object) to use another judge than the one the graph pins.
 """
 '''
+#: the sentence the module docstring gains when a node has worked examples
+_EXAMPLES_DOC = ("DeepEval has no field for a node's worked examples (`examples`): they are "
+                 "folded into\nthat node's criteria or instructions text, after a blank line.\n")
 
 
 def to_python(graph: Graph, source: str | None = None) -> str:
@@ -86,7 +89,10 @@ class _Writer:
     # -- module ---------------------------------------------------------------------------
     def module(self) -> str:
         m = self.graph.metric
-        parts = [_MODULE_DOC, "from __future__ import annotations\n", self._imports(), ""]
+        doc = _MODULE_DOC
+        if any(getattr(n, "examples", None) for n in self.graph.nodes.values()):
+            doc = doc.removesuffix('"""\n') + "\n" + _EXAMPLES_DOC + '"""\n'
+        parts = [doc, "from __future__ import annotations\n", self._imports(), ""]
         parts.append("#: the dagtui graph file this module was exported from")
         parts.append(f"SOURCE = {self.source!r}")
         parts.append(f"NAME = {literal(m.name)}")
@@ -158,10 +164,10 @@ class _Writer:
         i1, i2 = INDENT, INDENT * 2
         args: list[str] = []
         if isinstance(node, TaskNode):
-            args.append(f"instructions={literal(node.instructions, i2)}")
+            args.append(f"instructions={literal(with_examples(node.instructions, node), i2)}")
             args.append(f"output_label={literal(node.output_label, i2)}")
         elif isinstance(node, BinaryNode | NonBinaryNode):
-            args.append(f"criteria={literal(node.criteria, i2)}")
+            args.append(f"criteria={literal(with_examples(node.criteria, node), i2)}")
         elif isinstance(node, GEvalNode):
             args.append(f"name={literal(node.name, i2)}")
         elif isinstance(node, MetricNode):

@@ -88,6 +88,12 @@ def deepeval_notes(graph: Graph, fmt: str) -> list[str]:
             f"metric leaves (checked by dagtui before a run) are not exported: "
             f"{', '.join(with_params)}"
         )
+    with_examples = [nid for nid, n in graph.nodes.items() if getattr(n, "examples", None)]
+    if with_examples:
+        notes.append(
+            "DeepEval has no field for worked examples: they are folded into the criteria or "
+            f"instructions text of: {', '.join(with_examples)}"
+        )
     labelled = [nid for nid, n in graph.nodes.items() if n.is_scored_leaf and n.label]
     if labelled:
         notes.append(

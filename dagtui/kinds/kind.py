@@ -57,9 +57,15 @@ def no_variant(node: Any) -> str | None:
     return None
 
 
+#: fields the form does not show as a text field: the verdicts (edited apart, one row each)
+#: and the worked examples (kept as they are by every edit; written by `dagtui align` or by
+#: hand in the file)
+NOT_IN_FORM = ("verdicts", "examples")
+
+
 def own_form_fields(node: NodeBase) -> list[str]:
-    """The node's TOML fields but its verdicts (edited apart, one row each)."""
-    return [f for f in node.FIELDS if f != "verdicts"]
+    """The node's TOML fields but those in `NOT_IN_FORM`."""
+    return [f for f in node.FIELDS if f not in NOT_IN_FORM]
 
 
 #: (node, case fields, steps) -> the Request; `steps` are a G-Eval leaf's evaluation steps

@@ -4,7 +4,8 @@ One implementation for two uses: the tests and benchmarks drive real litellm cli
 it (`StubServer` with `smart_answer`, `Script` rules or injected `Fault`s; see
 tests/stub_server.py), and `dagtui demo-judge` serves `demo_answer`, deterministic rules
 whose every reason says they are not a model, so `run`, `calibrate` and `step --model` can be
-tried without an API key. Standard library only; nothing here imports litellm or Textual.
+tried without an API key. Standard library only (and the request layout's headings from
+dagtui.prompts); nothing here imports litellm or Textual.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..prompts import EXAMPLES_END, EXAMPLES_HEAD
+
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set",
                "400", "401", "403", "404")
 #: what a server dagtui does not control may send (dagtui/stubjudge/server.py's doc)
@@ -99,6 +101,8 @@ def split_request(body: dict[str, Any]) -> tuple[str, str]:
     question, _, rest = text.partition("\n\n")
     if rest.startswith(_LABELS_HEAD):
         rest = rest.partition("\n\n")[2]
+    if rest.startswith(EXAMPLES_HEAD):  # a node's worked examples come before the case
+        rest = rest.partition(EXAMPLES_END + "\n\n")[2]
     material = rest.rsplit(_ANSWER_HEAD, 1)[0] if _ANSWER_HEAD in rest else rest
     return question, material
 

@@ -1,0 +1,724 @@
+"""`dagtui.align(graph, node, cases, judge=...)`: make one node agree better with the people's
+labels, and prove it on cases the search never saw.
+
+A decision graph makes the fix local: teacher forcing (`forcing`) judges each node on the cases
+its labels reach, so one node can be changed and measured alone. The steps:
+
+1. The cases whose labels reach node N (walked with the labels judge: no call) that carry a
+   label N is measured on are split into train and held-out, stratified by label and seeded
+   (`split_cases`: the same seed gives the same split). Fewer than `MIN_LABELS` such cases, or
+   a class with fewer than `MIN_PER_CLASS`, is refused (`AlignRefused`, with the number
+   needed): no alignment on noise.
+2. Candidates, each measured on train by teacher forcing where only N (and, for a task node,
+   the judgement nodes below it) is asked; every other judgement follows its label with no
+   call, and a task node above N gives the judge's own evidence, as calibrate does (asked once
+   per case for every candidate: `SharedAnswers`). The candidates: the node as it is (the
+   baseline), each `--try` wording, example sets (`examples`: chosen from train, the cases the
+   judge got wrong first, balanced across labels) and the proposer's rewrites (`rewrite`:
+   `dagtui.calibration.proposer`).
+3. The best candidate on train (it must beat the baseline there) is measured once on
+   held-out, with the baseline: kappa and raw agreement before -> after with seeded bootstrap
+   intervals, and an exact McNemar test of the paired change (`stats.mcnemar_exact`).
+
+For a task node the figures are those of the judgement nodes below it taken together (each
+labelled (case, node) decision one item; classes kept apart per node), and each of them is
+reported on its own too: `improved` needs the pooled kappa up and no one of them down.
+Everything goes through the judge given (its cache included), so a second run of the same
+alignment is answered from the cache. `dagtui.commands.align` is the CLI, `align_report` the
+text and Markdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cases import Case
+from ..checked import CheckedGraph
+from ..engine import Engine
+from ..judges.base import Ask, Judge, Reply
+from ..judges.labels import LabelsJudge
+from ..kinds import find_kind
+from ..model import BinaryNode, Example, Graph, NodeBase, NonBinaryNode, TaskNode
+from ..prompts import material_parts
+from ..text import verdict_text as show
+from . import stats
+from .core import _bounded, _checked_of, check_labels, normalize_label
+from .forcing import Observation, SharedAnswers, _failed
+from .items import TaskLabelError, task_label
+
+#: labelled cases N needs, and cases each class needs, before alignment is tried
+MIN_LABELS = 10
+MIN_PER_CLASS = 3
+METHODS = ("examples", "rewrite", "both")
+#: example cases per label in one example set
+PER_LABEL = 1
+
+
+class AlignRefused(ValueError):
+    """Alignment cannot start: too few labels, an unknown node, a node it cannot change."""
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class Figures:
+    """Agreement of a set of (label, verdict) items: raw agreement and Cohen's kappa, each
+    with its seeded bootstrap 95 % interval."""
+
+    items: int = 0
+    agreement: float | None = None
+    agreement_ci: tuple[float, float] | None = None
+    kappa: float | None = None
+    kappa_ci: tuple[float, float] | None = None
+
+    @classmethod
+    def of(cls, labels: Sequence[Hashable], verdicts: Sequence[Hashable],
+           seed: int) -> Figures:
+        return cls(len(labels), stats.raw_agreement(labels, verdicts),
+                   stats.bootstrap_agreement(labels, verdicts, seed=seed),
+                   stats.cohen_kappa(labels, verdicts),
+                   stats.bootstrap_kappa(labels, verdicts, seed=seed))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": self.items, "agreement": self.agreement,
+                "agreement_ci": list(self.agreement_ci) if self.agreement_ci else None,
+                "kappa": self.kappa, "kappa_ci": list(self.kappa_ci) if self.kappa_ci else None}
+
+
+@dataclass
+class Row:
+    """One measured decision: a case at a node, the label, the judge's verdict and reason."""
+
+    case: str
+    node: str
+    label: Any
+    verdict: Any
+    reason: str = ""
+    error: str | None = None
+
+    @property
+    def agrees(self) -> bool:
+        return self.error is None and stats._key(self.label) == stats._key(self.verdict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case": self.case, "node": self.node, "label": show(self.label),
+                "verdict": None if self.error else show(self.verdict), "reason": self.reason,
+                "error": self.error, "agrees": self.agrees}
+
+
+@dataclass
+class Measure:
+    """A candidate measured on a set of cases: the pooled figures, per node, and the rows."""
+
+    figures: Figures
+    nodes: dict[str, Figures]
+    rows: list[Row]
+    calls: int = 0
+    cache_hits: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"figures": self.figures.to_dict(),
+                "nodes": {k: v.to_dict() for k, v in self.nodes.items()},
+                "rows": [r.to_dict() for r in self.rows], "calls": self.calls,
+                "cache_hits": self.cache_hits}
+
+
+@dataclass
+class Candidate:
+    """One way to change node N: new criteria/instructions (`text`) and/or `examples`
+    (None: that part unchanged)."""
+
+    name: str
+    method: str  # baseline, try, examples, rewrite
+    text: str | None = None
+    examples: list[Example] | None = None
+    train: Measure | None = None
+
+    def apply(self, node: NodeBase) -> NodeBase:
+        changes: dict[str, Any] = {}
+        if self.text is not None:
+            changes[text_field(node)] = self.text
+        if self.examples is not None:
+            changes["examples"] = list(self.examples)
+        return node.replace(**changes) if changes else node
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "method": self.method, "text": self.text,
+                "examples": None if self.examples is None
+                else [e.to_toml() for e in self.examples],
+                "train": self.train.to_dict() if self.train else None}
+
+
+@dataclass
+class Split:
+    """The labelled cases of N in two seeded, stratified parts."""
+
+    train: list[str]
+    held_out: list[str]
+    seed: int
+    holdout: float
+    #: label (as shown) -> (train cases, held-out cases)
+    classes: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"train": self.train, "held_out": self.held_out, "seed": self.seed,
+                "holdout": self.holdout,
+                "classes": {k: list(v) for k, v in self.classes.items()}}
+
+
+@dataclass
+class Alignment:
+    """What `align` found (JSON via `to_dict`; text and Markdown in `align_report`)."""
+
+    graph: str
+    graph_path: str | None
+    node: str
+    node_type: str
+    #: the field a wording candidate changes (criteria or instructions)
+    wording: str
+    judge: dict[str, Any]
+    split: Split
+    candidates: list[Candidate]
+    #: the best candidate on train (None: nothing beat the node as it is)
+    winner: Candidate | None = None
+    before: Measure | None = None
+    after: Measure | None = None
+    p_value: float | None = None
+    #: discordant held-out items: (right before, wrong after) and (wrong before, right after)
+    worse_items: int = 0
+    better_items: int = 0
+    improved: bool = False
+    #: judgement nodes below a task node whose held-out kappa went down
+    worse_nodes: list[str] = field(default_factory=list)
+    #: the node before and after, as TOML-ready tables
+    node_before: dict[str, Any] = field(default_factory=dict)
+    node_after: dict[str, Any] | None = None
+    calls: int = 0
+    cache_hits: int = 0
+    cost: float | None = None
+    wall_time: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    halt: str | None = None
+    judge_unusable: bool = False
+    #: the new graph (N changed), when there is a winner
+    aligned_graph: Graph | None = field(default=None, repr=False)
+
+    def now_agree(self) -> list[tuple[Row, Row]]:
+        """Held-out decisions wrong before and right after: (before, after)."""
+        return [(b, a) for b, a in self._pairs() if not b.agrees and a.agrees]
+
+    def now_disagree(self) -> list[tuple[Row, Row]]:
+        """Held-out decisions right before and wrong after."""
+        return [(b, a) for b, a in self._pairs() if b.agrees and not a.agrees]
+
+    def _pairs(self) -> list[tuple[Row, Row]]:
+        if self.before is None or self.after is None:
+            return []
+        after = {(r.case, r.node): r for r in self.after.rows}
+        return [(b, after[(b.case, b.node)]) for b in self.before.rows
+                if (b.case, b.node) in after]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "graph": self.graph, "graph_path": self.graph_path, "node": self.node,
+            "node_type": self.node_type, "wording": self.wording, "judge": self.judge,
+            "split": self.split.to_dict(),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "winner": self.winner.name if self.winner else None,
+            "held_out": {"before": self.before.to_dict() if self.before else None,
+                         "after": self.after.to_dict() if self.after else None,
+                         "mcnemar_p": self.p_value, "worse_items": self.worse_items,
+                         "better_items": self.better_items},
+            "improved": self.improved, "worse_nodes": self.worse_nodes,
+            "node_before": self.node_before, "node_after": self.node_after,
+            "now_agree": [a.to_dict() for _, a in self.now_agree()],
+            "now_disagree": [a.to_dict() for _, a in self.now_disagree()],
+            "calls": self.calls, "cache_hits": self.cache_hits, "cost": self.cost,
+            "wall_time": self.wall_time, "notes": self.notes, "halt": self.halt,
+        }
+
+
+# --------------------------------------------------------------------------- the node
+
+
+def text_field(node: NodeBase) -> str:
+    """The wording a candidate changes: a task's instructions, a judgement's criteria."""
+    return "instructions" if isinstance(node, TaskNode) else "criteria"
+
+
+def measured_nodes(graph: Graph, nid: str) -> list[str]:
+    """The judgement nodes whose labels measure N: N itself, or for a task node the binary
+    and non_binary nodes below it (in file order)."""
+    node = graph.nodes[nid]
+    if isinstance(node, BinaryNode | NonBinaryNode):
+        return [nid]
+    below = descendants(graph, nid)
+    return [n for n in graph.nodes if n in below
+            and isinstance(graph.nodes[n], BinaryNode | NonBinaryNode)]
+
+
+def descendants(graph: Graph, nid: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(graph.nodes[nid].targets())
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in graph.nodes:
+            continue
+        seen.add(n)
+        todo.extend(graph.nodes[n].targets())
+    return seen
+
+
+def ancestors(graph: Graph, nid: str) -> set[str]:
+    parents = graph.parents()
+    seen: set[str] = set()
+    todo = list(parents.get(nid, []))
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo.extend(parents.get(n, []))
+    return seen
+
+
+# --------------------------------------------------------------------------- the split
+
+
+def split_cases(labelled: Sequence[tuple[str, Hashable]], holdout: float,
+                seed: int) -> Split:
+    """Stratified, seeded: each label's cases (sorted by name, then shuffled by a generator
+    seeded with `seed`) give round(n * holdout) to held-out, at least one and never all."""
+    groups: dict[Hashable, list[str]] = {}
+    shown: dict[Hashable, str] = {}
+    for name, label in labelled:
+        key = stats._key(label)
+        groups.setdefault(key, []).append(name)
+        shown[key] = show(label)
+    rng = random.Random(seed)
+    train: list[str] = []
+    held: list[str] = []
+    classes: dict[str, tuple[int, int]] = {}
+    for key in sorted(groups, key=lambda k: shown[k]):
+        names = sorted(groups[key])
+        rng.shuffle(names)
+        k = min(len(names) - 1, max(1, round(len(names) * holdout)))
+        held += names[:k]
+        train += names[k:]
+        classes[shown[key]] = (len(names) - k, k)
+    order = {name: i for i, (name, _) in enumerate(labelled)}
+    return Split(sorted(train, key=order.__getitem__), sorted(held, key=order.__getitem__),
+                 seed, holdout, classes)
+
+
+def refuse_too_few(labelled: Sequence[tuple[str, Hashable]], nid: str) -> None:
+    """`AlignRefused` naming the labels needed when there are too few to align on."""
+    counts: dict[str, int] = {}
+    for _, label in labelled:
+        counts[show(label)] = counts.get(show(label), 0) + 1
+    if len(labelled) < MIN_LABELS:
+        raise AlignRefused(
+            f"node {nid!r}: {len(labelled)} labelled case(s) reach it; alignment needs at "
+            f"least {MIN_LABELS} ({MIN_LABELS - len(labelled)} more) so that it is not fitted "
+            "to noise")
+    if len(counts) < 2:
+        raise AlignRefused(f"node {nid!r}: every labelled case says {next(iter(counts))}; "
+                           f"alignment needs at least {MIN_PER_CLASS} cases of each of two "
+                           "labels")
+    few = {k: n for k, n in counts.items() if n < MIN_PER_CLASS}
+    if few:
+        listing = ", ".join(f"{k}: {n} ({MIN_PER_CLASS - n} more)" for k, n in few.items())
+        raise AlignRefused(f"node {nid!r}: alignment needs at least {MIN_PER_CLASS} labelled "
+                           f"cases of each label; too few of {listing}")
+
+
+# --------------------------------------------------------------------------- asking
+
+
+class FocusJudge(Judge):
+    """Teacher forcing that asks only the nodes measured: `asked` nodes are put to the real
+    judge (recorded) and, when they choose a verdict, the label is followed; a task node
+    above them gives the judge's evidence (as calibrate does); every other node answers from
+    the labels, with no call."""
+
+    name = "teacher-forcing"
+
+    def __init__(self, inner: Judge, asked: set[str], upstream: set[str]) -> None:
+        self.inner = inner
+        self.llm = inner.llm
+        self.needs_params = inner.needs_params
+        self.asked = asked
+        self.upstream = upstream
+        self.labels = LabelsJudge()
+        #: (case name, node id) -> what the real judge said
+        self.observed: dict[tuple[str, str], Observation] = {}
+        #: (case name, node id) -> the evidence the node was shown
+        self.evidence: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.inner.describe(), "forcing": "labels"}
+
+    async def answer(self, ask: Ask) -> Reply:
+        kind = find_kind(ask.kind)
+        nid = ask.node.id
+        if nid in self.asked and kind is not None:
+            label = await self.labels.answer(ask) if kind.decides else None
+            self.evidence[(ask.case.name, nid)] = dict(ask.evidence)
+            try:
+                reply = await self.inner.answer(ask)
+            except Exception as exc:
+                self.observed[(ask.case.name, nid)] = _failed(exc)
+                if label is None:
+                    raise
+                return Reply(label.value, "the label (the judge failed)",
+                             calls=list(getattr(exc, "calls", [])))
+            self.observed[(ask.case.name, nid)] = Observation(reply.value, reply.reason)
+            if label is None:
+                return reply
+            return Reply(label.value, "the label (teacher forcing)", raw=reply.raw,
+                         calls=reply.calls)
+        if nid in self.upstream and kind is not None and kind.extracts:
+            return await self.inner.answer(ask)
+        return await self.labels.answer(ask)
+
+
+@dataclass
+class _Context:
+    """What every measurement of one alignment shares."""
+
+    graph: Graph
+    nid: str
+    cases: dict[str, Case]
+    judge: SharedAnswers
+    measured: list[str]
+    upstream: set[str]
+    python: Any
+    concurrency: int
+    seed: int
+
+    async def measure(self, candidate: Candidate, names: Sequence[str]) -> tuple[
+            Measure, FocusJudge]:
+        node = candidate.apply(self.graph.nodes[self.nid])
+        graph = self.graph.replace(nodes={**self.graph.nodes, self.nid: node})
+        asked = set(self.measured) | {self.nid}
+        focus = FocusJudge(self.judge, asked, self.upstream)
+        engine = Engine(CheckedGraph.of_graph(graph), focus, python=self.python)
+
+        def job(case: Case) -> Callable[[], Any]:
+            return lambda: engine.run(case, overrides=check_labels(graph, case), check=False)
+
+        runs = await _bounded([job(self.cases[n]) for n in names], self.concurrency)
+        rows: list[Row] = []
+        for name in names:
+            case = self.cases[name]
+            for m in self.measured:
+                if m not in (case.expected or {}):
+                    continue
+                obs = focus.observed.get((name, m))
+                if obs is None:  # the labels' path does not reach it in this case
+                    continue
+                label = normalize_label(graph.nodes[m], case.expected[m])
+                rows.append(Row(name, m, label, obs.value, obs.reason, obs.error))
+        measure = _figures(rows, self.measured, self.seed)
+        measure.calls = sum(r.calls for r in runs)
+        measure.cache_hits = sum(r.cache_hits for r in runs)
+        return measure, focus
+
+
+def _figures(rows: Sequence[Row], measured: Sequence[str], seed: int) -> Measure:
+    """Pooled and per-node figures; a row the judge failed on counts as a disagreement (an
+    error is never agreement)."""
+
+    def verdict(r: Row) -> Hashable:
+        return ("(error)", r.error) if r.error else r.verdict
+
+    def pooled(r: Row, value: Hashable) -> Hashable:
+        return value if len(measured) == 1 else (r.node, stats._key(value))
+
+    figures = Figures.of([pooled(r, r.label) for r in rows],
+                         [pooled(r, verdict(r)) for r in rows], seed)
+    nodes = {m: Figures.of([r.label for r in rows if r.node == m],
+                           [verdict(r) for r in rows if r.node == m], seed) for m in measured}
+    return Measure(figures, nodes, list(rows))
+
+
+def _better(a: Measure, b: Measure) -> bool:
+    """Is `a` strictly better than `b`: kappa first, raw agreement on a tie."""
+
+    def rank(m: Measure) -> tuple[float, float]:
+        f = m.figures
+        return (-2.0 if f.kappa is None else f.kappa,
+                -1.0 if f.agreement is None else f.agreement)
+
+    return rank(a) > rank(b)
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def example_sets(graph: Graph, nid: str, baseline: Measure, focus: FocusJudge,
+                 cases: dict[str, Case], count: int, seed: int) -> list[list[Example]]:
+    """`count` example sets from the train cases: per label, the cases the judge got wrong
+    first (then those it got right), each set taking the next `PER_LABEL` of every label, so
+    the sets are balanced and none repeats a case. The material is the case as N saw it."""
+    node = graph.nodes[nid]
+    rows = [r for r in baseline.rows if r.node == measured_nodes(graph, nid)[0]]
+    rng = random.Random(seed)
+    by_label: dict[str, list[Row]] = {}
+    for r in rows:
+        by_label.setdefault(show(r.label), []).append(r)
+    for label in sorted(by_label):
+        group = by_label[label]
+        rng.shuffle(group)
+        group.sort(key=lambda r: r.agrees)  # wrong first; stable: the shuffle breaks ties
+    sets: list[list[Example]] = []
+    for i in range(count):
+        chosen: list[Example] = []
+        for label in sorted(by_label):
+            for r in by_label[label][i * PER_LABEL:(i + 1) * PER_LABEL]:
+                example = _example(graph, node, r, focus, cases[r.case])
+                if example is not None:
+                    chosen.append(example)
+        if not chosen:
+            break
+        sets.append(chosen)
+    return sets
+
+
+def _example(graph: Graph, node: NodeBase, row: Row, focus: FocusJudge,
+             case: Case) -> Example | None:
+    evidence = focus.evidence.get((row.case, node.id), {})
+    material = "\n\n".join(material_parts(graph, node, case.fields, evidence))
+    if isinstance(node, TaskNode):
+        try:
+            text = task_label(case.expected.get(node.id)).evidence
+        except TaskLabelError:
+            return None
+        if text is None:
+            return None
+        return Example(material=material, evidence=text, reason="the evidence a person wrote")
+    why = ("the judge agreed with the person" if row.agrees
+           else f"a person's label; {show(row.verdict)} was wrong here")
+    return Example(material=material, verdict=row.label, reason=why)
+
+
+# --------------------------------------------------------------------------- the search
+
+
+async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judge | None = None,
+                  holdout: float = 0.3, seed: int = stats.SEED, method: str | None = None,
+                  candidates: int = 4, proposer: str | None = None,
+                  tries: Iterable[str] = (), concurrency: int = 8, python: Any = None,
+                  allow_python: bool = False, **judge_opts: Any) -> Alignment:
+    """Align node `node` of `graph` with the labels of `cases` (see the module docstring).
+
+    `judge`: a litellm model string or any Judge (`judge_opts` go to the litellm judge, as in
+    `dagtui.calibrate`). `method`: `examples`, `rewrite` or `both` (default: `both`, or only
+    the `tries` when some are given). `candidates`: K example sets and K rewrites.
+    `proposer`: the rewriting model (default the judge's), asked through the same client.
+    Raises `AlignRefused` before any call when the node or its labels do not allow it."""
+    from ..api import _cases, make_judge
+    from .proposer import propose
+
+    tries = list(tries)
+    if method is not None and method not in METHODS:
+        raise AlignRefused(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    if not 0 < holdout < 1:
+        raise AlignRefused(f"--holdout must be between 0 and 1 (got {holdout:g})")
+    methods = resolve_methods(method, tries)
+    checked = _checked_of(graph)
+    g = checked.graph if checked.graph is not None else checked.require()
+    if python is None:
+        from ..checks import PythonConsent
+
+        python = getattr(graph, "python", None) or PythonConsent.from_env(allow_python)
+    plan = plan_alignment(g, node, _cases(cases, g), holdout=holdout, seed=seed,
+                          python=python)
+    inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
+    shared = SharedAnswers(inner)
+    ctx = _Context(g, node, plan.cases, shared, plan.measured, ancestors(g, node), python,
+                   concurrency, seed)
+    target = g.nodes[node]
+    result = Alignment(g.metric.name, g.path, node, target.type, text_field(target),
+                       inner.describe(), plan.split, [], node_before=target.to_toml())
+    start = time.perf_counter()
+    measures: list[Measure] = []
+    with inner.guarded():
+        baseline = Candidate("current", "baseline")
+        baseline.train, focus = await ctx.measure(baseline, plan.split.train)
+        measures.append(baseline.train)
+        pool = [Candidate(f"try {i}", "try", text=t) for i, t in enumerate(tries, start=1)]
+        if "examples" in methods:
+            sets = example_sets(g, node, baseline.train, focus, plan.cases, candidates, seed)
+            pool += [Candidate(f"examples {i}", "examples", examples=s)
+                     for i, s in enumerate(sets, start=1)]
+        if "rewrite" in methods:
+            texts, calls = await propose(shared, g, target, baseline.train, plan.cases,
+                                         focus.evidence, candidates, proposer)
+            result.calls += calls.calls
+            result.cache_hits += calls.cache_hits
+            pool += [Candidate(f"rewrite {i}", "rewrite", text=t)
+                     for i, t in enumerate(texts, start=1)]
+        for cand in pool:  # one at a time: a judge halting stops the search early
+            cand.train, _ = await ctx.measure(cand, plan.split.train)
+            measures.append(cand.train)
+        result.candidates = [baseline, *pool]
+        best = baseline
+        for cand in pool:
+            if cand.train is not None and best.train is not None \
+                    and _better(cand.train, best.train):
+                best = cand
+        if best is not baseline:
+            result.winner = best
+            result.before, _ = await ctx.measure(baseline, plan.split.held_out)
+            result.after, _ = await ctx.measure(best, plan.split.held_out)
+            measures += [result.before, result.after]
+    result.wall_time = time.perf_counter() - start
+    halt = getattr(inner, "halt", None)
+    if halt is not None:
+        result.halt, result.judge_unusable = halt.line, bool(halt.preflight)
+        result.notes.append(f"the judge halted: {halt.line}")
+    if not isinstance(judge, Judge):
+        await inner.aclose()
+    result.calls += sum(m.calls for m in measures)
+    result.cache_hits += sum(m.cache_hits for m in measures)
+    _conclude(result, g)
+    return result
+
+
+def _conclude(result: Alignment, graph: Graph) -> None:
+    """The held-out verdict: paired test, improved or not, the node after."""
+    if result.winner is None:
+        result.notes.append("no candidate beat the node as it is on the train cases")
+        return
+    result.aligned_graph = graph.replace(nodes={
+        **graph.nodes, result.node: result.winner.apply(graph.nodes[result.node])})
+    result.node_after = result.aligned_graph.nodes[result.node].to_toml()
+    result.worse_items = len(result.now_disagree())
+    result.better_items = len(result.now_agree())
+    result.p_value = stats.mcnemar_exact(result.worse_items, result.better_items)
+    before, after = result.before, result.after
+    assert before is not None and after is not None
+    kb, ka = before.figures.kappa, after.figures.kappa
+    up = ka is not None and (kb is None or ka > kb)
+    if len(after.nodes) > 1:
+        for n, f in after.nodes.items():
+            was = before.nodes[n].kappa
+            if f.kappa is not None and was is not None and f.kappa < was:
+                result.worse_nodes.append(n)
+    result.improved = up and not result.worse_nodes
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class Plan:
+    """Who is measured on what, worked out from the labels alone (no call)."""
+
+    cases: dict[str, Case]
+    measured: list[str]
+    split: Split
+    #: calls per case at N (and the nodes below it), from the labels' path
+    calls_per_case: dict[str, int]
+    #: the judge's prompts at N on the train cases (for the cost estimate)
+    prompts: list[list[dict[str, str]]]
+    #: task nodes above N the labels' path asks, per case (asked once for every candidate)
+    upstream_calls: int
+
+
+def plan_alignment(graph: Graph, nid: str, cases: Sequence[Case], *, holdout: float,
+                   seed: int, python: Any = None) -> Plan:
+    """Walk the labels' path of every case (no call), find N's labelled cases, refuse too
+    few, split them."""
+    if nid not in graph.nodes:
+        from ..text import suggest
+
+        raise AlignRefused(f"no node {nid!r} in the graph{suggest(nid, list(graph.nodes))}")
+    node = graph.nodes[nid]
+    if not isinstance(node, TaskNode | BinaryNode | NonBinaryNode):
+        raise AlignRefused(f"node {nid!r} is a {node.type} node: align changes the criteria "
+                           "of a binary or non_binary node or the instructions of a task node")
+    measured = measured_nodes(graph, nid)
+    if not measured:
+        raise AlignRefused(f"task node {nid!r} feeds no binary or non_binary node: nothing "
+                           "labelled measures its evidence")
+    engine = Engine(graph, LabelsJudge(), python=python)
+    up = ancestors(graph, nid)
+    asked = set(measured) | {nid}
+
+    async def walk() -> list[Any]:
+        return [await engine.run(c, overrides=check_labels(graph, c), check=False)
+                for c in cases]
+
+    runs = asyncio.run(walk()) if not _in_loop() else _walk_in_thread(walk)
+    labelled: list[tuple[str, Hashable]] = []
+    by_name: dict[str, Case] = {}
+    calls: dict[str, int] = {}
+    prompts: list[list[dict[str, str]]] = []
+    upstream = 0
+    for case, run in zip(cases, runs, strict=True):
+        reached = {s.node: s for s in run.steps}
+        labels = [normalize_label(graph.nodes[m], case.expected[m]) for m in measured
+                  if m in reached and m in (case.expected or {})]
+        if nid not in reached or not labels:
+            continue
+        if case.name in by_name:
+            raise AlignRefused(f"two cases are named {case.name!r}: alignment reports cases "
+                               "by name")
+        labelled.append((case.name, labels[0]))
+        by_name[case.name] = case
+        calls[case.name] = sum(1 for n in reached if n in asked)
+        upstream += sum(1 for n in reached if n in up
+                        and isinstance(graph.nodes[n], TaskNode))
+        if reached[nid].prompt:
+            prompts.append(reached[nid].prompt)
+    refuse_too_few(labelled, nid)
+    split = split_cases(labelled, holdout, seed)
+    train = set(split.train)
+    return Plan(by_name, measured, split, calls,
+                [p for (name, _), p in zip(labelled, prompts, strict=False) if name in train],
+                upstream)
+
+
+def _in_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _walk_in_thread(walk: Callable[[], Any]) -> Any:
+    """The labels walk from inside a running loop (`a_align` awaited): on its own loop in a
+    thread, so the caller's loop is not re-entered."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(walk())).result()
+
+
+def resolve_methods(method: str | None, tries: Sequence[str]) -> set[str]:
+    """The candidate methods to use: `both` means examples and rewrite; none named means
+    both, or only the `--try` wordings when some are given (an A/B test needs no proposer)."""
+    if method == "both" or (method is None and not tries):
+        return {"examples", "rewrite"}
+    return {method} if method else set()
+
+
+def planned_calls(plan: Plan, *, tries: int, methods: set[str], candidates: int) -> int:
+    """The most calls an alignment makes (cache hits make fewer): the baseline and every
+    candidate on train, one proposer call, the baseline and the winner on held-out, and the
+    task nodes above N once per case."""
+    train = sum(plan.calls_per_case[n] for n in plan.split.train)
+    held = sum(plan.calls_per_case[n] for n in plan.split.held_out)
+    pool = tries + (candidates if "examples" in methods else 0) \
+        + (candidates if "rewrite" in methods else 0)
+    return train * (1 + pool) + (1 if "rewrite" in methods else 0) + 2 * held \
+        + plan.upstream_calls
+
