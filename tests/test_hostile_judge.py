@@ -139,11 +139,11 @@ def test_an_unusable_judge_line_masks_a_key_in_the_url(tmp_path: Path,
 # ---------------------------------------------------------------- sizes
 
 
-def run_child(tmp_path: Path, base: str) -> tuple[int, str, float]:
+def run_child(tmp_path: Path, base: str, *extra: str) -> tuple[int, str, float]:
     """`dagtui run` in a process of its own: (exit code, stdout + stderr, peak RSS in MB),
     the peak read from the child's own rusage (`wait4`), not from any other process."""
     with open(tmp_path / "stdout", "w+b") as out, open(tmp_path / "stderr", "w+b") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "dagtui", *run_args(base)],
+        proc = subprocess.Popen([sys.executable, "-m", "dagtui", *run_args(base, *extra)],
                                 stdout=out, stderr=err, cwd=tmp_path,
                                 env={**os.environ, "CI": "1", "PYTHONIOENCODING": "utf-8"})
         try:
@@ -157,20 +157,21 @@ def run_child(tmp_path: Path, base: str) -> tuple[int, str, float]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("via", ["auto", "litellm"])
 @pytest.mark.parametrize("kind", ["huge", "gzip_bomb"])
 def test_a_huge_or_gzip_bombed_answer_fails_the_step_in_bounded_memory(tmp_path: Path,
-                                                                       kind: str):
+                                                                       kind: str, via: str):
     """Six cases at once, each answered with 100 MB (or a 1 GB gzip bomb of 1 MB): read
     whole, the answers alone would take 600 MB (6 GB); bounded, each read stops at 8 MiB."""
     with StubServer(lambda body: Fault(kind), huge_bytes=100 << 20,
                     bomb_bytes=1 << 30) as stub:
-        code, output, peak_mb = run_child(tmp_path, stub.base_url)
+        code, output, peak_mb = run_child(tmp_path, stub.base_url, "--via", via)
     assert code == 3, output
     assert "answer too large" in output and "Traceback" not in output
     report = json.loads((tmp_path / "out" / "r.json").read_text(encoding="utf-8"))
     assert {r["error_kind"] for r in report["results"]} == {"too_large"}
     assert all("after decompression" in r["error"] for r in report["results"])
-    print(f"{kind}: peak RSS of the run {peak_mb:.0f} MB")
+    print(f"{kind} via {via}: peak RSS of the run {peak_mb:.0f} MB")
     assert peak_mb < 450, f"peak RSS {peak_mb:.0f} MB"
 
 
