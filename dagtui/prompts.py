@@ -18,6 +18,7 @@ the engine gives the judge exactly one chance to correct it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,17 +307,25 @@ def build_prompt(
     evidence: dict[str, Any],
     *,
     steps: list[str] | None = None,
+    options_order: Sequence[str] | None = None,
+    pad: float = 0.0,
 ) -> Prompt:
     """The request for one node. `evidence` maps each task parent id to its output.
 
     For a geval node, `steps` are the evaluation steps to score against (given, or generated
     by `geval_steps_prompt` first).
+
+    `options_order` and `pad` exist for the bias probes (`dagtui.calibration.probes`) and
+    nothing else: every run, preview and cache key uses the defaults, which leave the request
+    byte-identical (options in declared order, no filler). `options_order` lists a non-binary
+    node's labels in another order (a permutation of its labels, else ValueError); `pad` adds
+    `padding(...)` neutral filler of about that share of the case material's length.
     """
     reasons = graph.metric.include_reason
     kind = kind_of(node)
     if kind.request is None or kind.answer is None:
         raise TypeError(f"node {node.id!r} of type {node.type!r} is not answered by a judge")
-    request = kind.request(node, case_fields, steps)
+    request = kind.request(_reordered(node, options_order), case_fields, steps)
     parts = list(request.parts)
     shown = examples_block(node)
     if shown is not None:  # before the case: without examples the request is as it was
@@ -325,7 +334,10 @@ def build_prompt(
     schema = _schema({kind.answer.field: kind.answer.schema_property(labels)}, reasons)
     if request.params is not None:
         node = node.replace(params=request.params)
-    parts.extend(material_parts(graph, node, case_fields, evidence))
+    material = material_parts(graph, node, case_fields, evidence)
+    parts.extend(material)
+    if pad > 0:
+        parts.append(padding(len("\n\n".join(material)), pad))
     parts.append(answer_instructions(node.type, labels, reasons=reasons))
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
@@ -334,6 +346,49 @@ def build_prompt(
         {"role": "user", "content": escape_surrogates("\n\n".join(parts))},
     ]
     return Prompt(node.type, messages, schema, labels, reasons)
+
+
+def _reordered(node: NodeBase, order: Sequence[str] | None) -> NodeBase:
+    """`node` with its verdicts in `order` (by label) for the request only; `node` itself
+    when no order is asked for. Routing and scores never see this copy."""
+    if order is None:
+        return node
+    verdicts = list(getattr(node, "verdicts", []))
+    by_label = {str(v.verdict): v for v in verdicts}
+    if len(verdicts) < 2 or sorted(order) != sorted(by_label) or len(order) != len(verdicts):
+        raise ValueError(f"node {node.id!r}: options_order {list(order)!r} is not an order "
+                         f"of its options {list(by_label)!r}")
+    return node.replace(verdicts=[by_label[label] for label in order])
+
+
+#: the heading of the bias probes' padding block (`padding`)
+FILLER_HEAD = "Background note (general text, not part of the case):"
+#: the neutral filler the padding probe adds, repeated and cut at a word: it says nothing
+#: about any case, so a judge that reads the material should answer as without it
+FILLER = (
+    "This note is general background text. It describes no case and makes no claim about "
+    "the material above. Reports are often read by several people, at different times, "
+    "for different purposes. Some readers look for a quick overview, others for details. "
+    "Formatting conventions vary from one team to another, and none of them is assumed "
+    "here. The note is the same for every case and carries no information."
+)
+
+
+def padding(material_chars: int, share: float) -> str:
+    """The padding block for case material of `material_chars` characters: `FILLER_HEAD`
+    then whole words of `FILLER` (repeated as needed) until the block is at least `share`
+    of that length. Deterministic: the same length and share give the same text."""
+    target = max(1, round(material_chars * share))
+    words = FILLER.split()
+    out: list[str] = []
+    size = len(FILLER_HEAD) + 1
+    i = 0
+    while size < target:
+        word = words[i % len(words)]
+        out.append(word)
+        size += len(word) + 1
+        i += 1
+    return FILLER_HEAD + "\n" + " ".join(out)
 
 
 def geval_steps_prompt(node: GEvalNode, *, reasons: bool = True) -> Prompt:

@@ -1,7 +1,7 @@
 """`dagtui.calibrate(graph, cases, judge=..., samples=N)`: does each node's judge agree with
 the human labels, and with itself?
 
-Three passes over the labelled cases, all through the one `Engine`:
+Three passes (and the optional probes) over the labelled cases, all through the one `Engine`:
 
 1. Teacher forcing (`forcing.ForcingJudge`): the labels choose the path, the judge is asked
    at every node the labels reach, so a wrong gate high in the graph does not hide the quality
@@ -23,8 +23,13 @@ Three passes over the labelled cases, all through the one `Engine`:
    the cache key, so samples are distinct calls; at temperature 0 they measure only the
    provider's nondeterminism, and the result says so.
 
+4. Bias probes (`probes=["order", "padding"]`, `probes.py`): each labelled judgement node
+   asked again, teacher-forced at sample 0, with its options reordered or its case material
+   padded by neutral filler; per node the share of verdicts that flipped and agreement with
+   the labels normal -> probed.
+
 Samples 1..N-1 run after sample 0 and the free run (which run together): the first time a
-question is asked it is sample 0's, whatever the concurrency.
+question is asked it is sample 0's, whatever the concurrency. The probes run last.
 """
 
 from __future__ import annotations
@@ -167,6 +172,8 @@ class Calibration:
     judge_unusable: bool = False
     #: what was measured, for staleness (`fingerprint.provenance`); None when not known
     provenance: dict[str, Any] | None = None
+    #: the bias probes' results (`probes.Probes`), when `--probes` asked for them
+    probes: Any = None
 
     @property
     def scored(self) -> list[CaseOutcome]:
@@ -221,6 +228,8 @@ class Calibration:
             "ignored_labels": self.ignored_labels,
             "calls": self.calls, "cache_hits": self.cache_hits, "cost": self.cost,
             "wall_time": self.wall_time, "provenance": self.provenance,
+            # only when probes ran: a calibration without them is written as before
+            **({"probes": self.probes.to_dict()} if self.probes is not None else {}),
         }
 
 
@@ -278,7 +287,8 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                       python: Any = None, allow_python: bool = False,
                       python_path: Iterable[str | os.PathLike[str]] = (),
                       progress: Callable[[int, int], None] | None = None,
-                      lenient: bool = False, **judge_opts: Any) -> Calibration:
+                      lenient: bool = False, probes: Sequence[str] = (),
+                      **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
@@ -288,12 +298,17 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     `dagtui.evaluate`. `progress(done, total)` is called as each case run (per pass and
     sample) ends. Bad labels (`dagtui.labelcheck`) raise `LabelError` before any call;
     `lenient=True` drops them instead, with a `LabelWarning` each, listed in
-    `ignored_labels`."""
+    `ignored_labels`. `probes` (`order`, `padding`) re-asks every labelled judgement node
+    with its options reordered or its case material padded (`dagtui.calibration.probes`),
+    after everything else; the results are in `result.probes`."""
     from ..api import _cases, make_judge
     from ..batch import preflight_all
+    from . import probes as bias
 
     if samples < 1:
         raise ValueError("samples must be >= 1")
+    probes = bias.parse_probes(probes if isinstance(probes, str) else ",".join(probes)) \
+        if probes else []
     if python is None:
         from ..checks import PythonConsent
 
@@ -326,7 +341,14 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     def free(case: Case) -> Callable[[], Awaitable[RunResult]]:
         return lambda: free_engine.run(case, check=False)
 
-    total, finished = len(batch) * (samples + 1), 0
+    variants = bias.variants(g, probes)
+    probing = [(v, ForcingJudge(bias.ProbeJudge(shared, v))) for v in variants]
+    probe_engines = [Engine(checked, judge, python=python) for _, judge in probing]
+
+    def probe(engine: Engine, case: Case) -> Callable[[], Awaitable[RunResult]]:
+        return lambda: engine.run(case, overrides=check_labels(g, case), check=False)
+
+    total, finished = len(batch) * (samples + 1 + len(variants)), 0
 
     def tick() -> None:
         nonlocal finished
@@ -342,6 +364,9 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
         forced0, free_results = first[:len(batch)], first[len(batch):]
         later = await _bounded([forced(c, s) for s in range(1, samples) for c in batch],
                                concurrency, tick)
+        # after sample 0: the requests a probe leaves as they were are answered from it
+        probe_runs = await _bounded([probe(e, c) for e in probe_engines for c in batch],
+                                    concurrency, tick)
     wall = time.perf_counter() - start
     halt = getattr(inner, "halt", None)
     if not isinstance(judge, Judge):  # made here: closed here (a caller's judge stays open)
@@ -359,7 +384,12 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
         result.notes.append(f"the judge halted: {halt.line}")
     note_ignored(result, ignored)
     result.cases_file = next((str(Path(c.file).resolve()) for c in batch if c.file), None)
-    everything = forced0 + free_results + later
+    if probes:
+        result.probes = bias.analyse(g, batch, probes, forcing.observed,
+                                     [(v, judge.observed) for v, judge in probing])
+        result.probes.calls = sum(r.calls for r in probe_runs)
+        result.probes.cache_hits = sum(r.cache_hits for r in probe_runs)
+    everything = forced0 + free_results + later + probe_runs
     result.calls = sum(r.calls for r in everything)
     result.cache_hits = sum(r.cache_hits for r in everything)
     costs = [r.cost for r in everything if r.cost is not None]

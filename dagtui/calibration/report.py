@@ -119,6 +119,40 @@ def _blame_line(cal: Calibration) -> str:
     return ", ".join(parts) or "no outcome changed"
 
 
+PROBE_HEAD = ["node", "type", "probe", "asked", "flipped", "flip rate", "agree", "kappa"]
+
+
+def _moved(before: float | None, after: float | None, fmt: Any) -> str:
+    return "-" if before is None or after is None else f"{fmt(before)} → {fmt(after)}"
+
+
+def _probe_rows(cal: Calibration) -> list[list[str]]:
+    """One row per node and probe: what was compared, flipped, and how agreement moved."""
+    rows = []
+    for per in cal.probes.nodes.values():
+        for r in per.values():
+            if r.skipped:
+                rows.append([r.node, r.type, r.probe, "-", "-", "-", f"skipped: {r.skipped}", ""])
+                continue
+            rows.append([r.node, r.type, f"{r.probe} ({', '.join(r.variants)})",
+                         str(r.compared), str(r.flipped), _pct(r.flip_rate),
+                         _moved(r.agreement, r.agreement_probed, _pct),
+                         _moved(r.kappa, r.kappa_probed, _num)])
+    return rows
+
+
+def _probe_intro(cal: Calibration) -> str:
+    share = cal.probes.pad_share
+    return (f"bias probes ({', '.join(cal.probes.probes)}; teacher forcing, sample 0): each "
+            "verdict asked again with the options reordered (order) or the case text padded "
+            f"by {share:.0%} neutral filler (padding), against the normal prompt's — "
+            f"{cal.probes.calls} calls (cache hits {cal.probes.cache_hits})")
+
+
+def _flip_text(f: dict[str, Any]) -> str:
+    return f"{f['case']} {f['variant']}: {f['normal']} → {f['probed']} (label {f['label']})"
+
+
 def render_text(cal: Calibration) -> str:
     """The terminal report."""
     out = [_headline(cal), "", "teacher forcing: every node judged on the cases its labels "
@@ -156,6 +190,19 @@ def render_text(cal: Calibration) -> str:
                 out.append(f"  {nc.node} close calls: " + "; ".join(
                     f"{c['case']} ({', '.join(f'{k} {v}' for k, v in c['votes'].items())})"
                     for c in nc.close_calls[:LIST_MAX]) + _more(nc.close_calls))
+    if cal.probes is not None:
+        out += ["", _probe_intro(cal)]
+        out += _table(PROBE_HEAD, _probe_rows(cal), left=(0, 1, 2, 6, 7))
+        for per in cal.probes.nodes.values():
+            for r in per.values():
+                if r.flips:
+                    out.append(f"  {r.node} flipped under {r.probe} in {len(r.flips)}: "
+                               + "; ".join(_flip_text(f) for f in r.flips[:LIST_MAX])
+                               + _more(r.flips))
+                if r.errors:
+                    out.append(f"  {r.node} {r.probe}: judge errors in {len(r.errors)}: "
+                               + "; ".join(f"{e['case']} {e['variant']} ({e['kind']})"
+                                           for e in r.errors[:LIST_MAX]) + _more(r.errors))
     out += [f"note: {n}" for n in cal.notes]
     out += [f"label problem: {p}" for p in cal.label_problems[:LIST_MAX]]
     out += [f"label ignored: {p}" for p in cal.ignored_labels[:LIST_MAX]]
@@ -172,7 +219,8 @@ def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def render_markdown(cal: Calibration, *, min_kappa: float | None = None) -> str:
+def render_markdown(cal: Calibration, *, min_kappa: float | None = None,
+                    max_flip: float | None = None) -> str:
     """A report fit for a pull-request comment (GitHub-flavoured Markdown)."""
     below = cal.below(min_kappa) if min_kappa is not None else []
     verdict = ""
@@ -182,6 +230,11 @@ def render_markdown(cal: Calibration, *, min_kappa: float | None = None) -> str:
     out = [f"### Judge calibration: {cal.graph}", "", _headline(cal).split(": ", 1)[1], ""]
     if verdict:
         out += [verdict, ""]
+    if max_flip is not None and cal.probes is not None:
+        above = cal.probes.above(max_flip)
+        out += [f"**above the flip ceiling {max_flip:g}: " + ", ".join(
+            f"{n} ({probe} {rate:.0%})" for n, probe, rate in above) + "**" if above
+            else f"every probed node at or below the flip ceiling {max_flip:g}", ""]
     out += ["**Per node** (teacher forcing: each node judged on the cases its labels reach)", ""]
     out += _md_table(HEAD, _rows(cal))
     out += ["", f"**End to end** (the judge's own path): {_end_to_end(cal)}. Outcomes flipped, "
@@ -193,7 +246,18 @@ def render_markdown(cal: Calibration, *, min_kappa: float | None = None) -> str:
     if sample_rows:
         out += [f"**Stability across {cal.samples} samples**", ""]
         out += _md_table(SAMPLE_HEAD, sample_rows) + [""]
+    if cal.probes is not None:
+        out += [f"**Bias probes**: {_probe_intro(cal).split(': ', 1)[1]}", ""]
+        out += _md_table(PROBE_HEAD, _probe_rows(cal)) + [""]
     details = []
+    if cal.probes is not None:
+        for per in cal.probes.nodes.values():
+            for r in per.values():
+                details += [f"- `{f['case']}`: {r.node} flipped under {r.probe} "
+                            f"({f['variant']}): {f['normal']} → {f['probed']}, label "
+                            f"{f['label']}" for f in r.flips[:LIST_MAX]]
+        if details:
+            details += [""]
     for nc in cal.nodes.values():
         if nc.confusion and nc.type != "task":
             details += [f"**{nc.node}**: confusion", ""] + _md_table(*_matrix(nc)) + [""]

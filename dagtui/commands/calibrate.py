@@ -13,9 +13,12 @@ with the graph, the judge (`--model`, `--api-base`, `--temperature`, as a run wo
 them) and the labels of now, and says per node fresh, stale (why) or missing; exit 1 when
 any node is stale or missing (or below `--min-kappa`): a CI gate an edit cannot slip past
 (`dagtui.calibration.fingerprint`).
+`--probes order,padding` asks every labelled judgement node again with its options reordered
+and its case material padded by neutral filler (`dagtui.calibration.probes`); `--max-flip R`
+exits 1 when a node's verdicts flip more often than R under a probe.
 Bad labels (`dagtui.labelcheck`) are exit 2 before any call; `--lenient` ignores them with a
 warning each, counted in the report.
-Exit codes: 0 ok, 1 a node below `--min-kappa` (or an invalid graph), 2 bad input, 3 judge
+Exit codes: 0 ok, 1 a node below `--min-kappa` or above `--max-flip` (or an invalid graph), 2 bad input, 3 judge
 errors left no node measurable or ended every case.
 """
 
@@ -29,7 +32,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from ..text import counted, say
-from .flags import add_call_flags, kappa, positive_int, temperature
+from .flags import add_call_flags, kappa, positive_int, share, temperature
 from .label_opts import add_lenient_option, checked_case_list
 from .python_opts import add_python_options, python_consent
 from .run import err, halt_lines, load_graph_and_cases
@@ -55,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="judge temperature (0: samples measure only provider nondeterminism)")
     p.add_argument("--min-kappa", type=kappa, metavar="K",
                    help="exit 1 when any judgement node's Cohen's kappa is below K")
+    p.add_argument("--probes", metavar="LIST",
+                   help="bias probes, comma-separated: order (non-binary options reversed and "
+                        "rotated), padding (case text padded by neutral filler, +50%%)")
+    p.add_argument("--max-flip", type=share, metavar="R",
+                   help="with --probes: exit 1 when any node's verdicts flip under a probe "
+                        "more often than R (0..1)")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write everything as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write a pull-request-ready report")
     p.add_argument("--dry-run", action="store_true",
@@ -84,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         err(f"{args.graph} is a suite: calibrate one of its rule graphs (each has its own "
             "nodes and labels)")
         return ExitCode.USAGE
+    probes, code = _probes_of(args)
+    if code:
+        return code
     if args.check:
         from .calibrate_check import check
 
@@ -102,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     model = model_for(graph, args.model)
     if args.dry_run:
         # the metric's name and the model come from a file and a flag: shown, never obeyed
-        say(dry_run(checked, cases, model, args.samples, python_consent(args)), end="")
+        say(dry_run(checked, cases, model, args.samples, python_consent(args), probes), end="")
         return ExitCode.OK
     from ..cache import open_cache
     from ..calibration.core import a_calibrate, note_ignored
@@ -127,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             api_base=args.api_base, cache=False if cache is None else cache,
             timeout=args.timeout,
             retries=args.retries, temperature=args.temperature, python=python_consent(args),
-            progress=bar.update if bar is not None else None))
+            progress=bar.update if bar is not None else None, probes=probes))
     except CaseError as exc:
         err(str(exc))
         return ExitCode.USAGE
@@ -143,18 +155,46 @@ def run(args: argparse.Namespace) -> int:
     data = safe_json(cal.to_dict()) + "\n"
     saved = save_latest(graph.path or args.graph, data)
     for path, text in ((args.json_out, data),
-                       (args.markdown, safe_text(render_markdown(cal, min_kappa=args.min_kappa)))):
+                       (args.markdown, safe_text(render_markdown(cal, min_kappa=args.min_kappa,
+                                                          max_flip=args.max_flip)))):
         if path:
             _write(Path(path), text)
     if saved:
         say(f"saved {saved}")
+    failed = False
     if args.min_kappa is not None:
         below = cal.below(args.min_kappa)
         if below:
             say(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(
                 f"{n} ({cal.nodes[n].kappa:.2f})" for n in below))
-            return ExitCode.FAILURES
-    return calibration_exit(cal)
+            failed = True
+    if args.max_flip is not None and cal.probes is not None:
+        above = cal.probes.above(args.max_flip)
+        if above:
+            say(f"above --max-flip {args.max_flip:g}: " + ", ".join(
+                f"{n} ({probe} {rate:.0%})" for n, probe, rate in above))
+            failed = True
+    return ExitCode.FAILURES if failed else calibration_exit(cal)
+
+
+def _probes_of(args: argparse.Namespace) -> tuple[list[str], int]:
+    """`--probes` as a list (and 0), or an error printed and exit 2: an unknown probe,
+    `--max-flip` without probes, probes with `--check` (which makes no call)."""
+    from ..calibration.probes import parse_probes
+
+    if args.probes is None:
+        if args.max_flip is not None:
+            err("--max-flip needs --probes (e.g. --probes order,padding)")
+            return [], ExitCode.USAGE
+        return [], ExitCode.OK
+    if args.check:
+        err("--probes asks the judge again; --check makes no call: use one or the other")
+        return [], ExitCode.USAGE
+    try:
+        return parse_probes(args.probes), ExitCode.OK
+    except ValueError as exc:
+        err(f"--probes: {exc}")
+        return [], ExitCode.USAGE
 
 
 def calibration_exit(cal: Any) -> int:
@@ -215,9 +255,11 @@ def save_latest(graph_path: str, data: str) -> Path | None:
     return target
 
 
-def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any = None) -> str:
+def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any = None,
+            probes: list[str] | None = None) -> str:
     """The calls calibration would make, from the labels' path of every case (no calls).
-    `graph`: a Graph, or a `CheckedGraph` (then not validated again)."""
+    `graph`: a Graph, or a `CheckedGraph` (then not validated again). `probes`: the bias
+    probes asked for (their calls are counted on their own line)."""
     from ..calibration.core import check_labels
     from ..engine import Engine
     from ..judges.labels import LabelsJudge
@@ -249,7 +291,16 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
              "where the judge leaves it); the rest are shared with sample 0"]
     if steps_calls:
         lines.append(f"  G-Eval steps generation: {steps_calls} call(s)")
-    lines.append("  " + _cost_line(model, prompts, samples, forced + off_path + steps_calls))
+    probe_calls = 0
+    if probes:
+        from ..calibration.probes import variants
+
+        judged = [graph.nodes[s.node] for r in results for s in r.steps
+                  if s.prompt and kind_of(graph.nodes[s.node]).decides]
+        probe_calls = sum(v.applies(node) for v in variants(graph, probes) for node in judged)
+        lines.append(f"  bias probes ({', '.join(probes)}): {probe_calls} calls (sample 0)")
+    lines.append("  " + _cost_line(model, prompts, samples,
+                                   forced + off_path + steps_calls + probe_calls))
     return "\n".join(lines) + "\n"
 
 

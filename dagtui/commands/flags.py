@@ -44,6 +44,8 @@ rpm = _number(float, RPM_MIN, strict=False, high=RPM_MAX,
 temperature = _number(float, 0.0, strict=False, high=2.0, words="a number from 0 to 2")
 #: `--min-kappa`: Cohen's kappa lies in -1..1
 kappa = _number(float, -1.0, strict=False, high=1.0, words="a number from -1 to 1")
+#: `--max-flip`: a share of verdicts, 0..1
+share = _number(float, 0.0, strict=False, high=1.0, words="a number from 0 to 1")
 
 
 def _port(low: int, words: str) -> Callable[[str], int]:
