@@ -416,6 +416,53 @@ def models() -> Documents:
         why: str
         differs: bool
 
+    class ProbeFlip(Closed):
+        """A verdict that changed under a probe."""
+
+        case: str
+        variant: str = Field(description="reversed, rotated (order) or padded (padding).")
+        label: str
+        normal: str = Field(description="The verdict with the normal prompt.")
+        probed: str = Field(description="The verdict with the probe's prompt.")
+        reason: str
+
+    class ProbeError(Closed):
+        """A probe call that failed."""
+
+        case: str
+        variant: str
+        kind: str | None
+
+    class ProbeResult(Closed):
+        """One bias probe on one judgement node (docs/calibration.md, Bias probes)."""
+
+        node: str
+        type: str
+        probe: Literal["order", "padding"]
+        variants: list[str]
+        skipped: str | None = Field(description="Why the probe did not apply (a binary node "
+                                                 "has no options to reorder).")
+        compared: int = Field(description="(case, variant) pairs with both verdicts usable.")
+        flipped: int
+        flip_rate: float | None
+        agreement: float | None = Field(description="Raw agreement with the labels, normal "
+                                                    "prompt, on the compared pairs.")
+        agreement_probed: float | None
+        kappa: float | None = Field(description="Cohen's kappa, normal prompt.")
+        kappa_probed: float | None
+        flips: list[ProbeFlip]
+        errors: list[ProbeError]
+
+    class Probes(Closed):
+        """The bias probes' results (written only when --probes ran)."""
+
+        probes: list[Literal["order", "padding"]]
+        pad_share: float = Field(description="Padding length, a share of the case material.")
+        nodes: dict[str, dict[str, ProbeResult]] = Field(
+            description="node -> probe -> result (binary and non-binary nodes).")
+        calls: int
+        cache_hits: int
+
     class Calibration(Closed):
         """The report `dagtui calibrate --json FILE` writes (and keeps under
         .dagtui/calibration/)."""
@@ -442,5 +489,7 @@ def models() -> Documents:
         wall_time: float
         provenance: Provenance | None = Field(
             description="Fingerprints of what was measured; null in files from before them.")
+        probes: Probes | SkipJsonSchema[None] = Field(
+            None, description="The bias probes (calibrate --probes); absent without them.")
 
     return Documents(report=Report, results=ResultsLine, trace=Trace, calibration=Calibration)

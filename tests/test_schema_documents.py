@@ -72,7 +72,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
         main([*calibrate, "--model", "labels", "--json", str(root / "labels.cal.json")])
         with StubServer(_alternating()) as stub:
             main([*calibrate, "--model", "openai/gpt-4.1-mini", "--api-base", stub.base_url,
-                  "--no-cache", "--concurrency", "1",
+                  "--no-cache", "--concurrency", "1", "--probes", "order,padding",
                   "--json", str(root / "llm.cal.json")])
     reports = [json.loads(p.read_text(encoding="utf-8")) for p in root.glob("*/r.json")
                if p.parent.name != "suite"]  # a suite's report is another document
@@ -109,6 +109,9 @@ def test_the_runs_wrote_what_the_schemas_must_cover(written: dict[str, list[Any]
     assert len(written["calibration"]) == 2
     assert all(any(n[key] for n in nodes)
                for key in ("disagreements", "close_calls", "dropped", "confusion", "kappa_ci"))
+    probed = [r for cal in written["calibration"] if "probes" in cal
+              for per in cal["probes"]["nodes"].values() for r in per.values()]
+    assert any(r["flips"] for r in probed) and any(r["skipped"] for r in probed)
 
 
 @pytest.mark.parametrize("kind", DOCUMENT_KINDS)
@@ -140,6 +143,9 @@ def _llm_line(written: dict[str, list[Any]]) -> dict[str, Any]:
     ("calibration", ("nodes", "present"), "kappa"),
     ("calibration", ("nodes", "present", "close_calls", 0), "votes"),
     ("calibration", ("outcomes", 0), "blame"),
+    ("calibration", ("probes",), "pad_share"),
+    ("calibration", ("probes", "nodes", "order", "order"), "flip_rate"),
+    ("calibration", ("probes", "nodes", "order", "order", "flips", 0), "probed"),
 ])
 def test_a_misspelt_key_is_refused(validators: dict[str, Any], written: dict[str, list[Any]],
                                    kind: str, where: tuple, key: str) -> None:
