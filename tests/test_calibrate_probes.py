@@ -207,10 +207,9 @@ def test_cli_text_json_markdown_and_max_flip(graph_file: Path, tmp_path: Path,
         assert "every probed node at or below the flip ceiling 0.4" in (tmp_path / "c.md").read_text()
         assert re.search(r"kind\s+non_binary\s+order \(reversed, rotated\)\s+12\s+4\s+33%"
                          r"\s+67% → 83%", out)
-        assert re.search(r"gate\s+binary\s+order\s+-\s+-\s+-\s+skipped: binary: no options "
-                         r"to reorder", out)
+        assert "  order skipped (binary: no options to reorder): gate\n" in out
         assert re.search(r"gate\s+binary\s+padding \(padded\)\s+8\s+2\s+25%\s+100% → 75%", out)
-        assert "kind flipped under order in 4: c02 reversed: A → C (label B)" in out
+        assert "kind flipped under order in 4: c02 (reversed: A → C, label B); c02 (rotated" in out
         data = json.loads((tmp_path / "c.json").read_text())
         assert data["probes"]["probes"] == ["order", "padding"]
         assert data["probes"]["nodes"]["kind"]["order"]["flip_rate"] == pytest.approx(1 / 3)

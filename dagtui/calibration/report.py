@@ -127,12 +127,12 @@ def _moved(before: float | None, after: float | None, fmt: Any) -> str:
 
 
 def _probe_rows(cal: Calibration) -> list[list[str]]:
-    """One row per node and probe: what was compared, flipped, and how agreement moved."""
+    """One row per node and probe that applied: what was compared, flipped, and how
+    agreement moved (the skipped ones are `_skipped_lines`)."""
     rows = []
     for per in cal.probes.nodes.values():
         for r in per.values():
             if r.skipped:
-                rows.append([r.node, r.type, r.probe, "-", "-", "-", f"skipped: {r.skipped}", ""])
                 continue
             rows.append([r.node, r.type, f"{r.probe} ({', '.join(r.variants)})",
                          str(r.compared), str(r.flipped), _pct(r.flip_rate),
@@ -145,12 +145,24 @@ def _probe_intro(cal: Calibration) -> str:
     share = cal.probes.pad_share
     return (f"bias probes ({', '.join(cal.probes.probes)}; teacher forcing, sample 0): each "
             "verdict asked again with the options reordered (order) or the case text padded "
-            f"by {share:.0%} neutral filler (padding), against the normal prompt's — "
+            f"with neutral filler, +{share:.0%} (padding), against the normal prompt's — "
             f"{cal.probes.calls} calls (cache hits {cal.probes.cache_hits})")
 
 
+def _skipped_lines(cal: Calibration) -> list[str]:
+    """`order skipped (binary: no options to reorder): present, ...`, one line per probe and
+    reason."""
+    skipped: dict[tuple[str, str], list[str]] = {}
+    for per in cal.probes.nodes.values():
+        for r in per.values():
+            if r.skipped:
+                skipped.setdefault((r.probe, r.skipped), []).append(r.node)
+    return [f"{probe} skipped ({why}): {', '.join(nodes[:LIST_MAX])}{_more(nodes)}"
+            for (probe, why), nodes in skipped.items()]
+
+
 def _flip_text(f: dict[str, Any]) -> str:
-    return f"{f['case']} {f['variant']}: {f['normal']} → {f['probed']} (label {f['label']})"
+    return f"{f['case']} ({f['variant']}: {f['normal']} → {f['probed']}, label {f['label']})"
 
 
 def render_text(cal: Calibration) -> str:
@@ -193,6 +205,7 @@ def render_text(cal: Calibration) -> str:
     if cal.probes is not None:
         out += ["", _probe_intro(cal)]
         out += _table(PROBE_HEAD, _probe_rows(cal), left=(0, 1, 2, 6, 7))
+        out += [f"  {line}" for line in _skipped_lines(cal)]
         for per in cal.probes.nodes.values():
             for r in per.values():
                 if r.flips:
@@ -249,6 +262,7 @@ def render_markdown(cal: Calibration, *, min_kappa: float | None = None,
     if cal.probes is not None:
         out += [f"**Bias probes**: {_probe_intro(cal).split(': ', 1)[1]}", ""]
         out += _md_table(PROBE_HEAD, _probe_rows(cal)) + [""]
+        out += [f"_{line}_" for line in _skipped_lines(cal)] + [""]
     details = []
     if cal.probes is not None:
         for per in cal.probes.nodes.values():
