@@ -298,7 +298,8 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
         judged = [graph.nodes[s.node] for r in results for s in r.steps
                   if s.prompt and kind_of(graph.nodes[s.node]).decides]
         probe_calls = sum(v.applies(node) for v in variants(graph, probes) for node in judged)
-        lines.append(f"  bias probes ({', '.join(probes)}): {probe_calls} calls (sample 0)")
+        lines.append(f"  bias probes ({', '.join(probes)}): at most {probe_calls} calls "
+                     "(sample 0; a request two cases share is asked once)")
     lines.append("  " + _cost_line(model, prompts, samples,
                                    forced + off_path + steps_calls + probe_calls))
     return "\n".join(lines) + "\n"
