@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stub_server import StubServer, labels_in, prompt_kind
+from stub_server import Fault, StubServer, labels_in, prompt_kind
 
 import dagtui
 from dagtui.calibration.probes import orders_of, parse_probes
@@ -180,7 +180,10 @@ def test_normal_prompts_and_cache_keys_do_not_change(graph_file: Path, tmp_path:
         stub.requests.clear()
         assert main([*base, "--api-base", stub.base_url, "--probes", "order,padding"]) == 0
         probed = [r["body"] for r in stub.requests]
+        assert main([*base, "--api-base", stub.base_url, "--probes", "order,padding"]) == 0
+        again = len(stub.requests) - len(probed)
     assert len(normal) == 22 and len(probed) == 26  # the normal requests were all cache hits
+    assert again == 0  # and the probe requests are cached like any other
     assert not set(normal) & {json.dumps(b["messages"], sort_keys=True) for b in probed}
     # every probe request is a judgement node's, reordered or padded
     for body in probed:
@@ -261,3 +264,22 @@ def test_an_order_that_is_not_of_the_options_is_refused(graph_file: Path) -> Non
     graph = load_graph(graph_file)
     with pytest.raises(ValueError, match="is not an order of its options"):
         build_prompt(graph, graph.nodes["kind"], {}, {}, options_order=["A", "B"])
+
+
+def test_a_failed_probe_call_is_counted_apart(graph_file: Path) -> None:
+    """c01's padded yes/no question gets a 500: it is listed as an error, not as a flip, and
+    the pairs compared are the others."""
+    def failing(body: dict[str, Any]) -> Any:
+        text = str(body["messages"][-1]["content"])
+        if "CASE-c01" in text and FILLER_HEAD in text and prompt_kind(body) == "binary":
+            return Fault("500")
+        return biased(body)
+
+    with StubServer(failing) as stub:
+        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, retries=0)
+        cal = dagtui.calibrate(str(graph_file), judge=judge, probes="padding")
+    padding = cal.probes.nodes["gate"]["padding"]
+    assert padding.errors == [{"case": "c01", "variant": "padded", "kind": "5xx"}]
+    assert (padding.compared, padding.flipped) == (len(CASES) - 1, 2)
+    assert padding.flip_rate == pytest.approx(2 / 7)
+    assert list(cal.probes.nodes["kind"]) == ["padding"]  # only the probe asked for
