@@ -31,7 +31,6 @@ from typing import Any
 
 from ..cases import Case
 from ..judges.base import Ask, Judge, Reply
-from ..kinds import find_kind
 from ..labelcheck import normalize_label
 from ..model import BinaryNode, Graph, NodeBase, NonBinaryNode
 from ..prompts import build_prompt
@@ -68,6 +67,9 @@ class Variant:
     pad: float = 0.0
 
     def applies(self, node: NodeBase) -> bool:
+        """Whether this variant changes `node`'s request (judgement nodes only)."""
+        if not isinstance(node, BinaryNode | NonBinaryNode):
+            return False
         return node.id in self.orders if self.probe == "order" else self.pad > 0
 
 
@@ -113,8 +115,7 @@ class ProbeJudge(Judge):
         return {**self.inner.describe(), "probe": self.variant.name}
 
     async def answer(self, ask: Ask) -> Reply:
-        kind = find_kind(ask.kind)
-        if kind is None or not kind.decides or not self.variant.applies(ask.node):
+        if not self.variant.applies(ask.node):  # a task, a G-Eval leaf, a binary's order
             return await self.inner.answer(ask)
         prompt = build_prompt(ask.graph, ask.node, ask.case.fields, ask.evidence,
                               options_order=self.variant.orders.get(ask.node.id),

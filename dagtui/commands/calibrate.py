@@ -295,8 +295,7 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
     if probes:
         from ..calibration.probes import variants
 
-        judged = [graph.nodes[s.node] for r in results for s in r.steps
-                  if s.prompt and kind_of(graph.nodes[s.node]).decides]
+        judged = [graph.nodes[s.node] for r in results for s in r.steps if s.prompt]
         probe_calls = sum(v.applies(node) for v in variants(graph, probes) for node in judged)
         lines.append(f"  bias probes ({', '.join(probes)}): at most {probe_calls} calls "
                      "(sample 0; a request two cases share is asked once)")
