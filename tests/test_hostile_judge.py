@@ -139,21 +139,31 @@ def test_an_unusable_judge_line_masks_a_key_in_the_url(tmp_path: Path,
 # ---------------------------------------------------------------- sizes
 
 
+#: `dagtui run` in this child, then its own peak RSS (VmHWM, kB) on the last line of stderr.
+#: Not `wait4`'s rusage: a child forked from a pytest process that has grown to hundreds of MB
+#: inherits that high-water mark through fork and exec, while VmHWM belongs to the memory
+#: map exec made, so it counts the run alone.
+PEAK_OF_RUN = """
+import re, sys
+from dagtui.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    status = open("/proc/self/status").read()
+    print("VmHWM_KB", re.search(r"VmHWM:\\s+(\\d+)", status).group(1), file=sys.stderr)
+sys.exit(code)
+"""
+
+
 def run_child(tmp_path: Path, base: str, *extra: str) -> tuple[int, str, float]:
-    """`dagtui run` in a process of its own: (exit code, stdout + stderr, peak RSS in MB),
-    the peak read from the child's own rusage (`wait4`), not from any other process."""
-    with open(tmp_path / "stdout", "w+b") as out, open(tmp_path / "stderr", "w+b") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "dagtui", *run_args(base, *extra)],
-                                stdout=out, stderr=err, cwd=tmp_path,
-                                env={**os.environ, "CI": "1", "PYTHONIOENCODING": "utf-8"})
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            proc.returncode = 0  # reaped above: Popen must not wait for it again
-        out.seek(0)
-        err.seek(0)
-        text = out.read().decode() + err.read().decode()
-    return os.waitstatus_to_exitcode(status), text, usage.ru_maxrss / 1024
+    """`dagtui run` in a process of its own: (exit code, stdout + stderr, peak RSS in MB of
+    that process alone, `PEAK_OF_RUN`)."""
+    proc = subprocess.run([sys.executable, "-c", PEAK_OF_RUN, *run_args(base, *extra)],
+                          capture_output=True, cwd=tmp_path, timeout=240,
+                          env={**os.environ, "CI": "1", "PYTHONIOENCODING": "utf-8"})
+    text = proc.stdout.decode() + proc.stderr.decode()
+    peak_kb = int(text.rsplit("VmHWM_KB", 1)[1].split()[0])
+    return proc.returncode, text, peak_kb / 1024
 
 
 @pytest.mark.slow

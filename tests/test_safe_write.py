@@ -238,9 +238,9 @@ def test_fmt_refuses_when_the_file_changes_while_it_runs(tmp_path: Path, monkeyp
     real_format = tomlio.format_text
     theirs = MESSY.replace('name="M"', 'name="Theirs"')
 
-    def format_while_someone_edits(text: str) -> str:
+    def format_while_someone_edits(text: str, **given: object) -> str:
         target.write_text(theirs)  # someone saves between fmt's read and its write
-        return real_format(text)
+        return real_format(text, **given)  # type: ignore[arg-type]
 
     monkeypatch.setattr(tomlio, "format_text", format_while_someone_edits)
     assert main(["fmt", str(target)]) == 2
