@@ -13,9 +13,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
-# the one home of terminal-safe text is dagtui.text; validators import these from here too
-from .text import escape_controls as escape_controls
-from .text import is_unsafe_char as is_unsafe_char
+from .text import escape_controls
 
 
 class Severity(StrEnum):

@@ -331,7 +331,7 @@ class Engine:
         """Resolve a judgement's answer to its verdict: where it leads or what it scores.
         Returns that verdict (None for a node without verdicts)."""
         if isinstance(node, Judgement):
-            verdict = _match_verdict(node, rec.answer)
+            verdict = node.verdict_for(rec.answer)
             if verdict is None:
                 allowed = [v.verdict for v in node.verdicts]
                 raise JudgeError("out_of_set", f"node {node.id!r}: answer {rec.answer!r} is "
@@ -353,13 +353,6 @@ class Engine:
         rec.cost = sum(costs) if costs else None
         rec.retries = sum(c.retries for c in rec.calls)
         rec.cache_hit = bool(rec.calls) and all(c.cache_hit for c in rec.calls)
-
-
-def _match_verdict(node: Judgement, value: Any) -> Verdict | None:
-    for v in node.verdicts:
-        if v.verdict == value and type(v.verdict) is type(value):
-            return v
-    return None
 
 
 # --------------------------------------------------------------------------- a session

@@ -133,11 +133,7 @@ def _boolean(node: Any) -> bool:
 
 def verdict_of(node: Judgement, value: Any) -> Verdict | None:
     """The verdict a label picks on a judgement or check node (None: it picks none)."""
-    value = normalize_label(node, value)
-    for v in node.verdicts:
-        if v.verdict == value and type(v.verdict) is type(value):
-            return v
-    return None
+    return node.verdict_for(normalize_label(node, value))
 
 
 # --------------------------------------------------------------------------- one case

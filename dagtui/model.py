@@ -592,6 +592,15 @@ class Judgement:
                 seen.append(v.then)
         return seen
 
+    def verdict_for(self, value: Any) -> Verdict | None:
+        """The verdict an answer (or a label) `value` picks, None when it picks none: equal
+        and of the same type, so `1` never picks `true` nor `"true"` a boolean verdict (the
+        engine follows it; the label check asks it of each label)."""
+        for v in self.verdicts:
+            if v.verdict == value and type(v.verdict) is type(value):
+                return v
+        return None
+
 
 #: what a judge's node says of its criteria and verdicts (binary and non_binary alike)
 CRITERIA = about("the question put to the judge", short="the question the judge answers",

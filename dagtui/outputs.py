@@ -11,7 +11,8 @@ Report text comes from users and from judges: case names, reasons, raw replies. 
 surrogate (JSON allows `"\\udc80"`) cannot be encoded as UTF-8 at all, and NUL or an escape
 byte is not allowed in XML 1.0. `safe_text` writes each such character as its visible escape
 (`\\udc80`, `\\x00`, `\\x1b`), so the JSON is UTF-8 and the JUnit XML is well-formed whatever
-the cases held, and nothing in a report can drive a terminal that prints it.
+the cases held, and nothing in a report can drive a terminal that prints it. Text for the
+terminal itself has its own rule and home, dagtui/text.py (`say`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .inputs import file_type
+from .text import visible_escape
 
 #: characters a report must not carry raw: C0 controls but tab, newline and carriage
 #: return; DEL and the C1 controls; lone surrogates (not encodable); U+FFFE/U+FFFF (not XML)
@@ -34,20 +36,20 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _escape(m: re.Match[str]) -> str:
-    code = ord(m.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return visible_escape(m.group())
 
 
 def safe_text(text: str) -> str:
     """`text` with every character a report cannot hold raw written as its escape (see the
-    module doc); tab and line breaks are kept."""
+    module doc); tab and line breaks are kept. For a report, not a terminal: text shown
+    there goes through `dagtui.text.say`, which also escapes bidi and zero-width ones."""
     return _UNSAFE.sub(_escape, text)
 
 
 def escape_surrogates(text: str) -> str:
     """`text` with each lone surrogate written as the visible text `\\udc80`: what a prompt
     sends the judge (no HTTP client can encode the character itself), all else unchanged."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _SURROGATE.sub(_escape, text)
 
 
 def safe_json(data: Any, *, indent: int | None = 2) -> str:

@@ -12,6 +12,11 @@ follows, and a U+200B makes two different names look the same. `say` is the one 
 commands print such text: it writes `for_terminal(text)`, where every such character is its
 visible escape (`\x1b`, `\u202e`); a rich console gets `for_markup(text)`, which also
 escapes rich's `[markup]`.
+
+Text written into a report (JSON, JUnit XML, Markdown) follows another rule, kept in
+dagtui/outputs.py (`safe_text`, `safe_json`): it must be valid UTF-8 and XML, so it escapes
+what those cannot hold and leaves bidi and zero-width characters as written. A report is
+data; a terminal is where text is shown, and shown text goes through `say`.
 """
 
 from __future__ import annotations
@@ -101,6 +106,13 @@ def is_unsafe_char(ch: str) -> bool:
     return ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs")
 
 
+def visible_escape(ch: str) -> str:
+    """`ch` written as its Python escape (`\\x1b`, `\\n`, `\\u202e`, `\\udc80`): how a
+    character that must not be shown raw is shown, on a terminal (`escape_controls`) and in
+    a report (`dagtui.outputs.safe_text`) alike."""
+    return repr(ch)[1:-1]
+
+
 def escape_controls(text: str, keep: str = "") -> str:
     """`text` with every unsafe character written as its Python escape (`\\x1b`, `\\n`,
     `\\u202e`), so a file's contents quoted in a message cannot drive the terminal; the
@@ -111,7 +123,7 @@ def escape_controls(text: str, keep: str = "") -> str:
     if probe.isprintable():  # the common case: nothing to do (every unsafe one is not)
         return text
     return "".join(
-        repr(ch)[1:-1] if is_unsafe_char(ch) and ch not in keep else ch for ch in text
+        visible_escape(ch) if is_unsafe_char(ch) and ch not in keep else ch for ch in text
     )
 
 
@@ -130,11 +142,14 @@ def for_markup(text: object) -> str:
 
 
 def say(*parts: object, file: TextIO | None = None, sep: str = " ", end: str = "\n",
-        flush: bool = False) -> None:
+        flush: bool = False, one_line: bool = False) -> None:
     """`print`, through `for_terminal`: the one way the commands print text that came from
     a file, a flag or a judge (summaries, progress lines, errors). `file` defaults to the
-    standard output of the moment (so tests capturing it see the text)."""
+    standard output of the moment (so tests capturing it see the text). `one_line` escapes
+    line breaks and tabs too (`escape_controls`): a log line or a message quoting a path or
+    a URL, which a newline in that path must not split into two."""
     out = sys.stdout if file is None else file
-    out.write(for_terminal(sep.join(str(p) for p in parts)) + end)
+    text = sep.join(str(p) for p in parts)
+    out.write((escape_controls(text) if one_line else for_terminal(text)) + end)
     if flush:
         out.flush()

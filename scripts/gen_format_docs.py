@@ -14,7 +14,6 @@ table and the model differ.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import typing
 from collections.abc import Callable, Sequence
@@ -40,6 +39,7 @@ from dagtui.model import (  # noqa: E402
     field_specs,
 )
 from dagtui.safewrite import atomic_write  # noqa: E402
+from scripts.docblocks import cell, replace_block  # noqa: E402
 
 PAGE = "docs/format.md"
 HEADER = "| key | type | default | meaning | codes |\n|---|---|---|---|---|"
@@ -108,14 +108,10 @@ def meaning_words(spec: FieldSpec, cls: type) -> str:
     return prefix + spec.meaning
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def row(spec: FieldSpec, cls: type) -> str:
     cells = [_code(spec.key), type_words(spec), default_words(spec),
              meaning_words(spec, cls), ", ".join(spec.codes)]
-    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+    return "| " + " | ".join(cell(c) for c in cells) + " |"
 
 
 def own_keys(cls: type[NodeBase]) -> list[str]:
@@ -143,7 +139,7 @@ def field_table(classes: Sequence[type], keys: Callable[[Any], Sequence[str]]) -
 def check_kinds_table() -> str:
     rows = ["| kind | settings | needs | holds when |", "|---|---|---|---|"]
     for name, settings in CHECK_SETTINGS.items():
-        rows.append("| " + " | ".join(_cell(c) for c in (
+        rows.append("| " + " | ".join(cell(c) for c in (
             _code(name), ", ".join(map(_code, settings.fields)) or "—",
             ", ".join(map(_code, settings.required)) or "—", settings.meaning)) + " |")
     return "\n".join(rows)
@@ -170,18 +166,10 @@ def block(name: str) -> str:
             f"<!-- /fields: {name} -->")
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"<!-- fields: {re.escape(name)} -->.*?<!-- /fields: {re.escape(name)} -->",
-                      re.S)
-
-
 def updated(text: str, names: Sequence[str] = tuple(TABLES)) -> str:
     """`text` with the blocks `names` rewritten; ValueError naming a block the page lacks."""
     for name in names:
-        pattern = _pattern(name)
-        if not pattern.search(text):
-            raise ValueError(f"no <!-- fields: {name} --> ... <!-- /fields: {name} --> block")
-        text = pattern.sub(lambda _m, name=name: block(name), text, count=1)
+        text = replace_block(text, "fields", name, block(name))
     return text
 
 

@@ -13,7 +13,6 @@ spells it. tests/test_keys_docs.py fails when a page and the table differ.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,6 +30,7 @@ from dagtui.tui.keys import (  # noqa: E402
     merged,
     suite_groups,
 )
+from scripts.docblocks import cell, replace_block  # noqa: E402
 
 #: block name -> (page, the groups it lists, rows with no binding)
 PAGES: dict[str, tuple[str, Callable[[], list[KeyGroup]], Sequence[tuple[str, str, str]]]] = {
@@ -38,10 +38,6 @@ PAGES: dict[str, tuple[str, Callable[[], list[KeyGroup]], Sequence[tuple[str, st
     "debugger": ("docs/debugger.md", debugger_groups, DEBUGGER_NOTES),
     "suite": ("docs/suites.md", suite_groups, ()),
 }
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def table(groups: list[KeyGroup], notes: Sequence[tuple[str, str, str]] = ()) -> str:
@@ -59,7 +55,7 @@ def table(groups: list[KeyGroup], notes: Sequence[tuple[str, str, str]] = ()) ->
                 for b in merged(b for b in found.get(title, []) if isinstance(b, Binding))]
         rows += extra.get(title, [])
         out += [f"**{title}**", "", "| key | does | binding id |", "|---|---|---|"]
-        out += [f"| `{_cell(key)}` | {_cell(does)} | {f'`{bid}`' if bid else ''} |"
+        out += [f"| `{cell(key)}` | {cell(does)} | {f'`{bid}`' if bid else ''} |"
                 for key, does, bid in rows]
         out.append("")
     return "\n".join(out)
@@ -73,16 +69,9 @@ def block(name: str) -> str:
             f"{table(groups(), notes)}\n<!-- /keys: {name} -->")
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"<!-- keys: {name} -->.*?<!-- /keys: {name} -->", re.S)
-
-
 def updated(name: str, text: str) -> str:
     """`text` with block `name` rewritten; ValueError when the page has no such block."""
-    pattern = _pattern(name)
-    if not pattern.search(text):
-        raise ValueError(f"no <!-- keys: {name} --> ... <!-- /keys: {name} --> block")
-    return pattern.sub(lambda _m: block(name), text, count=1)
+    return replace_block(text, "keys", name, block(name))
 
 
 def main(argv: list[str] | None = None) -> int:

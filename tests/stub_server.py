@@ -1,16 +1,6 @@
 """The tests' OpenAI-compatible stub on 127.0.0.1: `dagtui.stubjudge`, the same server that
-`dagtui demo-judge` runs, imported under the name the tests and benchmarks use.
-
-Its hostile faults (`HOSTILE_KINDS`) are what a server dagtui does not control may send:
-`echo_key` (a usable answer whose reason repeats the key it was sent: the bearer token and
-any `key=` of the URL), `echo_key_bad` (the same in an unusable answer), `huge` (an answer
-of `huge_bytes`, streamed, never whole in the stub's memory), `gzip_bomb` (a gzip body of
-about 1 MB that inflates to `bomb_bytes` of JSON), `huge_error` (a 500 whose body is
-`huge_bytes` long), `huge_reason` (a small body whose reason is `reason_chars` long) and
-`never` (the request is read, and no answer ever comes).
-
-    with StubServer(latency=0.02) as stub:
-        judge = LiteLLMJudge("openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test")
+`dagtui demo-judge` runs, imported under the name the tests and benchmarks use. Its faults,
+hostile modes and use are described in dagtui/stubjudge/server.py.
 
 Run as a script (the benchmarks: keeps the stub's CPU off the client's GIL), it prints the
 base URL on the first line of stdout, then serves until stdin closes.

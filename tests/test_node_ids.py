@@ -14,7 +14,7 @@ import pytest
 
 from dagtui.cache import Cache
 from dagtui.cli import main
-from dagtui.diagnostics import escape_controls, is_unsafe_char
+from dagtui.text import escape_controls, is_unsafe_char
 from dagtui.validate import check_text
 from dagtui.workdir import ensure_workdir, prepare_output
 

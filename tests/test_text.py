@@ -41,3 +41,25 @@ def test_suggest_has_one_wording_and_takes_abbreviations_only_when_asked() -> No
     # two options start so: the closest spelling, as without abbreviations
     assert (suggest("--c", ["--concurrency", "--cases"], abbreviations=True)
             == suggest("--c", ["--concurrency", "--cases"]))
+
+
+def test_say_keeps_lines_unless_one_line_is_asked() -> None:
+    import io
+
+    from dagtui.text import say
+
+    out = io.StringIO()
+    say("a\nb\x1b\u202e", file=out)
+    say("path\nx\t", file=out, one_line=True)  # a log line a path must not split
+    assert out.getvalue() == "a\nb\\x1b\\u202e\npath\\nx\\t\n"
+
+
+def test_reports_and_terminals_escape_a_character_alike() -> None:
+    from dagtui.outputs import safe_text
+    from dagtui.text import escape_controls
+
+    for ch in ("\x00", "\x1b", "\x7f", "\x85", "\udc80"):
+        assert safe_text(ch) == escape_controls(ch)
+    # a report keeps bidi and zero-width characters (valid XML/UTF-8); a terminal does not
+    assert safe_text("\u202e\u200b") == "\u202e\u200b"
+    assert escape_controls("\u202e\u200b") == "\\u202e\\u200b"

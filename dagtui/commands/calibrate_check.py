@@ -15,6 +15,7 @@ import argparse
 from typing import Any
 
 from ..exitcodes import ExitCode
+from ..text import say
 from .run import err, refusal
 
 
@@ -22,7 +23,6 @@ def check(args: argparse.Namespace, checked: Any) -> int:
     from ..calibration.fingerprint import JudgeSetting
     from ..calibration.saved import read_saved, staleness
     from ..judges.factory import model_for
-    from ..outputs import safe_text
     from ..workdir import calibration_file
 
     code = refusal(checked)
@@ -35,7 +35,7 @@ def check(args: argparse.Namespace, checked: Any) -> int:
         if args.calibration:
             err(f"{where}: not a calibration result (dagtui calibrate --json FILE writes one)")
             return ExitCode.USAGE
-        print(f"calibration: none (no {where}: run dagtui calibrate {args.graph})")
+        say(f"calibration: none (no {where}: run dagtui calibrate {args.graph})")
         return ExitCode.FAILURES
     judge = JudgeSetting(model_for(graph, args.model), args.api_base, args.temperature)
     state = staleness(saved, graph, judge, file=where, cases=args.cases)
@@ -59,5 +59,5 @@ def check(args: argparse.Namespace, checked: Any) -> int:
     lines.append(f"calibration: {state.line()}")
     if below:
         lines.append(f"below --min-kappa {args.min_kappa:g}: " + ", ".join(below))
-    print(safe_text("\n".join(lines)))
+    say("\n".join(lines))
     return ExitCode.OK if state.fresh and not below else ExitCode.FAILURES

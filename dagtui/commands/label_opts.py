@@ -14,6 +14,7 @@ from typing import Any
 
 from ..exitcodes import ExitCode
 from ..labelcheck import SHOWN, LabelError, LabelProblem, LenientCases, check_cases, scan
+from ..text import say
 
 
 def add_lenient_option(p: argparse.ArgumentParser) -> None:
@@ -25,22 +26,18 @@ def add_lenient_option(p: argparse.ArgumentParser) -> None:
 
 def refuse(problems: list[LabelProblem]) -> int:
     """Every bad label on stderr, and the exit code that says "fix your input"."""
-    from ..outputs import safe_text
-
-    print(safe_text(f"dagtui: {LabelError(problems)}"), file=sys.stderr)
+    say(f"dagtui: {LabelError(problems)}", file=sys.stderr)
     return ExitCode.USAGE
 
 
 def warn(problems: list[LabelProblem]) -> None:
     """One warning line per ignored label on stderr, the first `SHOWN` of them (a dataset
     labelled against another graph must not flood a CI log; the summary counts them all)."""
-    from ..outputs import safe_text
-
     for p in problems[:SHOWN]:
-        print(safe_text(f"dagtui: warning: label ignored: {p.format()}"), file=sys.stderr)
+        say(f"dagtui: warning: label ignored: {p.format()}", file=sys.stderr)
     if len(problems) > SHOWN:
-        print(f"dagtui: warning: ... and {len(problems) - SHOWN} more labels ignored",
-              file=sys.stderr)
+        say(f"dagtui: warning: ... and {len(problems) - SHOWN} more labels ignored",
+            file=sys.stderr)
 
 
 def checked_case_list(graph: Any, cases: list[Any], lenient: bool

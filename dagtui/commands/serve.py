@@ -15,8 +15,8 @@ import shlex
 import socket
 import sys
 
-from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
+from ..text import say
 from . import flags
 from .python_opts import add_python_options
 
@@ -92,10 +92,10 @@ def run(args: argparse.Namespace) -> int:
     from .serve_guard import Guard
     from .serve_web import GuardedServer
 
-    where = f"{escape_controls(args.host)}:{args.port}"
+    where = f"{args.host}:{args.port}"
     why = _listen_refusal(args.host, args.port)
     if why:  # before an address that will not answer is printed
-        print(f"dagtui serve: cannot listen on {where}: {why}", file=sys.stderr)
+        say(f"dagtui serve: cannot listen on {where}: {why}", file=sys.stderr, one_line=True)
         return ExitCode.USAGE
     server = GuardedServer(shlex.join(edit_command(args)), host=args.host, port=args.port,
                            title=f"dagtui {args.graph}",
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.serve()
     except OSError as exc:  # taken meanwhile
-        print(f"dagtui serve: cannot listen on {where}: {exc.strerror or exc}",
-              file=sys.stderr)
+        say(f"dagtui serve: cannot listen on {where}: {exc.strerror or exc}",
+            file=sys.stderr, one_line=True)
         return ExitCode.USAGE
     return ExitCode.OK

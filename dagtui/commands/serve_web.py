@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from textual_serve.server import Server
 
-from ..diagnostics import escape_controls
+from ..text import say
 from .serve_guard import TOKEN_PARAM, Guard
 
 
@@ -40,8 +40,8 @@ def guard_middleware(guard: Guard) -> Middleware:
             refusal = ("no secret: open the address `dagtui serve` printed, with its "
                        f"?{TOKEN_PARAM}=")
         if refusal is not None:
-            print(f"dagtui serve: refused {escape_controls(request.path)}: "
-                  f"{escape_controls(refusal)}", file=sys.stderr, flush=True)
+            say(f"dagtui serve: refused {request.path}: {refusal}", file=sys.stderr,
+                flush=True, one_line=True)  # a path may hold a %0A: one log line
             return web.Response(status=403, text=f"dagtui serve: refused: {refusal}\n")
         response = await handler(request)
         if by_query and not by_cookie and not response.prepared:

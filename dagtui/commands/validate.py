@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..checked import CheckedGraph
-from ..diagnostics import escape_controls
 from ..exitcodes import ExitCode
+from ..text import escape_controls, say
 
 #: directories never searched (virtualenvs, caches, VCS data)
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
@@ -158,12 +158,11 @@ def _run(args: argparse.Namespace) -> int:
         print(_json_document(reports, problems, args.show_paths, errors, warnings, notes))
     else:
         for line in problems:
-            print(escape_controls(line), file=sys.stderr)  # a path can hold anything
+            say(line, file=sys.stderr, one_line=True)  # a path can hold anything
         for path, report, crash in reports:
             if report is None:
-                print(escape_controls(f"{path}: error DAG022 internal error while checking: "
-                                      f"{crash}"),
-                      file=sys.stderr)
+                say(f"{path}: error DAG022 internal error while checking: {crash}",
+                    file=sys.stderr, one_line=True)
                 continue
             for d in report.diagnostics:
                 print(d.github() if fmt == "github" else d.format())

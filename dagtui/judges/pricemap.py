@@ -5,7 +5,8 @@ provider, its price per token and what it supports (`supports_response_schema`, 
 OpenAI-compatible route (`dagtui.judges.openai_route`) prices its calls and decides whether
 to ask for structured output from this file, so it never pays litellm's seconds of import;
 the file is found with `importlib.util.find_spec`, which does not import the package, and
-read once per process (about 0.1 s), only when a call or a capability lookup needs it.
+read once per process (about 0.1 s), only when a call or a capability lookup needs it
+(dagtui/litellm_map.py, which `validate`'s model check reads it with too).
 
 The capability rules here mirror litellm's for the models the OpenAI-compatible route takes
 (`plain_openai_name`): tests/test_openai_route.py compares them with litellm's own answers
@@ -14,32 +15,15 @@ for every OpenAI entry of the map, so the two routes build the same requests and
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
-from pathlib import Path
 from typing import Any
 
-FILENAME = "model_prices_and_context_window_backup.json"
+from ..litellm_map import map_path, model_map
+
 #: name fragments of OpenAI models litellm rewrites requests for (reasoning series, audio,
 #: search, realtime): those stay on the litellm route, where the rewriting happens
 SPECIAL = ("gpt-5", "gpt-6", "audio", "search", "realtime")
 #: tiers litellm prices above a prompt size (`input_cost_per_token_above_128k_tokens`)
 TIERS = (("above_200k_tokens", 200_000), ("above_128k_tokens", 128_000))
-
-
-@functools.cache
-def map_path() -> Path | None:
-    """The bundled map inside the installed litellm package (not imported), or None."""
-    try:
-        spec = importlib.util.find_spec("litellm")
-    except (ImportError, ValueError):
-        return None
-    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
-        path = Path(folder) / FILENAME
-        if path.is_file():
-            return path
-    return None
 
 
 def map_identity() -> str:
@@ -53,20 +37,6 @@ def map_identity() -> str:
     except OSError:
         return "none"
     return f"{st.st_size}-{st.st_mtime_ns}"
-
-
-@functools.cache
-def model_map() -> dict[str, Any]:
-    """The map as a dict (empty when litellm or its file is missing or unreadable)."""
-    path = map_path()
-    if path is None:
-        return {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _is_finetune_price(key: str) -> bool:

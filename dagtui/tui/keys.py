@@ -282,21 +282,71 @@ def debugger_widgets() -> list[tuple[str, type]]:
 KeyGroup = tuple[str, Sequence[BindingType]]
 
 
+class KeyScope(NamedTuple):
+    """Bindings that act together (a screen, a widget, a dialog), declared once in
+    `key_scopes_table` for every list of keys: `title` is the heading `dagtui edit
+    --list-keys` prints and the scope clashes are checked in, `screens` the screens whose
+    remappable ids they are (`binding_ids`), `shown` the (screen, group) F1 and the docs'
+    keys tables list them under (None: not in F1), `bound` the bindings."""
+
+    title: str
+    screens: tuple[str, ...]
+    shown: tuple[str, str] | None
+    bound: list[Binding]
+
+
+def key_scopes_table() -> list[KeyScope]:
+    """Every binding group in `--list-keys` order; F1's groups follow the same order (the
+    editor's own keys, then each widget's, read from the classes: a long field may not
+    even be mounted yet). Dialog keys serve the debugger and the suite view; the editor
+    reaches them, and the whole debugger, through F5."""
+    from .screens.calibration import CalibrationScreen
+
+    def bound(*tables: Iterable[KeySpec]) -> list[Binding]:
+        return [spec.binding() for table in tables for spec in table]
+
+    dialogs = ("debugger", "suite")
+    return [
+        KeyScope("editor", ("editor",), ("editor", "editor"), bound(EDITOR_KEYS)),
+        *[KeyScope(f"editor: {title}", ("editor",), ("editor", title), declared(cls))
+          for title, cls in editor_widgets()],
+        KeyScope("editor: calibration view", ("editor",), None, declared(CalibrationScreen)),
+        KeyScope("editor: add-node dialog", ("editor",), ("editor", "add-node dialog"),
+                 bound(ADD_NODE_KEYS)),
+        KeyScope("debugger", ("debugger",), ("debugger", "debugger"),
+                 bound(DEBUGGER_KEYS, _debugger_panes())),
+        *[KeyScope(f"debugger: {title}", ("debugger",), ("debugger", title), declared(cls))
+          for title, cls in debugger_widgets()],
+        KeyScope("debugger: human judge", ("debugger",), ("debugger", "dialogs"),
+                 bound(HUMAN_KEYS)),
+        KeyScope("debugger: case editor", ("debugger",), ("debugger", "dialogs"),
+                 bound(CASE_KEYS)),
+        KeyScope("suite view", ("suite",), ("suite", "suite"), bound(SUITE_KEYS)),
+        KeyScope("dialogs", dialogs, ("debugger", "dialogs"), bound(DIALOG_KEYS, TEXT_KEYS)),
+        KeyScope("key list (F1)", dialogs, ("debugger", "dialogs"), bound(HELP_KEYS)),
+    ]
+
+
+def help_groups(screen: str) -> list[KeyGroup]:
+    """The keys F1 lists on `screen` (`editor`, `debugger`, `suite`) by where they work,
+    from `key_scopes_table`: scopes shown under one group name are joined in table order."""
+    groups: dict[str, list[BindingType]] = {}
+    for scope in key_scopes_table():
+        if scope.shown is not None and scope.shown[0] == screen:
+            groups.setdefault(scope.shown[1], []).extend(scope.bound)
+    return list(groups.items())
+
+
 def editor_groups() -> list[KeyGroup]:
-    """The editor's keys by where they work, in F1's order: the editor's own, then each
-    widget's (read from the classes: a long field may not even be mounted yet)."""
-    return [("editor", bindings(EDITOR_KEYS)),
-            *[(title, declared(cls)) for title, cls in editor_widgets()],
-            ("add-node dialog", bindings(ADD_NODE_KEYS))]
+    """The editor's keys by where they work, in F1's order: its own, then each widget's,
+    then the add-node dialog's."""
+    return help_groups("editor")
 
 
 def debugger_groups() -> list[KeyGroup]:
     """The debugger's keys by where they work, in F1's order: its own and the pane keys,
-    its widgets', then the dialogs' (human judge, case editor, text dialogs, F1 itself)."""
-    return [("debugger", bindings([*DEBUGGER_KEYS, *_debugger_panes()])),
-            *[(title, declared(cls)) for title, cls in debugger_widgets()],
-            ("dialogs", bindings([*DIALOG_KEYS, *HUMAN_KEYS, *TEXT_KEYS, *CASE_KEYS,
-                                  *HELP_KEYS]))]
+    its widgets', then the dialogs' (human judge, case editor, every dialog, F1 itself)."""
+    return help_groups("debugger")
 
 
 #: the debugger's F1 rows that are no binding (group, key, what it does)
@@ -308,18 +358,11 @@ DEBUGGER_NOTES: list[tuple[str, str, str]] = [
 
 def suite_groups() -> list[KeyGroup]:
     """The suite view's keys (one group)."""
-    return [("suite", bindings(SUITE_KEYS))]
+    return help_groups("suite")
 
 
-def _ids(specs: Iterable[KeySpec]) -> set[str]:
-    return {spec.id for spec in specs}
-
-
-def _widget_ids(widgets: list[tuple[str, type]]) -> set[str]:
-    return {b.id for _title, cls in widgets for b in declared(cls) if b.id}
-
-
-DIALOGS: tuple[list[KeySpec], ...] = (DIALOG_KEYS, TEXT_KEYS, HELP_KEYS)
+#: the screens whose ids a screen's keys may name: F5 opens the debugger in the editor
+_REACHES = {"editor": ("editor", "debugger"), "debugger": ("debugger",), "suite": ("suite",)}
 
 
 def binding_ids(screen: str | None = None) -> set[str]:
@@ -328,21 +371,9 @@ def binding_ids(screen: str | None = None) -> set[str]:
 
     The editor's set includes the debugger's: F5 opens it in the same app.
     """
-    dialogs = set().union(*(_ids(t) for t in DIALOGS))
-    debugger = (_ids(DEBUGGER_KEYS) | _ids(_debugger_panes()) | _ids(HUMAN_KEYS)
-                | _ids(CASE_KEYS) | _widget_ids(debugger_widgets()) | dialogs)
-    if screen == "debugger":
-        return debugger
-    from .screens.calibration import CalibrationScreen
-
-    editor = (_ids(EDITOR_KEYS) | _widget_ids(editor_widgets()) | debugger
-              | _ids(ADD_NODE_KEYS) | {b.id for b in declared(CalibrationScreen) if b.id})
-    if screen == "editor":
-        return editor
-    suite = _ids(SUITE_KEYS) | dialogs
-    if screen == "suite":
-        return suite
-    return editor | suite
+    wanted = set(_REACHES[screen] if screen is not None else _REACHES)
+    return {b.id for scope in key_scopes_table() if wanted & set(scope.screens)
+            for b in scope.bound if b.id}
 
 
 class Remappable:
@@ -361,24 +392,7 @@ class Remappable:
 def key_groups() -> list[tuple[str, list[Binding]]]:
     """Every remappable binding once, grouped by where its keys act together (a screen, a
     widget, a dialog), in the order F1 shows them: what `dagtui edit --list-keys` prints."""
-    from .screens.calibration import CalibrationScreen
-
-    def spec_bindings(specs: Iterable[KeySpec]) -> list[Binding]:
-        return [spec.binding() for spec in specs]
-
-    return [
-        ("editor", spec_bindings(EDITOR_KEYS)),
-        *[(f"editor: {title}", declared(cls)) for title, cls in editor_widgets()],
-        ("editor: calibration view", declared(CalibrationScreen)),
-        ("editor: add-node dialog", spec_bindings(ADD_NODE_KEYS)),
-        ("debugger", spec_bindings([*DEBUGGER_KEYS, *_debugger_panes()])),
-        *[(f"debugger: {title}", declared(cls)) for title, cls in debugger_widgets()],
-        ("debugger: human judge", spec_bindings(HUMAN_KEYS)),
-        ("debugger: case editor", spec_bindings(CASE_KEYS)),
-        ("suite view", spec_bindings(SUITE_KEYS)),
-        ("dialogs", spec_bindings([*DIALOG_KEYS, *TEXT_KEYS])),
-        ("key list (F1)", spec_bindings(HELP_KEYS)),
-    ]
+    return [(scope.title, scope.bound) for scope in key_scopes_table()]
 
 
 def key_scopes() -> list[tuple[str, dict[str, str]]]:

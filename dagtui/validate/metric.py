@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..diagnostics import escape_controls, is_unsafe_char
 from ..model import Metric, field_spec
-from ..text import suggest
+from ..text import escape_controls, is_unsafe_char, suggest
 from .base import CheckerBase
 
 

@@ -2,8 +2,8 @@
 
 A misspelt model passed `validate` and failed only at `run`, with the provider's long error.
 litellm ships its model list as data (`model_prices_and_context_window_backup.json` in its
-package); it is read here as JSON, found with `importlib.util.find_spec`, never by importing
-litellm (seconds). Like DAG113 it is checked for files on disk (`validate` and every command
+package); it is read as JSON by dagtui/litellm_map.py, found with `importlib.util.find_spec`,
+never by importing litellm (seconds). Like DAG113 it is checked for files on disk (`validate` and every command
 that reads a graph), not on the editor's every keystroke. A model is flagged only when it is
 not in the list and a listed one is close to it: a model newer than the installed litellm,
 or one a local server serves (`ollama/...`), has no close neighbour and is left alone.
@@ -12,16 +12,13 @@ or one a local server serves (`ollama/...`), has no close neighbour and is left 
 from __future__ import annotations
 
 import functools
-import json
-import os
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..litellm_map import model_map
 from ..loader import Collector, LoadResult
 from ..text import closest
 
-#: the data file litellm ships with its package
-MODEL_LIST = "model_prices_and_context_window_backup.json"
 #: how alike a listed name must be to count as what was meant: model names share long runs
 #: (`-model`, `-mini`), so the looser 0.6 of other suggestions would name strangers
 CUTOFF = 0.8
@@ -37,23 +34,11 @@ OPEN_PROVIDERS = frozenset((
 def known_models() -> frozenset[str] | None:
     """Every model name in litellm's shipped list, and each without its provider prefix;
     None when litellm or its list is not there (then nothing is flagged)."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("litellm")
-    except (ImportError, ValueError):
+    data = model_map()
+    if not data:
         return None
-    places = list(spec.submodule_search_locations or []) if spec is not None else []
-    for place in places:
-        try:
-            with open(os.path.join(place, MODEL_LIST), encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            names = {k for k in data if isinstance(k, str) and k != "sample_spec"}
-            return frozenset(names | {k.split("/", 1)[1] for k in names if "/" in k})
-    return None
+    names = {k for k in data if isinstance(k, str) and k != "sample_spec"}
+    return frozenset(names | {k.split("/", 1)[1] for k in names if "/" in k})
 
 
 def unknown_model(model: str) -> str | None:

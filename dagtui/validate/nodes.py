@@ -3,10 +3,9 @@ G-Eval and metric leaves); check nodes and verdict lists have their own modules.
 
 from __future__ import annotations
 
-from ..diagnostics import escape_controls
 from ..kinds import kind_of
 from ..model import BinaryNode, GEvalNode, MetricNode, NodeBase, NonBinaryNode, TaskNode
-from ..text import suggest
+from ..text import escape_controls, suggest
 from . import environment
 from .check_nodes import CheckNodeChecks
 from .hints import checkable_hint

@@ -53,6 +53,22 @@ def test_every_screen_binding_comes_from_the_table_with_an_id() -> None:
     assert describe_key("question_mark,f1") == "? or F1"
 
 
+
+def test_f1_and_list_keys_read_one_table_of_groups() -> None:
+    """F1's groups (and the docs' tables) and `--list-keys` come from key_scopes_table:
+    every key F1 shows is listed, and every listed key but the calibration view's (its own
+    screen, no F1) is in some F1."""
+    from dagtui.tui.keys import debugger_groups, editor_groups, key_groups, suite_groups
+
+    listed = {b.id for _title, bound in key_groups() for b in bound}
+    shown = {b.id for groups in (editor_groups(), debugger_groups(), suite_groups())
+             for _title, bound in groups for b in bound}
+    assert shown <= listed
+    assert listed - shown == {"calibration.close"}
+    assert [title for title, _ in editor_groups()] == [
+        "editor", "tree", "problems list", "graph (g g)", "form field", "add-node dialog"]
+    assert [title for title, _ in debugger_groups()] == ["debugger", "path tree", "dialogs"]
+
 def test_one_keys_file_serves_every_screen(tmp_path: Path) -> None:
     missing = tmp_path / "keys.toml"
     env = {"DAGTUI_KEYS": "suite.delete=backspace; editor.rename=n; debugger.step=s"}
