@@ -26,13 +26,14 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, Tab, Tree
+from textual.widgets import Footer, Static, Tree
 
 from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
 from ..kinds import kind_of
 from ..model import TaskNode
 from . import backend
+from .blink import settle_blink
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from .fit import SHORT_ROWS, fit_footer, narrow
 from .keys import (
@@ -166,8 +167,6 @@ class EditorApp(Remappable, App[None]):
 
     def settle_blink(self, root: Any) -> None:
         """Apply the blink setting to the text widgets under `root` (just mounted)."""
-        from .screens.dialogs import settle_blink
-
         settle_blink(root)
 
     # -- layout ---------------------------------------------------------------------------
@@ -378,6 +377,8 @@ class EditorApp(Remappable, App[None]):
         """Relabel a tab only when the text changes. A new label tells the tab bar to move its
         underline; a label of the same width ("Problems 1" → "Problems 2", the usual case
         while typing) leaves it where it is, so that message is held back."""
+        from textual.widgets import Tab  # imported with the tabs (after the first frame)
+
         widget = tabs.get_tab(tab)
         old = str(widget.label)
         if old == label:

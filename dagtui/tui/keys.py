@@ -263,9 +263,9 @@ def declared(owner: type) -> list[Binding]:
 
 def editor_widgets() -> list[tuple[str, type]]:
     """The editor's widgets with keys of their own, titled as F1 shows them."""
+    from .widgets.field_input import FieldInput
     from .widgets.graph_tree import GraphTree
     from .widgets.graph_view import GraphView
-    from .widgets.long_text import FieldInput
     from .widgets.panels import ProblemsTable
 
     return [("tree", GraphTree), ("problems list", ProblemsTable), ("graph (g g)", GraphView),

@@ -1,17 +1,12 @@
-"""The text fields of the node form: one-line (`FieldInput`) and multi-line (`LongText`).
-
-Both take `ctrl+a` as select-all (`field.select_all`, one binding id for both, so one remap
-moves it in every field): before, it selected all in a long field but went to the start
-of the line in a one-line one, Textual's default for an Input (`home` still does that).
-"""
+"""The multi-line text field of the node form (`LongText`), imported where a page first
+needs one (TextArea is among the costlier widgets to import; see `field_input` for the
+one-line field and the select-all key both share)."""
 
 from __future__ import annotations
 
-from textual.binding import Binding
-from textual.widgets import Input, TextArea
+from textual.widgets import TextArea
 
-#: select the field's whole text
-SELECT_ALL = Binding("ctrl+a", "select_all", "select all", show=False, id="field.select_all")
+from .field_input import SELECT_ALL
 
 
 class LongText(TextArea):
@@ -21,12 +16,5 @@ class LongText(TextArea):
     text keeps its caret (one usually edits inside it) and offers select-all instead, in
     place of TextArea's second key for "start of line" (`home` still does that).
     """
-
-    BINDINGS = [SELECT_ALL]
-
-
-class FieldInput(Input):
-    """A one-line field of the form (a node's label, a verdict's score, ...): `ctrl+a`
-    selects the whole value, as in a long field."""
 
     BINDINGS = [SELECT_ALL]

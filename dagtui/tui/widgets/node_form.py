@@ -39,7 +39,7 @@ from ...model import (
 )
 from ...text import verdict_text
 from .. import fields as F
-from .long_text import FieldInput
+from .field_input import FieldInput
 
 if TYPE_CHECKING:
     from textual.widgets import SelectionList, TextArea
