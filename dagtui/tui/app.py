@@ -28,7 +28,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, Tree
 
-from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
 from ..kinds import kind_of
 from ..model import TaskNode
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from textual.widgets import TabbedContent, TextArea
     from textual.widgets.button import ButtonVariant
 
+    from ..checks import PythonConsent
     from .widgets.bottom import BottomPanels
     from .widgets.panels import ProblemsTable
 
@@ -132,9 +132,7 @@ class EditorApp(Remappable, App[None]):
         #: a calibration result to show (`--calibration`), else the one `dagtui calibrate`
         #: saved for this graph under .dagtui/calibration/
         self.calibration_file = calibration
-        #: consent for python checks in the F5 debugger: `--allow-python`, else asked once
-        #: per function, the answer kept for this session
-        self.python = python if python is not None else PythonConsent.from_env()
+        self._python = python
         self.state = state or EditorState.open(path, starter=starter, defer_check=True)
         self.state.check_later = self._check_later
         #: set once the first validation has run (right after the first frame)
@@ -154,6 +152,17 @@ class EditorApp(Remappable, App[None]):
         #: one redraw at a time: a worker's result arriving while an action called directly
         #: (tests, the benchmark) is rebuilding the form waits for that rebuild
         self._sync_lock = asyncio.Lock()
+
+    @property
+    def python(self) -> PythonConsent:
+        """Consent for python checks in the F5 debugger: `--allow-python`, else asked once
+        per function, the answer kept for this session. Read from the environment when first
+        needed: `dagtui.checks` is not imported before the first frame."""
+        if self._python is None:
+            from ..checks import PythonConsent
+
+            self._python = PythonConsent.from_env()
+        return self._python
 
     @property
     def on_main_screen(self) -> bool:
