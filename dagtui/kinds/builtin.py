@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..checks import CheckResult, PythonConsent, find_check, input_param, run_check
 from ..model import (
     SINGLE_TURN_PARAMS,
     BinaryNode,
@@ -19,6 +18,13 @@ from ..model import (
 )
 from .answers import BOOLEAN, INT_SCORE, LABEL, METRIC_SCORE, TEXT
 from .kind import NodeKind, Request, label_or_id, own_form_fields, register
+
+if TYPE_CHECKING:
+    from ..checks import CheckResult, PythonConsent
+
+# `..checks` (the check kinds, the safe regex engine, the schema checker) is imported by the
+# functions below, when a check is first run or asked about: the editor's first frame and
+# every command that only loads a graph do without it.
 
 
 def _task_request(node: TaskNode, case_fields: dict[str, Any],
@@ -86,6 +92,8 @@ def _metric_drawn(node: MetricNode) -> tuple[str, str]:
 
 async def _run_check(node: CheckNode, graph: Graph, case_fields: dict[str, Any],
                      evidence: dict[str, Any], python: PythonConsent) -> CheckResult:
+    from ..checks import find_check, run_check
+
     kind = find_check(node.check)
     if kind is not None and kind.runs_code:  # refused (or asked) before anything is imported
         await python.admit(node, graph)
@@ -96,6 +104,8 @@ def _check_inputs(node: CheckNode) -> list[str]:
     """The case fields a check reads: its input and what its kind compares it with (the
     expected output an `equals` compares with, the expected tools of a `tools` check without
     `allowed`)."""
+    from ..checks import find_check, input_param
+
     needed = [p for p in (input_param(node),) if p]
     kind = find_check(node.check)
     if kind is not None:
@@ -105,6 +115,8 @@ def _check_inputs(node: CheckNode) -> list[str]:
 
 def _check_boolean(node: CheckNode) -> bool:
     """True and false, unless the kind may answer with a label (python)."""
+    from ..checks import find_check
+
     kind = find_check(node.check)
     return kind is None or not kind.labels
 

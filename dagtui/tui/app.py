@@ -26,13 +26,13 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, Tab, Tree
+from textual.widgets import Footer, Static, Tree
 
-from ..checks import PythonConsent
 from ..diagnostics import Diagnostic
 from ..kinds import kind_of
 from ..model import TaskNode
 from . import backend
+from .blink import settle_blink
 from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from .fit import SHORT_ROWS, fit_footer, narrow
 from .keys import (
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from textual.widgets import TabbedContent, TextArea
     from textual.widgets.button import ButtonVariant
 
+    from ..checks import PythonConsent
     from .widgets.bottom import BottomPanels
     from .widgets.panels import ProblemsTable
 
@@ -131,9 +132,7 @@ class EditorApp(Remappable, App[None]):
         #: a calibration result to show (`--calibration`), else the one `dagtui calibrate`
         #: saved for this graph under .dagtui/calibration/
         self.calibration_file = calibration
-        #: consent for python checks in the F5 debugger: `--allow-python`, else asked once
-        #: per function, the answer kept for this session
-        self.python = python if python is not None else PythonConsent.from_env()
+        self._python = python
         self.state = state or EditorState.open(path, starter=starter, defer_check=True)
         self.state.check_later = self._check_later
         #: set once the first validation has run (right after the first frame)
@@ -155,6 +154,17 @@ class EditorApp(Remappable, App[None]):
         self._sync_lock = asyncio.Lock()
 
     @property
+    def python(self) -> PythonConsent:
+        """Consent for python checks in the F5 debugger: `--allow-python`, else asked once
+        per function, the answer kept for this session. Read from the environment when first
+        needed: `dagtui.checks` is not imported before the first frame."""
+        if self._python is None:
+            from ..checks import PythonConsent
+
+            self._python = PythonConsent.from_env()
+        return self._python
+
+    @property
     def on_main_screen(self) -> bool:
         """True while the editor itself (not a dialog, the debugger or the palette) is shown."""
         stack = self.screen_stack
@@ -166,8 +176,6 @@ class EditorApp(Remappable, App[None]):
 
     def settle_blink(self, root: Any) -> None:
         """Apply the blink setting to the text widgets under `root` (just mounted)."""
-        from .screens.dialogs import settle_blink
-
         settle_blink(root)
 
     # -- layout ---------------------------------------------------------------------------
@@ -378,6 +386,8 @@ class EditorApp(Remappable, App[None]):
         """Relabel a tab only when the text changes. A new label tells the tab bar to move its
         underline; a label of the same width ("Problems 1" → "Problems 2", the usual case
         while typing) leaves it where it is, so that message is held back."""
+        from textual.widgets import Tab  # imported with the tabs (after the first frame)
+
         widget = tabs.get_tab(tab)
         old = str(widget.label)
         if old == label:

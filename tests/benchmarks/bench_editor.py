@@ -1,6 +1,14 @@
 """Benchmark: how fast the editor starts, opens a big graph and reacts to an edit.
 
 Run by hand: `.venv/bin/python tests/benchmarks/bench_editor.py`. It prints:
+- the first painted frame beside its peer, a bare Textual app showing a Tree of the same
+  graph's node ids (no dagtui import), on every shipped graph (graphs/*.toml) and a generated
+  1,000-node one: runs interleaved (editor, bare, editor, ...) so load drifts hit both alike,
+  medians and the ratio (target <= 1.2x), wall time and the CPU time behind it (the CPU
+  figure moves less on a busy machine); measured headless as below (`run_test`) and in a
+  real terminal (a pseudo-terminal of 120x36: `dagtui edit` and the bare app as processes
+  of their own, timed from spawn to the first frame's bytes on the terminal);
+  `bench_editor.py --first-frame` prints only this comparison;
 - startup to first painted frame (fresh process: imports, load, first frame; the first
   validation runs right after that frame and is printed separately; median of several
   runs; target < 0.5 s) on graphs/meeting_summary.toml, split into imports (with, for
@@ -11,18 +19,27 @@ Run by hand: `.venv/bin/python tests/benchmarks/bench_editor.py`. It prints:
   for a text edit and for a structural edit (a verdict added). Validation runs in a worker:
   "idle" includes that worker's result drawn. For the text edit it also prints how long the
   keystroke itself holds the event loop (the edit applied, the worker started).
-Each figure runs in a fresh interpreter so import caching does not flatter it.
+Each figure runs in a fresh interpreter so import caching does not flatter it. The
+interpreters run without PYTHONDONTWRITEBYTECODE, as a user's would: dagtui's modules are
+compiled once, not at every start (Textual's already are, by pip).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import select
+import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import textwrap
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,6 +88,7 @@ PROBE = textwrap.dedent("""
         checked = None
         def on_ready(self):
             self.painted = time.perf_counter() - T0
+            self.cpu = time.process_time()
             self.run_worker(self._mark_checked())
         async def _mark_checked(self):
             await self.first_check_done.wait()
@@ -87,6 +105,7 @@ PROBE = textwrap.dedent("""
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             out["first_frame"] = app.painted
+            out["cpu"] = app.cpu
             out["checked"] = app.checked
             out["nodes"] = len(app.state.graph.nodes)
             if sys.argv[2] == "edit":
@@ -124,6 +143,130 @@ PROBE = textwrap.dedent("""
 """)
 
 
+#: the peer of the editor's first frame: a bare Textual app whose screen is one Tree, the
+#: graph's node ids under the metric's name, read with tomllib (no dagtui import); argv:
+#: GRAPH headless|terminal
+BARE = textwrap.dedent("""
+    import time
+    T0 = time.perf_counter()
+    import asyncio, json, sys, tomllib
+    from textual.app import App
+    from textual.widgets import Tree
+
+    class Bare(App):
+        painted = None
+        def compose(self):
+            with open(sys.argv[1], "rb") as f:
+                data = tomllib.load(f)
+            tree = Tree(str(data.get("metric", {}).get("name", "graph")))
+            tree.root.expand()
+            for nid in data.get("nodes", {}):
+                tree.root.add_leaf(nid)
+            yield tree
+        def on_ready(self):
+            self.painted = time.perf_counter() - T0
+            self.cpu = time.process_time()
+
+    async def main():
+        app = Bare()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            print(json.dumps({"first_frame": app.painted, "cpu": app.cpu}))
+
+    if sys.argv[2] == "terminal":
+        Bare().run()
+    else:
+        asyncio.run(main())
+""")
+
+#: the terminal both apps are drawn on by `terminal_frame`
+COLUMNS, LINES = 120, 36
+
+
+def child_env() -> dict[str, str]:
+    """The environment of every measured interpreter: bytecode cached as an installed
+    dagtui's is, and a terminal of a known kind."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(TERM="xterm-256color", COLUMNS=str(COLUMNS), LINES=str(LINES))
+    return env
+
+
+def bare(path: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", BARE, str(path), "headless"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT, env=child_env())
+    if out.returncode != 0:
+        raise SystemExit(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def terminal_frame(argv: list[str], marker: str, timeout: float = 60.0) -> float:
+    """Seconds from spawning `argv` on a fresh pseudo-terminal of COLUMNS x LINES until
+    `marker` (a node id both apps draw in their tree) has been written to it: the first
+    frame as a person at a real terminal sees it, the terminal driver's start included."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its terminal
+        os.chdir(ROOT)
+        os.execve(argv[0], argv, child_env())
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
+    start = time.perf_counter()
+    seen, found = b"", None
+    try:
+        while found is None and time.perf_counter() - start < timeout:
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the child is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if marker.encode() in seen:
+                found = time.perf_counter() - start
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    if found is None:
+        raise SystemExit(f"{argv[-1]}: no frame with {marker!r} within {timeout:.0f} s")
+    return found
+
+
+def first_node(path: Path) -> str:
+    """The first node id in the file: a row both apps' trees show at the top."""
+    import tomllib
+
+    with path.open("rb") as f:
+        return next(iter(tomllib.load(f)["nodes"]))
+
+
+def compare_first_frames(graphs: list[Path], runs: int) -> None:
+    """Print each graph's first frame beside the bare Tree app's: interleaved, medians,
+    the ratio; headless and in a real terminal."""
+    print(f"first frame vs a bare Textual Tree app of the same node ids ({runs} interleaved "
+          f"runs each, medians; target ratio <= 1.20x)")
+    print(f"  {'graph':<22} {'headless editor':>16} {'bare':>8} {'ratio':>6}   {'cpu ratio':>9}"
+          f"   {'terminal editor':>16} {'bare':>8} {'ratio':>6}")
+    edit_cmd = [sys.executable, "-m", "dagtui", "edit"]
+    for path in graphs:
+        ed, bb, ed_cpu, bb_cpu, ed_tty, bb_tty = [], [], [], [], [], []
+        marker = first_node(path)
+        for _ in range(runs):
+            e, b = probe(path, "open"), bare(path)
+            ed.append(e["first_frame"])
+            bb.append(b["first_frame"])
+            ed_cpu.append(e["cpu"])
+            bb_cpu.append(b["cpu"])
+            ed_tty.append(terminal_frame([*edit_cmd, str(path)], marker))
+            bb_tty.append(terminal_frame([sys.executable, "-c", BARE, str(path), "terminal"],
+                                         marker))
+        med = statistics.median
+        print(f"  {path.name:<22} {ms(med(ed)):>16} {ms(med(bb)):>8} "
+              f"{med(ed) / med(bb):>5.2f}x   {med(ed_cpu) / med(bb_cpu):>8.2f}x"
+              f"   {ms(med(ed_tty)):>16} {ms(med(bb_tty)):>8} {med(ed_tty) / med(bb_tty):>5.2f}x")
+
+
 TEXTUAL_ALONE = ("import time; t = time.perf_counter(); import textual.app; "
                  "print(time.perf_counter() - t)")
 
@@ -131,13 +274,13 @@ TEXTUAL_ALONE = ("import time; t = time.perf_counter(); import textual.app; "
 def textual_import() -> float:
     """Seconds to import `textual.app` in a fresh interpreter: the floor under our imports."""
     out = subprocess.run([sys.executable, "-c", TEXTUAL_ALONE], capture_output=True,
-                         text=True, timeout=60, cwd=ROOT, check=True)
+                         text=True, timeout=60, cwd=ROOT, check=True, env=child_env())
     return float(out.stdout.strip())
 
 
 def probe(path: Path, *args: str) -> dict:
     out = subprocess.run([sys.executable, "-c", PROBE, str(path), *args], capture_output=True,
-                         text=True, timeout=300, cwd=ROOT)
+                         text=True, timeout=300, cwd=ROOT, env=child_env())
     if out.returncode != 0:
         raise SystemExit(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -150,11 +293,15 @@ def ms(seconds: float) -> str:
 
 
 def main() -> None:
-    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        print("note: PYTHONDONTWRITEBYTECODE is set: modules without a cached .pyc are "
-              "compiled on every start (an installed dagtui has them cached)")
     print(f"load average {os.getloadavg()[0]:.2f} (figures grow with it)")
     small = ROOT / "graphs" / "meeting_summary.toml"
+    probe(small, "open")  # compiles dagtui's modules once (see the module's docstring)
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "big.toml"
+        big.write_text(big_graph_text())
+        compare_first_frames([*sorted((ROOT / "graphs").glob("*.toml")), big], RUNS)
+    if sys.argv[1:] == ["--first-frame"]:
+        return
     opens = [probe(small, "open") for _ in range(RUNS)]
     starts = [o["first_frame"] for o in opens]
     print(f"startup to first painted frame (meeting_summary, {RUNS} runs): median "

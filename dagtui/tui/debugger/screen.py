@@ -32,6 +32,7 @@ from ...kinds import decides
 from ...loader import GraphError
 from ...model import Graph, TaskNode
 from ...trace import Trace
+from ..blink import settle_blink
 from ..calibration import forced_overrides, label_note, load_calibration
 from ..fit import fit_footer
 from ..keys import (
@@ -41,7 +42,6 @@ from ..keys import (
     debugger_groups,
     pane_keys,
 )
-from ..screens.dialogs import settle_blink
 from .actions import RunActions
 from .palette import DebuggerCommands, DebuggerNodes
 from .panes_text import (

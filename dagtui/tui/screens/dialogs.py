@@ -27,7 +27,6 @@ from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.button import ButtonVariant
@@ -37,6 +36,7 @@ from ...cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, cas
 from ...judges.base import Ask, HumanAnswer
 from ...model import NODE_CLASSES, NODE_TYPES
 from ...text import shorten
+from ..blink import settle_blink
 from ..keys import (
     ADD_NODE_KEYS,
     CASE_KEYS,
@@ -49,15 +49,6 @@ from ..keys import (
 
 #: the dialogs' stylesheet (F1's list uses it too)
 DIALOGS_CSS_PATH = Path(__file__).with_name("dialogs.tcss")
-
-
-def settle_blink(root: DOMNode) -> None:
-    """No blinking cursors under `root` when the app asks for none (tests, snapshots,
-    screenshots: the picture must not depend on timing)."""
-    if getattr(root.app, "cursor_blink", True):
-        return
-    for widget in [*root.query(Input), *root.query(TextArea)]:
-        widget.cursor_blink = False
 
 
 def _problem(message: str | None) -> Text | str:

@@ -1,12 +1,12 @@
 """The one-line text field of the node form (`FieldInput`) and the select-all key it shares
-with the long field (`dagtui.tui.widgets.long_text.LongText`).
+with the multi-line one (`long_text.LongText`).
+
+Kept apart from `long_text` so the form (and the editor's start) imports no TextArea: only
+a page with a long field needs one, and no page is built before the first frame.
 
 Both take `ctrl+a` as select-all (`field.select_all`, one binding id for both, so one remap
 moves it in every field): before, it selected all in a long field but went to the start
 of the line in a one-line one, Textual's default for an Input (`home` still does that).
-Apart from `long_text` because the form's first page shows only one-line fields: importing
-TextArea (and its theme) is left to the first page that needs one
-(tests/test_core_imports.py, test_editor_startup_stays_light).
 """
 
 from __future__ import annotations

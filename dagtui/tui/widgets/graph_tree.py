@@ -209,6 +209,9 @@ class GraphTree(Tree[ItemRef]):
                 row = self._add(self.root, item, graph, counts, keys=keys)
                 self._top.append((sig, row, keys))
             self.root.expand()
+            # every label was just drawn from this graph and these counts: relabelling all
+            # 2,600 rows of a 1,000-node graph again cost its first frame ~25 ms
+            self._seen = self._stamps(graph, counts)
         else:
             old = self._top
             matcher = SequenceMatcher(a=[t[0] for t in old], b=sigs, autojunk=False)
@@ -228,8 +231,9 @@ class GraphTree(Tree[ItemRef]):
                     row = self._add(self.root, item, graph, counts, keys=keys, before=before)
                     top.append((sig, row, keys))
             self._top = top
-        # labels can depend on what changed elsewhere (a link to a deleted node): recheck all
-        self._seen = {}
+            # labels can depend on what changed elsewhere (a link to a deleted node): recheck
+            # all
+            self._seen = {}
         self._relabel(graph, counts)
         target = self._rows.get(cursor_key) if cursor_key else None
         if target is None and cursor_node_id is not None:
@@ -268,9 +272,7 @@ class GraphTree(Tree[ItemRef]):
     def _relabel(self, graph: Graph, counts: Counts) -> None:
         # nodes are replaced (never mutated) on edit, so identity + badge counts tell which
         # rows can have changed; only those are relabelled
-        seen: dict[str | None, tuple[int, tuple[int, int]]] = {
-            nid: (id(node), counts.get(nid, (0, 0))) for nid, node in graph.nodes.items()}
-        seen[None] = (id(graph.metric), (0, 0))
+        seen = self._stamps(graph, counts)
         changed = {nid for nid, stamp in seen.items() if self._seen.get(nid) != stamp}
         self._seen = seen
         if not changed:
@@ -287,6 +289,15 @@ class GraphTree(Tree[ItemRef]):
             if text.plain != self._labels.get(key):
                 row.set_label(text)
                 self._labels[key] = text.plain
+
+    @staticmethod
+    def _stamps(graph: Graph, counts: Counts) -> dict[str | None, tuple[int, tuple[int, int]]]:
+        """What each node's rows were labelled from: the node's identity and its badge
+        counts (None: the metric)."""
+        seen: dict[str | None, tuple[int, tuple[int, int]]] = {
+            nid: (id(node), counts.get(nid, (0, 0))) for nid, node in graph.nodes.items()}
+        seen[None] = (id(graph.metric), (0, 0))
+        return seen
 
     # -- labels ---------------------------------------------------------------------------
     def _label(self, ref: ItemRef, graph: Graph, counts: Counts) -> Text:

@@ -1,5 +1,6 @@
-"""The multi-line text field of the node form (`LongText`); the one-line one and the
-select-all key both share are in `dagtui.tui.widgets.field_input`."""
+"""The multi-line text field of the node form (`LongText`), imported where a page first
+needs one (TextArea is among the costlier widgets to import; see `field_input` for the
+one-line field and the select-all key both share)."""
 
 from __future__ import annotations
 
