@@ -57,17 +57,17 @@ def test_a_fifo_reached_through_dotdot_is_refused_unread(tmp_path: Path, capsys)
 def test_a_suite_graph_and_cases_outside_its_folder(tmp_path: Path, capsys,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "1")
-    (tmp_path / "shared").mkdir()
-    shutil.copy(MEETING, tmp_path / "shared" / "meeting.toml")
-    shutil.copy(CASES, tmp_path / "shared" / "c.jsonl")
+    (tmp_path / "common").mkdir()
+    shutil.copy(MEETING, tmp_path / "common" / "meeting.toml")
+    shutil.copy(CASES, tmp_path / "common" / "c.jsonl")
     (tmp_path / "suites").mkdir()
     suite = tmp_path / "suites" / "s.toml"
-    suite.write_text('[suite]\nname = "s"\ncases = "../shared/c.jsonl"\n\n'
-                     '[rules.meeting]\ngraph = "../shared/meeting.toml"\n')
+    suite.write_text('[suite]\nname = "s"\ncases = "../common/c.jsonl"\n\n'
+                     '[rules.meeting]\ngraph = "../common/meeting.toml"\n')
     with StubServer() as stub:
         assert _run(stub, suite) == 0
         assert stub.calls > 0
-    os.mkfifo(tmp_path / "shared" / "pipe.toml")
+    os.mkfifo(tmp_path / "common" / "pipe.toml")
     suite.write_text(suite.read_text().replace("meeting.toml", "pipe.toml"))
     with StubServer() as stub:
         code = _run(stub, suite)
