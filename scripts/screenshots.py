@@ -1,7 +1,8 @@
 """Write SVG screenshots of the editor's states into screenshots/ (for the README).
 
-Drives the real app headless at 120×36 (`run_test` + `save_screenshot`), on copies of the
-example graphs in a temp directory, so the pictures are regenerated, never hand-made:
+Drives the real app headless at 120×36, and a few states at 80×24 (a small terminal),
+(`run_test` + `save_screenshot`) on copies of the example graphs in a temp directory, so
+the pictures are regenerated, never hand-made:
 
     .venv/bin/python scripts/screenshots.py            # all states
     .venv/bin/python scripts/screenshots.py --png /tmp/shots   # also PNGs, to look at
@@ -21,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "screenshots"
 SIZE = (120, 36)
+SMALL = (80, 24)
 
 BROKEN = """\
 # A graph with mistakes the editor points at, each with its line
@@ -86,12 +88,12 @@ Step = Callable[[object], Awaitable[None]]
 
 
 async def shoot(name: str, graph: str, steps: list[str | Step], *, starter: str | None = None,
-                workdir: Path) -> Path:
+                workdir: Path, size: tuple[int, int] = SIZE) -> Path:
     """Open `graph` (a file name in workdir), press keys / run steps, save an SVG."""
     from dagtui.tui.app import EditorApp
 
     app = EditorApp(graph, poll_interval=0, cursor_blink=False, starter=starter)
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    async with app.run_test(size=size, notifications=True) as pilot:
         await pilot.pause()
         await pilot.pause(0.2)
         for step in steps:
@@ -144,9 +146,14 @@ async def main(png: Path | None) -> None:
         ("editor_goto", "support.toml", ["slash", lambda p: type_text(p, "grd3")]),
         ("editor_starter", "new_graph.toml", []),
     ]
+    small = [  # the same editor in a small terminal
+        ("editor_80x24", "meeting_summary.toml", ["j"]),
+        ("editor_help_80x24", "meeting_summary.toml", ["f1"]),
+    ]
     written = []
-    for name, graph, steps in shots:
-        written.append(await shoot(name, graph, steps, workdir=work))
+    for (name, graph, steps), size in [*((shot, SIZE) for shot in shots),
+                                       *((shot, SMALL) for shot in small)]:
+        written.append(await shoot(name, graph, steps, workdir=work, size=size))
         print(f"wrote {written[-1].relative_to(ROOT)}")
     if png is not None:
         import cairosvg
