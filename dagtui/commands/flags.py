@@ -98,10 +98,17 @@ def add_call_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=positive_float, default=60.0,
                    help="seconds per judge call (60)")
     p.add_argument("--retries", type=non_negative_int, default=3, help="retries per call (3)")
+    add_cache_flags(p)
+
+
+def add_cache_flags(p: argparse.ArgumentParser) -> None:
+    """`--cache-dir`, and `--no-cache` or `--refresh`: the judge cache of run, calibrate and
+    align."""
     p.add_argument("--cache-dir", metavar="DIR",
                    help="cache directory (default: the graph's .dagtui, see docs/files.md)")
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the cache: every call is sent")
+                        help="neither read nor write the cache: every call is sent, nothing "
+                             "is stored")
     cached.add_argument("--refresh", action="store_true",
                         help="ask the judge again and overwrite the cached answers")

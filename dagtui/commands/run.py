@@ -66,13 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     p.add_argument("--json", metavar="FILE", dest="json_out", help="write the report as JSON")
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
-    p.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: the graph's .dagtui, see docs/files.md)")
-    cached = p.add_mutually_exclusive_group()
-    cached.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the cache: every call is sent, nothing "
-                             "is stored")
-    cached.add_argument("--refresh", action="store_true",
-                        help="ask the judge again and overwrite the cached answers")
+    flags.add_cache_flags(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
     p.add_argument("--measure-ungated", action="store_true",
                    help="suites: also run every active rule on every case, cache off, to "
