@@ -8,9 +8,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .diagnostics import Diagnostic, Severity
-from .loader import GraphError, load_file, load_text
-from .model import Graph
+from dagtui.diagnostics import Diagnostic, Severity
+from dagtui.graph.loader import GraphError, load_file, load_text
+from dagtui.graph.model import Graph
 
 __all__ = [
     "Diagnostic",

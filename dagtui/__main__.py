@@ -1,5 +1,5 @@
 """`python -m dagtui` is the `dagtui` command."""
 
-from .cli import main
+from dagtui.cli import main
 
 raise SystemExit(main())

@@ -21,27 +21,25 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .batch import RunReport, evaluate_cases
-from .cases import Case, case_from_dict, cases_source, load_cases
-from .checked import CheckedGraph
-from .checks import PythonConsent
-from .engine import Engine
-from .judges.base import Judge
-from .judges.factory import make_judge, model_for  # noqa: F401 - model_for: the API's name too
-from .labelcheck import (  # noqa: F401 - LabelError, LabelWarning: the API's names too
-    LabelError,
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.checks import PythonConsent
+from dagtui.graph.loader import GraphError  # noqa: F401 - re-exported: `except dagtui.api.GraphError`
+from dagtui.graph.model import Graph
+from dagtui.judges.base import Judge
+from dagtui.judges.factory import make_judge, model_for  # noqa: F401 - model_for: the API's name too
+from dagtui.labels.check import (
     LabelProblem,
-    LabelWarning,
     check_cases,
     scan,
     warn_ignored,
 )
-from .loader import GraphError  # noqa: F401 - re-exported: `except dagtui.api.GraphError`
-from .model import Graph
-from .trace import RunResult
+from dagtui.report.trace import RunResult
+from dagtui.run.batch import RunReport, evaluate_cases
+from dagtui.run.cases import Case, case_from_dict, cases_source, load_cases
+from dagtui.run.engine import Engine
 
 if TYPE_CHECKING:
-    from .calibration.align import Alignment
+    from dagtui.calibration.align import Alignment
 
 
 def load_checked(path: str | os.PathLike[str]) -> tuple[Graph, list[Any]]:
@@ -126,7 +124,7 @@ def check_labels(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any
                  ) -> list[LabelProblem]:
     """Every bad label of `cases` (a list of Case/dicts, a cases file, or None for the
     graph's `[metric].cases`), without running anything: what `evaluate`, `calibrate` and
-    the CLI refuse (see `dagtui.labelcheck`). Each has `.format()`, `.kind`, `.case`."""
+    the CLI refuse (see `dagtui.labels.check`). Each has `.format()`, `.kind`, `.case`."""
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
@@ -153,8 +151,8 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
     batch, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
     warn_ignored(ignored)
     engine = Engine(checked, make_judge(judge, g, **opts), python=python)
-    from .cluster import evaluate_in_workers, resolve_workers
-    from .judges.litellm_judge import LiteLLMJudge
+    from dagtui.judges.litellm_judge import LiteLLMJudge
+    from dagtui.run.cluster import evaluate_in_workers, resolve_workers
 
     count = resolve_workers(workers, len(batch), engine.judge)
     if count > 1 or scheduler and isinstance(engine.judge, LiteLLMJudge):
@@ -163,7 +161,7 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
     else:
         report = await evaluate_cases(engine, batch, concurrency=concurrency)
     if calibration is not False:
-        from .calibration.saved import run_calibration
+        from dagtui.calibration.saved import run_calibration
 
         report.calibration = run_calibration(
             g, engine.judge.describe(), report.count("pass"), report.count("fail"),
@@ -179,7 +177,7 @@ def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = N
              **opts: Any) -> RunReport:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
     `[metric].cases`). Returns a batch RunReport (pass rate, per-node stats, results).
-    Labels the cases carry are checked first (`dagtui.labelcheck`): a bad one raises
+    Labels the cases carry are checked first (`dagtui.labels.check`): a bad one raises
     `LabelError` (a `CaseError`) before any call, or with `lenient=True` is dropped with a
     `LabelWarning`.
 
@@ -205,7 +203,7 @@ async def a_align(graph: LoadedGraph | Graph | str | os.PathLike[str], node: str
     (`dagtui.calibration.align.a_align` says what is measured and takes `opts`: holdout,
     seed, method, candidates, proposer, tries, concurrency and the judge's options).
     `result.aligned_graph` is the graph with the change; nothing is written."""
-    from .calibration.align import a_align as run
+    from dagtui.calibration.align import a_align as run
 
     return await run(graph, node, cases, judge=judge, **opts)
 

@@ -7,7 +7,7 @@ until a command runs. Exit codes (`dagtui.exitcodes.ExitCode`, the README's tabl
 130, as a shell reports any interrupted program. Usage errors leave through argparse's
 SystemExit(2), as in any argparse program; everything else is `main`'s return value. Output
 to a reader that went away (`| head -1`) is dropped, and the command still answers with its
-own exit code (`dagtui.closed_pipe`): a closed pipe never turns a failure into success.
+own exit code (`dagtui.commands.closed_pipe`): a closed pipe never turns a failure into success.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from . import __version__
-from .exitcodes import ExitCode
-from .text import for_terminal, say, suggest
+from dagtui import __version__
+from dagtui.exitcodes import ExitCode
+from dagtui.text import for_terminal, say, suggest
 
 #: subcommand modules, in the order `--help` lists them
 COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "align", "export",
@@ -119,7 +119,7 @@ def _subcommand(parser: argparse.ArgumentParser, name: str | None) -> argparse.A
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .closed_pipe import guarded_output
+    from dagtui.commands.closed_pipe import guarded_output
 
     try:
         with guarded_output():  # `--help | head` too

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
-from .text import escape_controls
+from dagtui.text import escape_controls
 
 
 class Severity(StrEnum):
@@ -95,7 +95,7 @@ class Diagnostic:
     def title(self) -> str:
         if self.code in CODES:
             return CODES[self.code]
-        from .suite.codes import SUITE_CODES  # suite files report SUI codes
+        from dagtui.suite.codes import SUITE_CODES  # suite files report SUI codes
 
         return SUITE_CODES.get(self.code, "")
 

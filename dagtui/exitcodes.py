@@ -18,7 +18,7 @@ class ExitCode(IntEnum):
     #: change
     FAILURES = 1
     #: usage or input error: a bad flag, an unreadable or unparsable file, a bad label
-    #: (`dagtui.labelcheck`)
+    #: (`dagtui.labels.check`)
     USAGE = 2
     #: judge errors prevented a verdict, or the judge could not be used or went down mid-run
     JUDGE = 3

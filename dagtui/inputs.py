@@ -143,7 +143,7 @@ def open_checked(path: str | os.PathLike[str], *, limit: int, what: str = "file"
     """A read-only descriptor on the regular file at `path` and its `fstat`, refused (an
     `InputError`) before a byte is read when the file is missing, not a regular file, or
     over `limit` (see module doc). For a reader that goes through the file in its own way
-    (`dagtui.case_stream`, line by line); the caller closes the descriptor."""
+    (`dagtui.run.case_stream`, line by line); the caller closes the descriptor."""
     file = os.fspath(path)
     try:
         check_stat(os.stat(file), file, limit, what)
@@ -182,7 +182,7 @@ def decode(data: bytes, file: str | None = None, what: str = "file", *, offset: 
     """UTF-8 text, or an `InputError` naming the line and column of the first bad byte.
 
     `offset` and `line`: where `data` starts in its file, for a reader that decodes a file
-    piece by piece (`dagtui.case_stream`), so the error names the same place as decoding
+    piece by piece (`dagtui.run.case_stream`), so the error names the same place as decoding
     the whole file would."""
     try:
         return data.decode("utf-8")

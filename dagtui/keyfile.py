@@ -20,7 +20,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from .inputs import TOML_LIMIT, InputError, read_text
+from dagtui.inputs import TOML_LIMIT, InputError, read_text
 
 #: the command that lists every binding id and its key, named by the refusals below
 LIST_KEYS = "dagtui edit --list-keys"
@@ -106,7 +106,7 @@ def checked_keymap(known: Callable[[], Iterable[str]],
     and `scopes()` are called only when there are remaps, as collecting the ids imports
     every screen. The message names `dagtui edit --list-keys`, which prints the ids: the
     app that would show them (F1) is the one refusing to start."""
-    from .text import suggest
+    from dagtui.text import suggest
 
     keymap = load_keymap(environ, path)
     if not keymap:

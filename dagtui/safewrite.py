@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .inputs import CASES_LIMIT, TOML_LIMIT, InputError, read_bytes_stat
+from dagtui.inputs import CASES_LIMIT, TOML_LIMIT, InputError, read_bytes_stat
 
 __all__ = [
     "ChangedOnDisk",

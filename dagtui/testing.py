@@ -25,13 +25,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .integrations.common import as_case, explain, load_graph, run_case
+from dagtui.integrations.common import as_case, explain, load_graph, run_case
 
 if TYPE_CHECKING:
-    from .api import LoadedGraph
-    from .cases import Case
-    from .judges.base import Judge
-    from .trace import RunResult
+    from dagtui.api import LoadedGraph
+    from dagtui.judges.base import Judge
+    from dagtui.report.trace import RunResult
+    from dagtui.run.cases import Case
 
 __all__ = ["GraphAssertionError", "a_assert_graph", "assert_graph"]
 

@@ -14,7 +14,7 @@ visible escape (`\x1b`, `\u202e`); a rich console gets `for_markup(text)`, which
 escapes rich's `[markup]`.
 
 Text written into a report (JSON, JUnit XML, Markdown) follows another rule, kept in
-dagtui/outputs.py (`safe_text`, `safe_json`): it must be valid UTF-8 and XML, so it escapes
+dagtui/report/outputs.py (`safe_text`, `safe_json`): it must be valid UTF-8 and XML, so it escapes
 what those cannot hold and leaves bidi and zero-width characters as written. A report is
 data; a terminal is where text is shown, and shown text goes through `say`.
 """
@@ -109,7 +109,7 @@ def is_unsafe_char(ch: str) -> bool:
 def visible_escape(ch: str) -> str:
     """`ch` written as its Python escape (`\\x1b`, `\\n`, `\\u202e`, `\\udc80`): how a
     character that must not be shown raw is shown, on a terminal (`escape_controls`) and in
-    a report (`dagtui.outputs.safe_text`) alike."""
+    a report (`dagtui.report.outputs.safe_text`) alike."""
     return repr(ch)[1:-1]
 
 

@@ -26,7 +26,7 @@ CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
 
 def make_app(judge: Any, case: Any) -> Any:
     from dagtui.api import load_checked
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
     from dagtui.tui.debugger import DebuggerApp
 
     graph, _ = load_checked(GRAPH)

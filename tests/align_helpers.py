@@ -12,7 +12,7 @@ from typing import Any
 
 from stub_server import first_user, prompt_kind
 
-from dagtui.prompts import EXAMPLES_HEAD
+from dagtui.judges.prompts import EXAMPLES_HEAD
 
 PHRASE = "counting a thank-you as polite"
 GRAPH = """\

@@ -9,8 +9,8 @@ import pytest
 from stub_server import StubServer
 
 import dagtui
+from dagtui.graph.loader import GraphError
 from dagtui.judges import CallbackJudge, LabelsJudge
-from dagtui.loader import GraphError
 
 MEETING = "graphs/meeting_summary.toml"
 
@@ -63,7 +63,7 @@ def test_evaluate_defaults_to_the_graphs_cases_file():
 def test_evaluate_list_of_dicts_with_concurrency():
     graph = dagtui.load(MEETING)
     # "order" labelled only where the labels reach it (present true): elsewhere it would be
-    # a label off the case's own path, refused by dagtui.labelcheck
+    # a label off the case's own path, refused by dagtui.labels.check
     cases = [{"name": f"c{i}", "actual_output": "x",
               "expected": {"present": True, "order": "Correct order"} if i % 2 == 0
               else {"present": False}} for i in range(10)]

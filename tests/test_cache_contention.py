@@ -22,7 +22,7 @@ from test_cache_semantics import (
     scores,
 )
 
-from dagtui.cache import FILENAME, Cache, usable_entry
+from dagtui.judges.cache import FILENAME, Cache, usable_entry
 
 # the old 30 s busy wait x 5 retries stalled ~155 s: a regression fails here, it does not wait
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("plain_progress")]

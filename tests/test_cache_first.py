@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from stub_server import StubServer
 
-from dagtui.cache import Cache
 from dagtui.judges import capabilities, pricemap
+from dagtui.judges.cache import Cache
 
 ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")

@@ -26,13 +26,13 @@ from typing import Any
 import pytest
 from stub_server import Script, StubServer, first_user, prompt_kind, smart_answer
 
-from dagtui.cache import FILENAME, SCHEMA_VERSION, Cache, request_key
-from dagtui.cases import Case, load_cases
 from dagtui.cli import main
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges import LiteLLMJudge
+from dagtui.judges.cache import FILENAME, SCHEMA_VERSION, Cache, request_key
 from dagtui.judges.litellm_judge import import_litellm
-from dagtui.loader import load_file
+from dagtui.run.cases import Case, load_cases
+from dagtui.run.engine import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")
@@ -429,7 +429,7 @@ def preload_dagtui() -> None:
     import dagtui
 
     for info in pkgutil.walk_packages(dagtui.__path__, "dagtui."):
-        if info.name.startswith(("dagtui.tui", "dagtui.integrations", "dagtui.dask_worker",
+        if info.name.startswith(("dagtui.tui", "dagtui.integrations", "dagtui.run.dask_worker",
                                  "dagtui.__main__")):
             continue
         with contextlib.suppress(ImportError):

@@ -389,7 +389,7 @@ def test_task_label_table_form_feeds_dagtui_test_and_counts_recall(tmp_path, cap
     assert main(["test", str(graph), "--cases", str(cases)]) == 0
     bad = dict(row, expected={"extract": {"contain": ["alpha"]}, "gate": False})
     cases.write_text(json.dumps(bad) + "\n")
-    # a malformed task table is a bad label (dagtui.labelcheck): exit 2 before the test,
+    # a malformed task table is a bad label (dagtui.labels.check): exit 2 before the test,
     # naming file, line and case (it used to fail the case at run time, exit 1)
     assert main(["test", str(graph), "--cases", str(cases)]) == 2
     assert (f"{cases}:1: case 't': task node 'extract': a task label table takes 'contains' "

@@ -17,7 +17,7 @@ import dagtui
 from dagtui.calibration.probes import orders_of, parse_probes
 from dagtui.cli import main
 from dagtui.judges.litellm_judge import LiteLLMJudge
-from dagtui.prompts import FILLER_HEAD, build_prompt
+from dagtui.judges.prompts import FILLER_HEAD, build_prompt
 from dagtui.stubjudge.answers import split_request
 
 GRAPH = """\

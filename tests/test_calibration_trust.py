@@ -21,7 +21,7 @@ from test_calibrate import GRAPH, JUDGE, PerSample, case_rows
 
 from dagtui.calibration.correction import MIN_YOUDEN, correct
 from dagtui.cli import main
-from dagtui.documents import document_schema
+from dagtui.report.documents import document_schema
 
 MODEL = "openai/gpt-4.1-mini"
 SAVED = Path(".dagtui") / "calibration" / "calib.json"

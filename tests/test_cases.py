@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dagtui.cases import CaseError, load_cases, select_case
+from dagtui.run.cases import CaseError, load_cases, select_case
 
 
 def test_jsonl_with_labels(tmp_path):

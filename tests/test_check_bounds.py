@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from dagtui import saferegex
-from dagtui.checks import CheckError, run_check
 from dagtui.cli import main
-from dagtui.loader import load_file
-from dagtui.model import CheckNode
+from dagtui.graph.checks import CheckError, run_check
+from dagtui.graph.loader import load_file
+from dagtui.graph.model import CheckNode
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dagtui.checks import (
+from dagtui.graph.checks import (
     CheckKind,
     CheckResult,
     check_kinds,
@@ -22,11 +22,11 @@ from dagtui.checks import (
     run_check,
     unregister,
 )
-from dagtui.model import CHECK_KINDS, CheckNode, CheckSettings, Graph
+from dagtui.graph.model import CHECK_KINDS, CheckNode, CheckSettings, Graph
+from dagtui.graph.validate import check_text
 from dagtui.suite.loader import check_graph
 from dagtui.suite.model import Rule
 from dagtui.tui.fields import choices
-from dagtui.validate import check_text
 
 
 def _starts_with(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any],

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from dagtui.cases import Case
-from dagtui.checks import CheckError, PythonConsent, count, run_check
-from dagtui.engine import Engine
+from dagtui.graph.checks import CheckError, PythonConsent, count, run_check
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import CheckNode, Graph
 from dagtui.judges import CallbackJudge
-from dagtui.loader import load_text
-from dagtui.model import CheckNode, Graph
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 
 def check(fields: dict, **settings) -> CheckNode:

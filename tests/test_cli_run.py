@@ -110,7 +110,7 @@ def test_dagtui_test_fails_with_the_diverging_path(tmp_path, capsys):
         '"expected_score": 0.0}\n'
     )
     # "right" labels `order`, which its own labels (present=false) never reach: a bad label
-    # (dagtui.labelcheck), exit 2 before the test; it used to pass silently, counted in the
+    # (dagtui.labels.check), exit 2 before the test; it used to pass silently, counted in the
     # table's "unused labels" column
     assert main(["test", str(graph)]) == 2
     err = capsys.readouterr().err

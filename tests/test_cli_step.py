@@ -79,8 +79,8 @@ def test_invalid_graph_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_replay_judge_reads_a_saved_trace(tmp_path: Path) -> None:
     from dagtui.api import load
-    from dagtui.cases import load_cases
-    from dagtui.trace import Trace
+    from dagtui.report.trace import Trace
+    from dagtui.run.cases import load_cases
 
     graph = load(GRAPH)
     case = load_cases(ROOT / "graphs" / "meeting_summary.cases.jsonl")[2]

@@ -17,7 +17,7 @@ import pytest
 from test_cli_validate import GOOD as VALIDATE_GOOD
 
 from dagtui.cli import main
-from dagtui.cluster import max_workers
+from dagtui.run.cluster import max_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = ROOT / "graphs"
@@ -139,7 +139,7 @@ def test_edit_list_starters_needs_no_file(capsys) -> None:
     assert code == 0 and names == ["extract-judge", "blank", "gate-geval",
                                    "extract-classify", "check-first"]
     # each with what the editor's chooser says of it (issue 28), within 80 columns
-    from dagtui.starters import starter_description
+    from dagtui.graph.starters import starter_description
 
     assert " ".join(out.split()).count(" ".join(starter_description("blank").split())) == 1
     assert max(map(len, out.splitlines())) <= 80
@@ -235,7 +235,7 @@ def test_deepeval_json_says_import_it_first(capsys, deepeval_json, command) -> N
 
 def test_api_page_result_attributes_exist() -> None:
     import dagtui
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
 
     page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert "result.status" in page and "result.error" in page
@@ -248,7 +248,7 @@ def test_api_page_result_attributes_exist() -> None:
     cases = load_cases(GRAPHS / "meeting_summary.cases.jsonl")
     report = dagtui.evaluate(graph, cases, judge="labels", concurrency=16)
     assert len(report.results) == len(cases) and all(r.error is None for r in report.results)
-    from dagtui.validate import check_file
+    from dagtui.graph.validate import check_file
 
     r = check_file(MEETING)
     assert r.ok and r.errors == [] and "calls" in r.paths.calls_text()

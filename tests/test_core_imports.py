@@ -3,7 +3,7 @@
 Textual belongs to `dagtui/tui/` only, litellm (seconds and ~200 MB to import) must wait
 for a real judge call, and pydantic (about a tenth of a second) is imported lazily, only
 where it is used (`dagtui schema`, through the report and trace document models of
-`dagtui/documents.py`): the editor's first frame must come fast, so neither the core nor
+`dagtui/report/documents.py`): the editor's first frame must come fast, so neither the core nor
 the editor may load it at import. Importing every other module of the package in a fresh
 interpreter and then looking at `sys.modules` proves both, including for modules added
 later: the list is discovered by walking the package, not written by hand.
@@ -65,9 +65,9 @@ def test_probe_walked_the_core(probe: dict) -> None:
     imported = set(probe["imported"])
     # the foundation modules are always part of the walk
     for name in (
-        "dagtui", "dagtui.model", "dagtui.loader", "dagtui.positions", "dagtui.diagnostics",
-        "dagtui.schedule", "dagtui.tomlio", "dagtui.starters", "dagtui.commands.fmt",
-        "dagtui.validate",
+        "dagtui", "dagtui.graph.model", "dagtui.graph.loader", "dagtui.graph.positions", "dagtui.diagnostics",
+        "dagtui.run.schedule", "dagtui.graph.tomlio", "dagtui.graph.starters", "dagtui.commands.fmt",
+        "dagtui.graph.validate",
     ):
         assert name in imported
     assert not any(n == "dagtui.tui" or n.startswith("dagtui.tui.") for n in imported)
@@ -87,7 +87,7 @@ def _editor_startup_modules() -> list[str]:
     """The modules loaded by importing what `dagtui edit` needs before its first frame."""
     probe = (
         "import sys, json\n"
-        "import dagtui, dagtui.loader, dagtui.validate, dagtui.tomlio, dagtui.cli\n"
+        "import dagtui, dagtui.graph.loader, dagtui.graph.validate, dagtui.graph.tomlio, dagtui.cli\n"
         "import dagtui.tui.state, dagtui.tui.app\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )

@@ -1,4 +1,4 @@
-"""The generic layered-DAG drawer (`dagtui.dagdraw`) behind the graph and suite views:
+"""The generic layered-DAG drawer (`dagtui.graph.dagdraw`) behind the graph and suite views:
 boxes and arrows in, rows + spans + box places out, nothing drawn through a box."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from dagtui.dagdraw import Edge, EdgeLook, Node, draw_dag, layers, neighbourhood
-from dagtui.layout import draw
-from dagtui.loader import load_file
+from dagtui.graph.dagdraw import Edge, EdgeLook, Node, draw_dag, layers, neighbourhood
+from dagtui.graph.layout import draw
+from dagtui.graph.loader import load_file
 from dagtui.text import shorten
 
 ROOT = Path(__file__).resolve().parents[1]

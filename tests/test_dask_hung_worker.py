@@ -1,5 +1,5 @@
 """A Dask worker that stops answering mid-run (SIGSTOP: alive, connected, silent) must not
-hang the run: the scheduler drops it when its heartbeats stop (`dagtui.cluster.WORKER_TTL`,
+hang the run: the scheduler drops it when its heartbeats stop (`dagtui.run.cluster.WORKER_TTL`,
 shortened here so the test takes seconds), its chunk is run on the worker left, and every
 case ends with a verdict or a `worker` error."""
 
@@ -20,12 +20,12 @@ pytest.importorskip("distributed", reason="the Dask tests need dagtui[dask]")
 sys.path.insert(0, str(Path(__file__).parent))
 from stub_server import StubServer  # noqa: E402
 
-from dagtui import cluster as cluster_module  # noqa: E402
-from dagtui.cases import Case  # noqa: E402
-from dagtui.cluster import WORKER_ERROR, Cluster, evaluate_in_workers  # noqa: E402
-from dagtui.engine import Engine  # noqa: E402
+from dagtui.graph.loader import load_file  # noqa: E402
 from dagtui.judges import LiteLLMJudge  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
+from dagtui.run import cluster as cluster_module  # noqa: E402
+from dagtui.run.cases import Case  # noqa: E402
+from dagtui.run.cluster import WORKER_ERROR, Cluster, evaluate_in_workers  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from dagtui.loader import load_file
-from dagtui.prompts import build_prompt, geval_steps_prompt
+from dagtui.graph.loader import load_file
+from dagtui.judges.prompts import build_prompt, geval_steps_prompt
 from dagtui.stubjudge import DEMO_PREFIX, demo_answer
 from dagtui.stubjudge.answers import heading_lines, quoted_terms
 
@@ -34,7 +34,7 @@ def body(prompt: Any) -> dict[str, Any]:
 
 def meeting_requests(text: str, headings: str) -> dict[str, dict[str, Any]]:
     """The three requests the meeting graph sends for a summary `text` whose extracted
-    headings are `headings` (built by dagtui.prompts, as a run builds them)."""
+    headings are `headings` (built by dagtui.judges.prompts, as a run builds them)."""
     graph = load_file(MEETING).graph
     assert graph is not None
     case = {"actual_output": text}

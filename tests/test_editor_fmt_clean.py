@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dagtui.model import TaskNode
-from dagtui.tomlio import format_text
+from dagtui.graph.model import TaskNode
+from dagtui.graph.tomlio import format_text
 from dagtui.tui.state import EditorState, EditRefused
 
 GRAPHS = Path(__file__).resolve().parent.parent / "graphs"

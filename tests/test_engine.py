@@ -1,4 +1,4 @@
-"""Executor semantics with an in-process judge (no HTTP, no litellm): the rules of `dagtui.schedule`."""
+"""Executor semantics with an in-process judge (no HTTP, no litellm): the rules of `dagtui.run.schedule`."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from dagtui.cases import Case, CaseError
-from dagtui.engine import Engine
+from dagtui.graph.loader import GraphError, load_file, load_text
 from dagtui.judges import CallbackJudge, LabelsJudge, ReplayJudge
-from dagtui.loader import GraphError, load_file, load_text
-from dagtui.trace import Trace, graph_hash
+from dagtui.report.trace import Trace, graph_hash
+from dagtui.run.cases import Case, CaseError
+from dagtui.run.engine import Engine
 
 
 def meeting():

@@ -13,11 +13,11 @@ import time
 
 from stub_server import StubServer
 
-from dagtui.batch import evaluate_cases
-from dagtui.cases import Case
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges import LiteLLMJudge
-from dagtui.loader import load_file
+from dagtui.run.batch import evaluate_cases
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 RETRIES = 2
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from dagtui.cases import Case
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file, load_text
 from dagtui.judges import CallbackJudge
 from dagtui.judges.base import Ask
-from dagtui.loader import load_file, load_text
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 
 class RecordingJudge(CallbackJudge):

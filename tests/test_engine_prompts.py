@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dagtui.loader import load_file, load_text
-from dagtui.prompts import (
+from dagtui.graph.loader import load_file, load_text
+from dagtui.judges.prompts import (
     AnswerError,
     build_prompt,
     corrective_message,
@@ -44,8 +44,8 @@ def test_labels_listed_in_declared_order_and_schema_matches():
 def test_prompt_is_identical_across_processes():
     code = (
         "import hashlib, json\n"
-        "from dagtui.loader import load_file\n"
-        "from dagtui.prompts import build_prompt\n"
+        "from dagtui.graph.loader import load_file\n"
+        "from dagtui.judges.prompts import build_prompt\n"
         f"g = load_file({MEETING!r}).graph\n"
         "p = build_prompt(g, g.nodes['order'], {'actual_output': 'x'}, "
         "{'extract': 'Body\\nIntro\\nConclusion'})\n"

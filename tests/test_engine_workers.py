@@ -1,4 +1,4 @@
-"""Cases spread over Dask workers (`dagtui run --workers N`, `--scheduler`, `dagtui.cluster`).
+"""Cases spread over Dask workers (`dagtui run --workers N`, `--scheduler`, `dagtui.run.cluster`).
 
 The Dask path must be invisible in the results: same scores, paths, JUnit, exit code and
 number of provider calls as the in-process run; a faulty endpoint or a lost worker ends
@@ -29,11 +29,14 @@ pytest.importorskip("distributed", reason="the Dask tests need dagtui[dask]")
 
 from stub_server import Fault, Script, StubServer  # noqa: E402
 
-from dagtui.batch import evaluate_cases  # noqa: E402
-from dagtui.cache import Cache  # noqa: E402
-from dagtui.cases import Case, load_cases  # noqa: E402
 from dagtui.cli import main  # noqa: E402
-from dagtui.cluster import (  # noqa: E402
+from dagtui.graph.loader import load_file  # noqa: E402
+from dagtui.judges import LiteLLMJudge  # noqa: E402
+from dagtui.judges.cache import Cache  # noqa: E402
+from dagtui.judges.labels import LabelsJudge  # noqa: E402
+from dagtui.run.batch import evaluate_cases  # noqa: E402
+from dagtui.run.cases import Case, load_cases  # noqa: E402
+from dagtui.run.cluster import (  # noqa: E402
     AUTO_MIN_CASES,
     AUTO_MIN_CONCURRENCY,
     WORKER_ERROR,
@@ -42,10 +45,7 @@ from dagtui.cluster import (  # noqa: E402
     resolve_workers,
     split,
 )
-from dagtui.engine import Engine  # noqa: E402
-from dagtui.judges import LiteLLMJudge  # noqa: E402
-from dagtui.judges.labels import LabelsJudge  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from dagtui.cases import load_cases
 from dagtui.diagnostics import Severity
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
+from dagtui.graph.model import CheckNode, GEvalNode, Graph, TaskNode
+from dagtui.graph.tomlio import format_text, render
+from dagtui.graph.validate import check_file
 from dagtui.judges.labels import LabelsJudge
-from dagtui.loader import load_file
-from dagtui.model import CheckNode, GEvalNode, Graph, TaskNode
-from dagtui.tomlio import format_text, render
-from dagtui.validate import check_file
+from dagtui.run.cases import load_cases
+from dagtui.run.engine import Engine
 
 GRAPHS = Path(__file__).resolve().parent.parent / "graphs"
 EXAMPLES = ("meeting_summary", "refund_policy", "code_review", "tool_selection")

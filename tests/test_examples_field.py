@@ -9,16 +9,16 @@ import hashlib
 import json
 from pathlib import Path
 
-from dagtui.cache import request_key
 from dagtui.export.deepeval_json import to_json
 from dagtui.export.deepeval_python import to_python
 from dagtui.export.refusals import deepeval_notes
+from dagtui.graph.loader import load_file, load_text
+from dagtui.graph.model import Example
+from dagtui.graph.tomlio import format_text, render
+from dagtui.judges.cache import request_key
 from dagtui.judges.litellm_judge import LiteLLMJudge
-from dagtui.loader import load_file, load_text
-from dagtui.model import Example
-from dagtui.prompts import EXAMPLES_END, EXAMPLES_HEAD, build_prompt
+from dagtui.judges.prompts import EXAMPLES_END, EXAMPLES_HEAD, build_prompt
 from dagtui.stubjudge.answers import split_request
-from dagtui.tomlio import format_text, render
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -34,7 +34,7 @@ from test_export_support import MULTI_TURN, dag_graphs, load_module, normalise  
 
 from dagtui.export import ExportRefused, export_graph, import_deepeval_json  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
-from dagtui.loader import load_file, load_text  # noqa: E402
+from dagtui.graph.loader import load_file, load_text  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -38,7 +38,7 @@ from hypothesis import strategies as st  # noqa: E402
 from test_export_support import load_module, normalise  # noqa: E402
 
 from dagtui.export import export_graph, import_deepeval_json  # noqa: E402
-from dagtui.model import (  # noqa: E402
+from dagtui.graph.model import (  # noqa: E402
     BinaryNode,
     GEvalNode,
     Graph,
@@ -46,7 +46,7 @@ from dagtui.model import (  # noqa: E402
     NonBinaryNode,
     Verdict,
 )
-from dagtui.model import TaskNode as DTask  # noqa: E402
+from dagtui.graph.model import TaskNode as DTask  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

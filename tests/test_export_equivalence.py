@@ -1,7 +1,7 @@
 """The exported DeepEval metric scores exactly like dagtui's engine, on every path.
 
 For each example graph DeepEval can express, every path from dagtui's path analysis
-(`dagtui.paths.analyze(graph).paths`) is scripted on the loopback OpenAI-compatible stub:
+(`dagtui.graph.paths.analyze(graph).paths`) is scripted on the loopback OpenAI-compatible stub:
 each judgement answers the verdict that path takes, tasks return evidence, a G-Eval leaf
 scores 7. The generated `build_metric(model=LocalModel(...stub...))` and dagtui's engine
 (litellm judge, same stub) then run the same case, and must agree on score and success, and
@@ -32,13 +32,13 @@ from deepeval.test_case import LLMTestCase  # noqa: E402
 from stub_server import Script, StubServer  # noqa: E402
 from test_export_support import load_module  # noqa: E402
 
-from dagtui.engine import Engine  # noqa: E402
 from dagtui.export import export_graph  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
+from dagtui.graph.loader import load_file  # noqa: E402
+from dagtui.graph.model import GEvalNode, Graph, TaskNode  # noqa: E402
+from dagtui.graph.paths import analyze  # noqa: E402
 from dagtui.judges.litellm_judge import LiteLLMJudge  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
-from dagtui.model import GEvalNode, Graph, TaskNode  # noqa: E402
-from dagtui.paths import analyze  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -34,14 +34,14 @@ from deepeval.test_case import LLMTestCase  # noqa: E402
 from stub_server import Script, StubServer  # noqa: E402
 from test_export_support import load_module, normalise  # noqa: E402
 
-from dagtui.engine import Engine  # noqa: E402
 from dagtui.export import export_graph, import_deepeval_json  # noqa: E402
 from dagtui.export.refusals import deepeval_refusals  # noqa: E402
+from dagtui.graph.loader import load_text  # noqa: E402
+from dagtui.graph.model import MetricNode  # noqa: E402
+from dagtui.graph.paths import analyze  # noqa: E402
+from dagtui.graph.validate import check_text  # noqa: E402
 from dagtui.judges.litellm_judge import LiteLLMJudge  # noqa: E402
-from dagtui.loader import load_text  # noqa: E402
-from dagtui.model import MetricNode  # noqa: E402
-from dagtui.paths import analyze  # noqa: E402
-from dagtui.validate import check_text  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from dagtui.export import export_graph
 from dagtui.export.dot import quote
 from dagtui.export.mermaid import escape
-from dagtui.loader import load_file
-from dagtui.model import (
+from dagtui.graph.loader import load_file
+from dagtui.graph.model import (
     BinaryNode,
     CheckNode,
     GEvalNode,

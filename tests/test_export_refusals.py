@@ -20,8 +20,8 @@ from test_export_support import MULTI_TURN
 
 from dagtui.cli import main
 from dagtui.export import ExportRefused, deepeval_refusals, export_graph
-from dagtui.loader import load_text
-from dagtui.model import (
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import (
     BinaryNode,
     CheckNode,
     GEvalNode,

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from dagtui.model import Graph, node_to_raw
+from dagtui.graph.model import Graph, node_to_raw
 
 #: a small conversational graph DeepEval can express (role and content on the G-Eval leaf)
 MULTI_TURN = """
@@ -101,7 +101,7 @@ def dag_graphs():
     several roots, nodes behind two judgements, G-Eval behind a data edge, empty params."""
     from hypothesis import strategies as st
 
-    from dagtui.model import BinaryNode, GEvalNode, Metric, NonBinaryNode, TaskNode, Verdict
+    from dagtui.graph.model import BinaryNode, GEvalNode, Metric, NonBinaryNode, TaskNode, Verdict
 
     params = st.lists(st.sampled_from(["input", "actual_output", "expected_output", "context"]),
                       min_size=1, max_size=3, unique=True)

@@ -15,7 +15,7 @@ from test_cli_validate import BROKEN
 from test_cli_validate import GOOD as VALIDATE_GOOD
 
 from dagtui.cli import main
-from dagtui.closed_pipe import PipeGuard
+from dagtui.commands.closed_pipe import PipeGuard
 from dagtui.keyfile import KeymapError, checked_keymap
 from dagtui.workdir import calibration_file, workdir_for
 
@@ -277,7 +277,7 @@ def test_a_misspelt_case_field_is_named_with_its_line(tmp_path: Path, capsys) ->
 
 
 def test_a_field_the_graph_reads_is_no_typo(tmp_path: Path, capsys) -> None:
-    from dagtui.cases import case_from_dict, misspelt_fields
+    from dagtui.run.cases import case_from_dict, misspelt_fields
 
     case = case_from_dict({"name": "c", "contexts": ["x"], "my_field": 1}, file="f", line=3)
     assert [key for key, _ in misspelt_fields(case)] == ["contexts"]
@@ -285,7 +285,7 @@ def test_a_field_the_graph_reads_is_no_typo(tmp_path: Path, capsys) -> None:
 
 
 def test_a_toml_cases_file_with_case_tables_names_the_line(tmp_path: Path) -> None:
-    from dagtui.cases import CaseError, load_cases
+    from dagtui.run.cases import CaseError, load_cases
 
     cases = tmp_path / "c.toml"
     cases.write_text('# labelled cases\n\n[[case]]\nname = "x"\n', encoding="utf-8")
@@ -299,7 +299,7 @@ def test_a_toml_cases_file_with_case_tables_names_the_line(tmp_path: Path) -> No
 
 
 def test_a_misspelt_model_is_a_warning_with_the_model_meant(tmp_path: Path, capsys) -> None:
-    from dagtui.validate.models import known_models, unknown_model
+    from dagtui.graph.validate.models import known_models, unknown_model
 
     assert known_models(), "litellm (a dependency) ships its model list"
     graph = tmp_path / "g.toml"
@@ -315,7 +315,7 @@ def test_a_misspelt_model_is_a_warning_with_the_model_meant(tmp_path: Path, caps
 
 
 def test_the_model_list_is_read_without_importing_litellm() -> None:
-    code = ("import sys; from dagtui.validate.models import known_models; "
+    code = ("import sys; from dagtui.graph.validate.models import known_models; "
             "assert known_models(); assert 'litellm' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60,
                    env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -338,8 +338,8 @@ def test_a_step_error_names_its_node_once() -> None:
     from test_engine import CASE as MEETING_CASE
     from test_engine import meeting, script
 
-    from dagtui.engine import Engine
     from dagtui.judges.base import CallbackJudge
+    from dagtui.run.engine import Engine
 
     result = Engine(meeting(), CallbackJudge(script(order="Perfect"))).run_sync(MEETING_CASE)
     assert result.error_kind == "out_of_set"

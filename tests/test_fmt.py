@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from test_tomlio import graphs  # the same graph generator as the save tests
 
 from dagtui.cli import main
-from dagtui.tomlio import FormatError, UnparsableError, format_text, render
+from dagtui.graph.tomlio import FormatError, UnparsableError, format_text, render
 
 MESSY = '# Messy but valid: a file written in a hurry.\n\n\n[nodes.gate]\nverdicts=[{verdict=true,then="tone"},{ score = 0, verdict = false }] # gate verdicts\ncriteria   =   "Is the refund within policy?"\ntype="binary"   # the gate\nparams = ["input", "context"]\n\n\n\n# tone below\n[nodes.tone]\nparams = ["actual_output"]\ntype = "geval"\nevaluation_steps = [\n  "Polite?",   # first step\n  "Clear?",\n]\nname = "Tone"\n# last words about tone\n\n[metric]   # settings\nthreshold=0.5\nname = "Support"\n[[nodes.other.verdicts]]\nscore = 1  # one\nverdict = true\n\n[[nodes.other.verdicts]]\nthen = "tone"\nverdict = false\n'
 

@@ -1,4 +1,4 @@
-"""`fmt`'s direct reading of a graph file (`dagtui.tomlio.fastfmt`) agrees with tomlkit's.
+"""`fmt`'s direct reading of a graph file (`dagtui.graph.tomlio.fastfmt`) agrees with tomlkit's.
 
 For every text the direct reader accepts, the blocks it makes must equal those the tomlkit
 flattener makes (headers, key order, values as written, verdicts one per line, every
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_tomlio import graphs  # the same graph generator as the save tests
 
-from dagtui.tomlio import format_text, render
-from dagtui.tomlio.fastfmt import flatten
-from dagtui.tomlio.fmt import _Block, _Entry, _Flattener, _order_of
-from dagtui.tomlio.source import parse_or_refuse
+from dagtui.graph.tomlio import format_text, render
+from dagtui.graph.tomlio.fastfmt import flatten
+from dagtui.graph.tomlio.fmt import _Block, _Entry, _Flattener, _order_of
+from dagtui.graph.tomlio.source import parse_or_refuse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dagtui.cases import LABEL_FIELDS, MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS
 from dagtui.diagnostics import CODES, severity_of
-from dagtui.model import CHECK_KINDS, NODE_CLASSES, NODE_TYPES, Metric, Verdict
+from dagtui.graph.model import CHECK_KINDS, NODE_CLASSES, NODE_TYPES, Metric, Verdict
+from dagtui.run.cases import LABEL_FIELDS, MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS
 from dagtui.suite.codes import SUITE_CODES
 from dagtui.suite.loader import FILTER_KEYS, RULE_KEYS, SAMPLE_KEYS, SUITE_KEYS
 from dagtui.suite.model import FILTER_OPS, STATUSES

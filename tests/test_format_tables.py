@@ -1,7 +1,7 @@
 """The graph-key tables of docs/format.md are the model's own description of its fields.
 
 scripts/gen_format_docs.py writes each table between `<!-- fields: NAME -->` markers from
-`dagtui.model.field_specs` (type, default, meaning, codes) and `CHECK_SETTINGS`; a field
+`dagtui.graph.model.field_specs` (type, default, meaning, codes) and `CHECK_SETTINGS`; a field
 added, retyped or redescribed on the model without rerunning the script fails here.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from script_module import load_script
 
-from dagtui.model import CHECK_SETTINGS, NODE_CLASSES, CheckNode, field_specs
+from dagtui.graph.model import CHECK_SETTINGS, NODE_CLASSES, CheckNode, field_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "format.md"
@@ -24,7 +24,7 @@ GEN = load_script("gen_format_docs")
 def test_the_field_tables_match_the_model() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert GEN.updated(text) == text, (
-        "docs/format.md: its field tables differ from dagtui/model.py; run "
+        "docs/format.md: its field tables differ from dagtui/graph/model.py; run "
         "python scripts/gen_format_docs.py")
 
 

@@ -16,15 +16,15 @@ import tomllib
 import pytest
 from rich.console import Console
 
-from dagtui.engine import Engine
 from dagtui.export import export_graph, import_deepeval_json, render_graph
 from dagtui.export.refusals import deepeval_refusals
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import BinaryNode, NonBinaryNode
+from dagtui.graph.paths import analyze, render_table
+from dagtui.graph.tomlio import render
+from dagtui.graph.validate import check_text
 from dagtui.judges.base import CallbackJudge
-from dagtui.loader import load_text
-from dagtui.model import BinaryNode, NonBinaryNode
-from dagtui.paths import analyze, render_table
-from dagtui.tomlio import render
-from dagtui.validate import check_text
+from dagtui.run.engine import Engine
 
 GRAPH = textwrap.dedent("""\
     [metric]

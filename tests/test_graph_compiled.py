@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from dagtui.compiled import CompiledGraph, NodeNames
 from dagtui.export.refusals import deepeval_refusals
-from dagtui.graphcycles import CycleError, components, cycles, find_cycle, levels
-from dagtui.model import BinaryNode, Graph, Metric, TaskNode, Verdict
-from dagtui.schedule import Progress
+from dagtui.graph.compiled import CompiledGraph, NodeNames
+from dagtui.graph.cycles import CycleError, components, cycles, find_cycle, levels
+from dagtui.graph.model import BinaryNode, Graph, Metric, TaskNode, Verdict
+from dagtui.run.schedule import Progress
 from dagtui.suite.model import CycleError as SuiteCycleError
 from dagtui.suite.model import Rule, Suite
 

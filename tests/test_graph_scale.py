@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from dagtui.cases import Case
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
+from dagtui.graph.model import BinaryNode, Graph, Metric, NonBinaryNode, TaskNode, Verdict
 from dagtui.judges import CallbackJudge
-from dagtui.loader import load_file
-from dagtui.model import BinaryNode, Graph, Metric, NonBinaryNode, TaskNode, Verdict
-from dagtui.schedule import Reach, RunState, Topology
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
+from dagtui.run.schedule import Reach, RunState, Topology
 
 GRAPHS = sorted(Path(__file__).resolve().parent.parent.joinpath("graphs").glob("*.toml"))
 

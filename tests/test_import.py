@@ -19,9 +19,9 @@ from dagtui.export import export_graph, import_deepeval_json
 from dagtui.export.importer import ImportFailed
 from dagtui.export.refusals import deepeval_refusals
 from dagtui.export.toml_text import render_graph
-from dagtui.loader import load_file, load_text
-from dagtui.model import BinaryNode, GEvalNode, NonBinaryNode, TaskNode
-from dagtui.validate import check_text
+from dagtui.graph.loader import load_file, load_text
+from dagtui.graph.model import BinaryNode, GEvalNode, NonBinaryNode, TaskNode
+from dagtui.graph.validate import check_text
 
 GRAPHS = sorted(Path(__file__).resolve().parent.parent.joinpath("graphs").glob("*.toml"))
 

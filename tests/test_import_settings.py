@@ -12,7 +12,7 @@ import pytest
 
 from dagtui.cli import main
 from dagtui.export import export_graph
-from dagtui.loader import load_file
+from dagtui.graph.loader import load_file
 
 DOC = {"nodes": {
     "gate": {"type": "BinaryJudgementNode", "criteria": "Is it polite?", "label": None,

@@ -17,7 +17,7 @@ from dagtui.judges import (
     make_judge,
     model_for,
 )
-from dagtui.trace import Trace
+from dagtui.report.trace import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
@@ -54,7 +54,7 @@ def test_the_model_is_resolved_in_one_order(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_default_is_offline_first() -> None:
-    from dagtui.cases import case_from_dict
+    from dagtui.run.cases import case_from_dict
 
     assert default_judge_name([case_from_dict(CASE)]) == "labels"
     assert default_judge_name([case_from_dict({"name": "n", "actual_output": "x"})]) == "human"

@@ -18,16 +18,16 @@ from types import SimpleNamespace
 import pytest
 from stub_server import Fault, StubServer
 
-from dagtui.batch import evaluate_cases
-from dagtui.cache import Cache
-from dagtui.cases import Case
 from dagtui.cli import main
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges import JudgeError, LiteLLMJudge
+from dagtui.judges.cache import Cache
 from dagtui.judges.health import STOPPED, UNUSABLE, JudgeHealth
 from dagtui.judges.litellm_judge import classify, retry_after
-from dagtui.loader import load_file
 from dagtui.redact import redact, remember_secret
+from dagtui.run.batch import evaluate_cases
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MEETING = str(ROOT / "graphs" / "meeting_summary.toml")

@@ -8,11 +8,11 @@ import threading
 import pytest
 from stub_server import StubServer
 
-from dagtui.cases import Case
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges import LiteLLMJudge
 from dagtui.judges.lanes import Lanes, shared_lanes
-from dagtui.loader import load_file
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 
 async def _where() -> str:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from stub_server import Fault, Script, StubServer
 
-from dagtui.cache import Cache
-from dagtui.cases import Case
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges import LiteLLMJudge
-from dagtui.loader import load_file
+from dagtui.judges.cache import Cache
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 MODEL = "openai/gpt-4.1-mini"
 CASE = Case("swapped", {"actual_output": "Body\n..\nIntro\n..\nConclusion"})
@@ -181,7 +181,7 @@ def test_include_reason_false_sends_no_reason_and_reports_none(stub):
     path = "graphs/meeting_summary.toml"
     text = Path(path).read_text(encoding="utf-8").replace(
         "threshold = 0.5", "threshold = 0.5\ninclude_reason = false", 1)
-    from dagtui.loader import load_text
+    from dagtui.graph.loader import load_text
 
     graph = load_text(text, path).graph
     result = Engine(graph, judge_for(stub)).run_sync(CASE)

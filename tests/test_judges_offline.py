@@ -8,9 +8,7 @@ import asyncio
 import pytest
 from stub_server import StubServer
 
-from dagtui.cache import Cache, NullCache, request_key
-from dagtui.cases import Case
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges import (
     Ask,
     CallbackJudge,
@@ -20,8 +18,10 @@ from dagtui.judges import (
     LiteLLMJudge,
     ReplayJudge,
 )
-from dagtui.loader import load_file
-from dagtui.trace import Trace
+from dagtui.judges.cache import Cache, NullCache, request_key
+from dagtui.report.trace import Trace
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
 
 CASE = Case("c", {"actual_output": "Intro\nBody\nConclusion"})
 

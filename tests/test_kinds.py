@@ -18,32 +18,13 @@ from typing import Literal
 
 import pytest
 
-from dagtui.batch import evaluate_cases
-from dagtui.cases import case_from_dict
-from dagtui.engine import Engine
 from dagtui.export.deepeval_json import to_json
 from dagtui.export.deepeval_python import to_python
 from dagtui.export.dot import to_dot
 from dagtui.export.mermaid import to_mermaid
 from dagtui.export.refusals import ExportRefused, deepeval_refusals
-from dagtui.judges import CallbackJudge, LabelsJudge, ReplayJudge
-from dagtui.judges.base import Ask
-from dagtui.kinds import (
-    NodeKind,
-    Request,
-    decides,
-    extracts,
-    find_kind,
-    icon,
-    kind_of,
-    register,
-    scores,
-    unregister,
-)
-from dagtui.kinds.answers import BOOLEAN
-from dagtui.kinds.builtin import BINARY, CHECK, GEVAL, METRIC, NON_BINARY, TASK
-from dagtui.loader import load_text
-from dagtui.model import (
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import (
     NODE_CLASSES,
     NODE_TYPES,
     REQUIRED_FIELD,
@@ -58,15 +39,34 @@ from dagtui.model import (
     Verdict,
     node_to_raw,
 )
-from dagtui.paths import judge_calls
-from dagtui.prompts import build_prompt, corrective_message, parse_answer
-from dagtui.tomlio import format_text
-from dagtui.trace import Trace
+from dagtui.graph.paths import judge_calls
+from dagtui.graph.tomlio import format_text
+from dagtui.graph.validate import validate
+from dagtui.judges import CallbackJudge, LabelsJudge, ReplayJudge
+from dagtui.judges.base import Ask
+from dagtui.judges.prompts import build_prompt, corrective_message, parse_answer
+from dagtui.kinds import (
+    NodeKind,
+    Request,
+    decides,
+    extracts,
+    find_kind,
+    icon,
+    kind_of,
+    register,
+    scores,
+    unregister,
+)
+from dagtui.kinds.answers import BOOLEAN
+from dagtui.kinds.builtin import BINARY, CHECK, GEVAL, METRIC, NON_BINARY, TASK
+from dagtui.report.trace import Trace
+from dagtui.run.batch import evaluate_cases
+from dagtui.run.cases import case_from_dict
+from dagtui.run.engine import Engine
 from dagtui.tui.debugger.panes_text import evidence_text, usage_text, verdict_text
 from dagtui.tui.debugger.run_model import answer_summary, editable_field
 from dagtui.tui.fields import node_fields
 from dagtui.tui.screens.dialogs import HumanAnswerScreen
-from dagtui.validate import validate
 
 
 @dataclass(kw_only=True)

@@ -1,4 +1,4 @@
-"""Bad labels are never dropped silently (`dagtui.labelcheck`).
+"""Bad labels are never dropped silently (`dagtui.labels.check`).
 
 Every class of bad label — a node id the graph lacks, a verdict none of the node's, a label
 of another node kind's shape, a score out of range, a label off the case's own labelled
@@ -20,17 +20,17 @@ import pytest
 from stub_server import StubServer
 
 import dagtui
-from dagtui.cases import Case, load_cases
-from dagtui.checked import CheckedGraph
 from dagtui.cli import main
+from dagtui.graph.analysed import CheckedGraph
 from dagtui.judges.labels import LabelsJudge
-from dagtui.labelcheck import (
+from dagtui.labels.check import (
     LabelError,
     LabelWarning,
     LenientCases,
     check_cases,
     label_problems,
 )
+from dagtui.run.cases import Case, load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -343,7 +343,7 @@ def test_label_problems_checks_one_case_for_a_streamed_loop(graph):
 
 def test_lenient_cases_wrap_a_stream_and_keep_its_length(graph, tmp_path):
     bad, _ = _mixed(tmp_path)
-    from dagtui.case_stream import open_cases
+    from dagtui.run.case_stream import open_cases
 
     stream = LenientCases(dagtui.load(graph).graph, open_cases(bad))
     assert len(stream) == 4

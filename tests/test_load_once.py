@@ -1,5 +1,5 @@
 """One process reads a graph file once, parses it once, validates it once and analyses its
-paths once (`dagtui.checked`): counted for `dagtui run` (graphs and suites) and `dagtui
+paths once (`dagtui.graph.analysed`): counted for `dagtui run` (graphs and suites) and `dagtui
 calibrate` against the loopback stub, `dagtui test`, `dagtui validate`, `dagtui step`, the
 editor's F5 and the Python API."""
 
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from stub_server import StubServer
 
+import dagtui.graph.paths
+import dagtui.graph.validate.driver
 import dagtui.inputs
-import dagtui.paths
-import dagtui.validate.driver
 from dagtui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +41,8 @@ def counting(*files: Path, key: Callable[[str, str], Any] = lambda what, name: (
     names = {str(f): f.name for f in files}
     texts = {f.read_text(encoding="utf-8").lstrip("\ufeff"): f.name for f in files}
     codes = {dagtui.inputs.read_bytes_stat.__code__: "read", tomllib.loads.__code__: "parse",
-             dagtui.validate.driver._run.__code__: "validate",
-             dagtui.paths.analyze.__code__: "analyze"}
+             dagtui.graph.validate.driver._run.__code__: "validate",
+             dagtui.graph.paths.analyze.__code__: "analyze"}
 
     def hook(frame: FrameType, event: str, arg: object) -> None:
         what = codes.get(frame.f_code) if event == "call" else None
@@ -239,18 +239,18 @@ def test_validating_a_suite_reads_and_parses_it_once(
 
 
 def test_run_compiles_the_graph_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Engine takes the Topology its CheckedGraph's validation built (`dagtui.checked`),
+    """The Engine takes the Topology its CheckedGraph's validation built (`dagtui.graph.analysed`),
     so one `dagtui run` compiles the graph's edges once."""
-    import dagtui.schedule
+    import dagtui.run.schedule
 
     built: list[object] = []
-    of = dagtui.schedule.Topology.of.__func__  # type: ignore[attr-defined]
+    of = dagtui.run.schedule.Topology.of.__func__  # type: ignore[attr-defined]
 
     def counted(cls, graph, parents=None):  # type: ignore[no-untyped-def]
         built.append(graph)
         return of(cls, graph, parents)
 
-    monkeypatch.setattr(dagtui.schedule.Topology, "of", classmethod(counted))
+    monkeypatch.setattr(dagtui.run.schedule.Topology, "of", classmethod(counted))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CI", "1")
     with StubServer() as stub:

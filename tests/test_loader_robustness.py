@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dagtui.diagnostics import CODES
-from dagtui.validate import ValidationReport, check_file, check_text
+from dagtui.graph.validate import ValidationReport, check_file, check_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,18 +17,18 @@ import pytest
 from rich.console import Console
 from stub_server import Script, StubServer
 
-from dagtui.engine import Engine
 from dagtui.export import export_graph, import_deepeval_json, render_graph
 from dagtui.export.refusals import deepeval_refusals
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import MetricNode
+from dagtui.graph.paths import analyze, render_table
+from dagtui.graph.tomlio import render
+from dagtui.graph.validate import check_text
+from dagtui.graph.validate import environment as validate_module  # where DAG116 asks
 from dagtui.judges.base import CallbackJudge
 from dagtui.judges.litellm_judge import LiteLLMJudge
-from dagtui.loader import load_text
-from dagtui.model import MetricNode
-from dagtui.paths import analyze, render_table
-from dagtui.tomlio import render
+from dagtui.run.engine import Engine
 from dagtui.tui.fields import FieldError, from_text, node_fields, to_text
-from dagtui.validate import check_text
-from dagtui.validate import environment as validate_module  # where DAG116 asks
 
 GRAPH = textwrap.dedent("""\
     [metric]
@@ -238,10 +238,10 @@ def test_editor_form_fields() -> None:
 def test_a_multi_turn_graph_fails_the_metric_step_before_importing_deepeval() -> None:
     import asyncio
 
-    from dagtui.cases import case_from_dict
     from dagtui.judges.base import Ask, JudgeError
     from dagtui.judges.deepeval_metric import run_metric
-    from dagtui.prompts import build_prompt
+    from dagtui.judges.prompts import build_prompt
+    from dagtui.run.cases import case_from_dict
 
     graph = _graph()
     graph.metric = graph.metric.replace(multi_turn=True)

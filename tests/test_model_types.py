@@ -1,4 +1,4 @@
-"""The model's own type checks (`dagtui.fieldtypes` through `TomlRecord.from_toml`).
+"""The model's own type checks (`dagtui.graph.fieldtypes` through `TomlRecord.from_toml`).
 
 Every field kind the model uses is tried with what TOML can hand over: the right type is
 kept (int widened where a number is wanted, a list made a pair), anything else is left out
@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 import pytest
 
-from dagtui.fieldtypes import FieldProblem, Mismatch, checker_for, describe
-from dagtui.loader import load_text
-from dagtui.model import (
+from dagtui.graph.fieldtypes import FieldProblem, Mismatch, checker_for, describe
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import (
     BinaryNode,
     CheckNode,
     GEvalNode,

@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from dagtui.cache import Cache
 from dagtui.cli import main
+from dagtui.graph.validate import check_text
+from dagtui.judges.cache import Cache
 from dagtui.text import escape_controls, is_unsafe_char
-from dagtui.validate import check_text
 from dagtui.workdir import ensure_workdir, prepare_output
 
 HEAD = '[metric]\nname = "t"\nmodel = "gpt-4.1-mini"\n'

@@ -17,8 +17,8 @@ from stub_server import StubServer
 from test_hostile_io import CASES, MEETING, MODEL, SUITE, cli
 
 from dagtui import safewrite
-from dagtui.stream import ResultsStream
-from dagtui.trace import RunResult
+from dagtui.report.stream import ResultsStream
+from dagtui.report.trace import RunResult
 
 pytestmark = pytest.mark.timeout(90)  # a regression blocks on a FIFO: fail, do not wait
 

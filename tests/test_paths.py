@@ -1,7 +1,7 @@
 """Path analysis: its numbers on known graphs, its budget, and agreement with `RunState`.
 
-`dagtui.paths` walks the execution rules with its own fast undo-based search; the engine
-uses `dagtui.schedule.RunState`. The property test below enumerates random graphs (including
+`dagtui.graph.paths` walks the execution rules with its own fast undo-based search; the engine
+uses `dagtui.run.schedule.RunState`. The property test below enumerates random graphs (including
 broken ones: cycles, dangling references, duplicate edges, declared roots) both ways and
 requires identical runs.
 """
@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from dagtui.loader import load_file, load_text
-from dagtui.model import (
+from dagtui.graph.loader import load_file, load_text
+from dagtui.graph.model import (
     BinaryNode,
     CheckNode,
     GEvalNode,
@@ -23,8 +23,8 @@ from dagtui.model import (
     TaskNode,
     Verdict,
 )
-from dagtui.paths import analyze, describe_choices, render_table, structural_dead_nodes
-from dagtui.schedule import RunState, Topology
+from dagtui.graph.paths import analyze, describe_choices, render_table, structural_dead_nodes
+from dagtui.run.schedule import RunState, Topology
 
 
 def seed_graph() -> Graph:
@@ -244,8 +244,8 @@ def test_dead_nodes_are_the_nodes_no_run_executes(graph: Graph) -> None:
 @settings(max_examples=60, deadline=None)
 @given(random_graphs())
 def test_validator_topology_matches_schedule(graph: Graph) -> None:
-    from dagtui.positions import Positions
-    from dagtui.validate import _Checker
+    from dagtui.graph.positions import Positions
+    from dagtui.graph.validate import _Checker
 
     assert _Checker(graph, Positions(), None, ".", None).topology() == Topology.of(graph)
 

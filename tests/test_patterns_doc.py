@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dagtui.validate import check_text
+from dagtui.graph.validate import check_text
 
 PAGE = (Path(__file__).resolve().parent.parent / "docs" / "patterns.md").read_text(
     encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 
-from dagtui.positions import locate
+from dagtui.graph.positions import locate
 
 TEXT = '''# comment with [brackets] and "quotes"
 [metric]

@@ -20,11 +20,11 @@ from stub_server import StubServer
 from tui.debugger_helpers import settle
 
 import dagtui
-from dagtui.checks import ALLOW_ENV, CheckError, PythonConsent, run_check
 from dagtui.cli import main
-from dagtui.engine import Engine
+from dagtui.graph.checks import ALLOW_ENV, CheckError, PythonConsent, run_check
+from dagtui.graph.loader import load_file
 from dagtui.judges.labels import LabelsJudge
-from dagtui.loader import load_file
+from dagtui.run.engine import Engine
 
 GRAPH = """\
 [metric]
@@ -188,9 +188,9 @@ def test_dagtui_run_against_the_stub(tmp_path, capsys, monkeypatch) -> None:
 
 def test_worker_processes_get_the_consent_from_the_parent(tmp_path, monkeypatch) -> None:
     from dagtui.api import make_judge
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
     pytest.importorskip("distributed", reason="--workers needs dagtui[dask]")
-    from dagtui.cluster import Cluster, evaluate_in_workers
+    from dagtui.run.cluster import Cluster, evaluate_in_workers
 
     path = make_graph(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -288,7 +288,7 @@ def test_validate_warns_that_the_graph_runs_code(tmp_path, capsys) -> None:
 
 
 def debugger(path: Path, python: PythonConsent | None = None):  # noqa: ANN201
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
     from dagtui.tui.debugger import DebuggerApp
 
     graph = load_file(path).graph

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from dagtui.cli import main
 from dagtui.commands.run import Progress
-from dagtui.stream import results_path
-from dagtui.trace import RunResult
+from dagtui.report.stream import results_path
+from dagtui.report.trace import RunResult
 
 sys.path.insert(0, str(Path(__file__).parent))
 from stub_server import StubServer  # noqa: E402
@@ -65,9 +65,9 @@ def test_stream_names_and_pace() -> None:
 def test_the_json_report_is_encoded_result_by_result_yet_identical() -> None:
     """`RunReport.to_json` encodes one result at a time (a large run's memory peak); the text
     is exactly what encoding the whole report at once gives, hostile text included."""
-    from dagtui.batch import RunReport
-    from dagtui.outputs import safe_json
-    from dagtui.trace import PathStep, StepRecord
+    from dagtui.report.outputs import safe_json
+    from dagtui.report.trace import PathStep, StepRecord
+    from dagtui.run.batch import RunReport
 
     results = [RunResult(case=f"c{i} \udc80 \x1b", score=i / 4, success=i > 1, reason="r\n2",
                          path=[PathStep("a", True, None, 10.0)],

@@ -231,7 +231,7 @@ def test_a_touched_but_unchanged_file_is_written(tmp_path: Path) -> None:
 
 def test_fmt_refuses_when_the_file_changes_while_it_runs(tmp_path: Path, monkeypatch,
                                                          capsys) -> None:  # type: ignore[no-untyped-def]
-    import dagtui.tomlio as tomlio
+    import dagtui.graph.tomlio as tomlio
 
     target = tmp_path / "g.toml"
     target.write_text(MESSY)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dagtui import safewrite
-from dagtui.outputs import write_report
+from dagtui.report.outputs import write_report
 from dagtui.safewrite import ChangedOnDisk, ReadOnlyFile, atomic_writer
 
 

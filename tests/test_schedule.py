@@ -1,10 +1,10 @@
-"""The shared execution semantics (`dagtui.schedule`, README "A graph file") on small graphs."""
+"""The shared execution semantics (`dagtui.run.schedule`, README "A graph file") on small graphs."""
 
 from __future__ import annotations
 
-from dagtui.loader import load_text
-from dagtui.model import Verdict
-from dagtui.schedule import RunState
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import Verdict
+from dagtui.run.schedule import RunState
 
 MEETING = '''
 [metric]

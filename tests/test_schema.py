@@ -22,7 +22,7 @@ from test_cli_walkthrough import cli
 
 from dagtui.commands.schema import build_schema
 from dagtui.commands.validate import file_kind
-from dagtui.starters import STARTERS, starter_text
+from dagtui.graph.starters import STARTERS, starter_text
 
 jsonschema = pytest.importorskip("jsonschema")
 

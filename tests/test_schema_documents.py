@@ -195,7 +195,7 @@ def test_the_command_prints_and_writes_each_kind(capsys: Any, tmp_path: Path) ->
 
 def test_the_documents_module_waits_for_pydantic() -> None:
     """Importing it (and the CLI) loads no pydantic; the editor's first import neither."""
-    probe = ("import sys, dagtui.cli, dagtui.documents, dagtui.tui.app, dagtui.tui.state; "
+    probe = ("import sys, dagtui.cli, dagtui.report.documents, dagtui.tui.app, dagtui.tui.state; "
              "dagtui.cli.build_parser(); "
              "print(any(m.split('.')[0] in ('pydantic', 'pydantic_core') for m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dagtui.cli import main
-from dagtui.shard import Shard, parse_shard, select, shard_of
+from dagtui.run.shard import Shard, parse_shard, select, shard_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 from stub_server import Script, StubServer  # noqa: E402

@@ -20,8 +20,8 @@ from stub_server import StubServer
 from test_cli_walkthrough import cli
 
 from dagtui.commands.validate import file_kind
-from dagtui.loader import load_file
-from dagtui.model import CheckNode
+from dagtui.graph.loader import load_file
+from dagtui.graph.model import CheckNode
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHS = ROOT / "graphs"
@@ -157,8 +157,8 @@ def test_run_against_the_stub(tmp_path, monkeypatch, capsys, stub, path: Path) -
 
 @pytest.mark.parametrize("path", TESTABLE, ids=name)
 def test_step_is_ready_on_every_case(path: Path) -> None:
-    from dagtui.cases import load_cases
     from dagtui.commands.step import prepare
+    from dagtui.run.cases import load_cases
 
     graph = load_file(path).graph
     assert graph is not None

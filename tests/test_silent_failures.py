@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from dagtui.cases import Case, CaseError
-from dagtui.engine import Engine
+from dagtui.graph.loader import GraphError, load_text
+from dagtui.graph.validate import validate
 from dagtui.judges import CallbackJudge
-from dagtui.loader import GraphError, load_text
-from dagtui.validate import validate
+from dagtui.run.cases import Case, CaseError
+from dagtui.run.engine import Engine
 
 
 def graph_of(text: str):

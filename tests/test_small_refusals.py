@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from stub_server import Fault, StubServer, prompt_kind, smart_answer
 
-from dagtui.cases import CaseError, load_cases
 from dagtui.cli import main
-from dagtui.cluster import max_workers
 from dagtui.exitcodes import ExitCode
 from dagtui.keyfile import KeymapError, load_keymap
-from dagtui.trace import trace_file_name
+from dagtui.report.trace import trace_file_name
+from dagtui.run.cases import CaseError, load_cases
+from dagtui.run.cluster import max_workers
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -1,6 +1,6 @@
-"""Flat memory for large datasets: cases read lazily from JSONL (`dagtui.case_stream`), run in
+"""Flat memory for large datasets: cases read lazily from JSONL (`dagtui.run.case_stream`), run in
 a bounded window (`batch.run_stream`), results kept on disk with the aggregates added up as
-cases finish (`stream.ResultLog`, `dagtui.tally`). Each must say and write exactly what the
+cases finish (`stream.ResultLog`, `dagtui.run.tally`). Each must say and write exactly what the
 in-memory path says and writes: the same errors for a bad cases file, the same reports."""
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from dagtui.batch import RunReport, evaluate_cases, run_stream
 from dagtui.calibration.summary import Agreement, agreement_lines
-from dagtui.case_stream import CaseStream, open_cases
-from dagtui.cases import Case, CaseError, load_cases
 from dagtui.cli import main
-from dagtui.engine import Engine
+from dagtui.graph.loader import load_file
 from dagtui.judges.base import CallRecord
 from dagtui.judges.labels import LabelsJudge
-from dagtui.loader import load_file
-from dagtui.shard import Shard
-from dagtui.stream import ResultLog
-from dagtui.trace import PathStep, RunResult, StepRecord
+from dagtui.report.stream import ResultLog
+from dagtui.report.trace import PathStep, RunResult, StepRecord
+from dagtui.run.batch import RunReport, evaluate_cases, run_stream
+from dagtui.run.case_stream import CaseStream, open_cases
+from dagtui.run.cases import Case, CaseError, load_cases
+from dagtui.run.engine import Engine
+from dagtui.run.shard import Shard
 
 ROOT = Path(__file__).resolve().parents[1]
 GRAPHS = ROOT / "graphs"
@@ -243,8 +243,8 @@ def test_dask_chunks_go_out_in_a_bounded_window(monkeypatch) -> None:
     worker are out at once, not a future for every chunk of the dataset (a fake client:
     each chunk "runs" after a few looks at its future)."""
     pytest.importorskip("distributed")
-    from dagtui import cluster as cluster_module
     from dagtui.judges import LiteLLMJudge
+    from dagtui.run import cluster as cluster_module
 
     monkeypatch.setattr(cluster_module, "POLL", 0)
     monkeypatch.setattr(cluster_module, "PROBE_WINDOW", 50)

@@ -201,7 +201,7 @@ criteria = "Never asked"
 params = ["actual_output"]
 verdicts = [{ verdict = true, score = 10 }, { verdict = false, score = 0 }]
 '''
-    from dagtui.loader import load_text
+    from dagtui.graph.loader import load_text
     from dagtui.suite.loader import graph_facts
 
     facts = graph_facts(load_text(graph).graph)
@@ -226,7 +226,7 @@ depends_on = ["b"]
 def test_validate_command_prints_a_suite_report(monkeypatch, capsys, tmp_path: Path) -> None:
     """With the one-line hook (suite files go to check_suite_file), `dagtui validate`
     prints, counts and exits on suite diagnostics like graph ones."""
-    import dagtui.validate as graph_validate
+    import dagtui.graph.validate as graph_validate
     from dagtui.cli import main
     from dagtui.suite import check_suite_file, is_suite_file
 

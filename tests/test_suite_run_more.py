@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from dagtui.cli import main
-from dagtui.loader import load_file
+from dagtui.graph.loader import load_file
+from dagtui.report.trace import Trace, trace_file_name
 from dagtui.suite import load_suite_file
 from dagtui.suite.labels import split_labels
-from dagtui.trace import Trace, trace_file_name
 
 sys.path.insert(0, str(Path(__file__).parent))
 from stub_server import StubServer  # noqa: E402
@@ -290,7 +290,7 @@ def test_one_warm_cluster_serves_every_llm_rule_and_the_baseline(tmp_path: Path,
     """`--workers 2 --measure-ungated`: four batches (two rules, gated and ungated) on one
     Dask cluster whose two workers start once; outcomes and calls as in process."""
     pytest.importorskip("distributed", reason="--workers needs dagtui[dask]")
-    from dagtui import cluster as cluster_mod
+    from dagtui.run import cluster as cluster_mod
 
     suite, cases = _two_llm_rule_suite(tmp_path, 12)
     made: list[Any] = []

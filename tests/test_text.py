@@ -55,7 +55,7 @@ def test_say_keeps_lines_unless_one_line_is_asked() -> None:
 
 
 def test_reports_and_terminals_escape_a_character_alike() -> None:
-    from dagtui.outputs import safe_text
+    from dagtui.report.outputs import safe_text
     from dagtui.text import escape_controls
 
     for ch in ("\x00", "\x1b", "\x7f", "\x85", "\udc80"):

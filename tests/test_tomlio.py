@@ -23,9 +23,9 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dagtui import tomlio
-from dagtui.loader import load_text
-from dagtui.model import (
+from dagtui.graph import tomlio
+from dagtui.graph.loader import load_text
+from dagtui.graph.model import (
     CHECK_KINDS,
     SINGLE_TURN_PARAMS,
     BinaryNode,
@@ -37,8 +37,8 @@ from dagtui.model import (
     TaskNode,
     Verdict,
 )
-from dagtui.starters import STARTERS, starter_text
-from dagtui.tomlio import (
+from dagtui.graph.starters import STARTERS, starter_text
+from dagtui.graph.tomlio import (
     SaveError,
     UnparsableError,
     atomic_write,
@@ -46,7 +46,7 @@ from dagtui.tomlio import (
     render,
     save_graph,
 )
-from dagtui.validate import check_text
+from dagtui.graph.validate import check_text
 
 # ------------------------------------------------------------------------------------------
 # strategies

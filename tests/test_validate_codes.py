@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from dagtui.diagnostics import CODES, Severity
-from dagtui.validate import check_file, check_text, validate
+from dagtui.graph.validate import check_file, check_text, validate
 
 HEAD = '[metric]\nname = "t"\nmodel = "gpt-4.1-mini"\n'
 
@@ -156,8 +156,8 @@ CASES: dict[str, tuple[str, str | None, str]] = {
                                                                        "score = 0"),
                "J", "[nodes.J]"),
     # a module file beside the graph (the tests run from the repository root)
-    "DAG114": (HEAD + PYTHON_CHECK.format(function="dagtui.checks:count"), "c",
-               '"dagtui.checks:count"'),
+    "DAG114": (HEAD + PYTHON_CHECK.format(function="dagtui.graph.checks:count"), "c",
+               '"dagtui.graph.checks:count"'),
     "DAG115": (HEAD + PYTHON_CHECK.format(function="os:system"), "c", '"os:system"'),
     "DAG201": (HEAD + FAN_OUT, None, "[metric]"),
 }
@@ -445,7 +445,7 @@ def test_many_combinations_with_few_states_are_still_proven() -> None:
 
 
 def test_check_defaults_match_the_check_engine() -> None:
-    """What `dagtui.checks` runs is not an error: length without unit counts chars, a tools
+    """What `dagtui.graph.checks` runs is not an error: length without unit counts chars, a tools
     check reads tools_called by default, flag letters may be upper case."""
     for settings in ('check = "length"\nmax = 280\nparam = "actual_output"',
                      'check = "tools"\nallowed = ["search"]',
@@ -457,7 +457,7 @@ def test_check_defaults_match_the_check_engine() -> None:
 
 
 def test_check_graph_gives_diagnostics_and_paths_for_an_edited_graph() -> None:
-    from dagtui.validate import check_graph
+    from dagtui.graph.validate import check_graph
 
     loaded = check_text(CASES["DAG013"][0], "x.toml")
     report = check_graph(loaded.graph, loaded.load.positions)
@@ -468,7 +468,7 @@ def test_check_graph_gives_diagnostics_and_paths_for_an_edited_graph() -> None:
 
 
 def test_a_validator_bug_is_a_diagnostic_not_a_crash(monkeypatch) -> None:
-    from dagtui import validate as validate_module
+    from dagtui.graph import validate as validate_module
 
     def boom(self, nid, node):
         raise RuntimeError("simulated bug")

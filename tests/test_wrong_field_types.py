@@ -18,9 +18,9 @@ from stub_server import StubServer
 
 from dagtui.cli import main
 from dagtui.exitcodes import ExitCode
-from dagtui.model import NODE_CLASSES, CheckNode, Metric
-from dagtui.tomlio.fmt import format_text
-from dagtui.validate import check_text
+from dagtui.graph.model import NODE_CLASSES, CheckNode, Metric
+from dagtui.graph.tomlio.fmt import format_text
+from dagtui.graph.validate import check_text
 
 pytestmark = pytest.mark.timeout(120)
 

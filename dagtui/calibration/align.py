@@ -37,19 +37,19 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cases import Case
-from ..checked import CheckedGraph
-from ..engine import Engine
-from ..judges.base import Ask, Judge, Reply
-from ..judges.labels import LabelsJudge
-from ..kinds import find_kind
-from ..model import BinaryNode, Example, Graph, NodeBase, NonBinaryNode, TaskNode
-from ..prompts import material_parts
-from ..text import verdict_text as show
-from . import stats
-from .core import _bounded, _checked_of, check_labels, normalize_label
-from .forcing import Observation, SharedAnswers, _failed
-from .items import TaskLabelError, task_label
+from dagtui.calibration import stats
+from dagtui.calibration.core import _bounded, _checked_of, check_labels, normalize_label
+from dagtui.calibration.forcing import Observation, SharedAnswers, _failed
+from dagtui.calibration.items import TaskLabelError, task_label
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.model import BinaryNode, Example, Graph, NodeBase, NonBinaryNode, TaskNode
+from dagtui.judges.base import Ask, Judge, Reply
+from dagtui.judges.labels import LabelsJudge
+from dagtui.judges.prompts import material_parts
+from dagtui.kinds import find_kind
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
+from dagtui.text import verdict_text as show
 
 #: labelled cases N needs, and cases each class needs, before alignment is tried
 MIN_LABELS = 10
@@ -522,8 +522,8 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     the `tries` when some are given). `candidates`: K example sets and K rewrites.
     `proposer`: the rewriting model (default the judge's), asked through the same client.
     Raises `AlignRefused` before any call when the node or its labels do not allow it."""
-    from ..api import _cases, make_judge
-    from .proposer import propose
+    from dagtui.api import _cases, make_judge
+    from dagtui.calibration.proposer import propose
 
     tries = list(tries)
     if method is not None and method not in METHODS:
@@ -534,7 +534,7 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     checked = _checked_of(graph)
     g = checked.graph if checked.graph is not None else checked.require()
     if python is None:
-        from ..checks import PythonConsent
+        from dagtui.graph.checks import PythonConsent
 
         python = getattr(graph, "python", None) or PythonConsent.from_env(allow_python)
     plan = plan_alignment(g, node, _cases(cases, g), holdout=holdout, seed=seed,
@@ -637,7 +637,7 @@ def plan_alignment(graph: Graph, nid: str, cases: Sequence[Case], *, holdout: fl
     """Walk the labels' path of every case (no call), find N's labelled cases, refuse too
     few, split them."""
     if nid not in graph.nodes:
-        from ..text import suggest
+        from dagtui.text import suggest
 
         raise AlignRefused(f"no node {nid!r} in the graph{suggest(nid, list(graph.nodes))}")
     node = graph.nodes[nid]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .align import Alignment, Figures, Row
+from dagtui.calibration.align import Alignment, Figures, Row
 
 
 def _num(value: float | None) -> str:
@@ -120,8 +120,8 @@ def replace_in_calibration(saved: dict[str, Any], a: Alignment) -> dict[str, Any
     """A saved calibration (`dagtui calibrate`'s JSON) with N's entry (and, for a task
     node, the nodes below it) replaced by the aligned node's figures on all its labelled
     cases (train and held-out), and a note saying so."""
-    from ..calibration import stats
-    from ..text import verdict_text as show
+    from dagtui.calibration import stats
+    from dagtui.text import verdict_text as show
 
     assert a.winner is not None and a.after is not None and a.winner.train is not None
     rows = [*a.winner.train.rows, *a.after.rows]

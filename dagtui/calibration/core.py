@@ -43,24 +43,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cases import Case
-from ..checked import CheckedGraph
-from ..engine import Engine
-from ..judges.base import Judge
-from ..judges.labels import LabelsJudge
-from ..labelcheck import (
+from dagtui.calibration import fingerprint, stats
+from dagtui.calibration.forcing import ForcingJudge, Observation, SharedAnswers
+from dagtui.calibration.items import TaskLabelError, split_items, task_label
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
+from dagtui.judges.base import Judge
+from dagtui.judges.labels import LabelsJudge
+from dagtui.labels.check import (
     LabelProblem,
     check_cases,
     ignored_summary,
     normalize_label,
     warn_ignored,
 )
-from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
-from ..text import verdict_text as show
-from ..trace import RunResult
-from . import fingerprint, stats
-from .forcing import ForcingJudge, Observation, SharedAnswers
-from .items import TaskLabelError, split_items, task_label
+from dagtui.report.trace import RunResult
+from dagtui.run.cases import Case
+from dagtui.run.engine import Engine
+from dagtui.text import verdict_text as show
 
 TOLERANCE = 1e-6
 #: a split whose majority margin is below this is a close call
@@ -158,7 +158,7 @@ class Calibration:
     outcomes: list[CaseOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     label_problems: list[str] = field(default_factory=list)
-    #: the bad labels `lenient` dropped before the run (`dagtui.labelcheck`), one line each
+    #: the bad labels `lenient` dropped before the run (`dagtui.labels.check`), one line each
     ignored_labels: list[str] = field(default_factory=list)
     calls: int = 0
     cache_hits: int = 0
@@ -250,7 +250,7 @@ def _checked_of(graph: Any) -> CheckedGraph:
     (`dagtui.load` checked it), a path loaded and checked here, a bare Graph checked once
     (when the first engine is built)."""
     if isinstance(graph, str | os.PathLike):
-        from ..api import load
+        from dagtui.api import load
 
         graph = load(graph)
     if isinstance(graph, CheckedGraph):
@@ -294,23 +294,23 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
     (api_base, cache, temperature, timeout, retries). `cases`: a list, a file, or None for
     the graph's `[metric].cases`. Python check nodes run only with `allow_python=True` (or
-    `python`, a `dagtui.checks.PythonConsent`; a graph from `dagtui.load` keeps its own), as in
+    `python`, a `dagtui.graph.checks.PythonConsent`; a graph from `dagtui.load` keeps its own), as in
     `dagtui.evaluate`. `progress(done, total)` is called as each case run (per pass and
-    sample) ends. Bad labels (`dagtui.labelcheck`) raise `LabelError` before any call;
+    sample) ends. Bad labels (`dagtui.labels.check`) raise `LabelError` before any call;
     `lenient=True` drops them instead, with a `LabelWarning` each, listed in
     `ignored_labels`. `probes` (`order`, `padding`) re-asks every labelled judgement node
     with its options reordered or its case material padded (`dagtui.calibration.probes`),
     after everything else; the results are in `result.probes`."""
-    from ..api import _cases, make_judge
-    from ..batch import preflight_all
-    from . import probes as bias
+    from dagtui.api import _cases, make_judge
+    from dagtui.calibration import probes as bias
+    from dagtui.run.batch import preflight_all
 
     if samples < 1:
         raise ValueError("samples must be >= 1")
     probes = bias.parse_probes(probes if isinstance(probes, str) else ",".join(probes)) \
         if probes else []
     if python is None:
-        from ..checks import PythonConsent
+        from dagtui.graph.checks import PythonConsent
 
         dirs = tuple(python_path)
         python = PythonConsent.from_env(allow_python, dirs)

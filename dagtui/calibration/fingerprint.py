@@ -9,7 +9,7 @@ the reasons) or missing.
 
 Per judge-asked node the record keeps one hash per part, so a change can be named:
 
-- `prompt`: the whole request as `dagtui.prompts.build_prompt` sends it, with every piece of
+- `prompt`: the whole request as `dagtui.judges.prompts.build_prompt` sends it, with every piece of
   case material (params, upstream evidence) replaced by a fixed placeholder — what the judge
   is asked, minus what it is asked about. It catches what the named parts below do not (the
   system prompt, `include_reason`, `multi_turn`), reported as "prompt changed";
@@ -19,12 +19,12 @@ Per judge-asked node the record keeps one hash per part, so a change can be name
 - `params`: the params shown, their order and the turn window;
 - `upstream`: the output labels of the task nodes whose evidence the node reads, in order;
 - `model`, `endpoint`, `temperature`: the judge (the node's own `model` wins, as in the
-  engine; the endpoint normalised as the cache normalises it, `dagtui.cache.normal_base`,
+  engine; the endpoint normalised as the cache normalises it, `dagtui.judges.cache.normal_base`,
   with any `user:password@` left out);
 - `labels`: one hash of every (case, label) pair for the node, and a hash per case
   (`label_cases`), so "3 labels changed" can be counted.
 
-Hashes are `dagtui.cache.content_hash` (the cache key's hashing: one home), cut to
+Hashes are `dagtui.judges.cache.content_hash` (the cache key's hashing: one home), cut to
 `HASH_LEN` hex digits: a fingerprint is compared, never trusted as a secret. End-to-end
 figures (sensitivity and specificity of pass/fail, the basis of the corrected pass rate,
 `dagtui.calibration.correction`) also depend on the verdicts' scores, the routes, the
@@ -42,11 +42,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cache import content_hash, normal_base
-from ..kinds import kind_of
-from ..model import SINGLE_TURN_PARAMS, Graph, TaskNode
-from ..prompts import PARAM_TITLES, build_prompt
-from ..redact import redact
+from dagtui.graph.model import SINGLE_TURN_PARAMS, Graph, TaskNode
+from dagtui.judges.cache import content_hash, normal_base
+from dagtui.judges.prompts import PARAM_TITLES, build_prompt
+from dagtui.kinds import kind_of
+from dagtui.redact import redact
 
 #: provenance format version (a file with another version reads as "no fingerprint")
 VERSION = 1
@@ -143,7 +143,7 @@ def node_parts(graph: Graph, nid: str, judge: JudgeSetting | None,
 def label_hashes(graph: Graph, nid: str, cases: Iterable[Any]) -> dict[str, str]:
     """case name -> hash of its label for `nid` (as the engine reads it), labelled cases only.
     Two cases of one name hash together (their labels in file order)."""
-    from .core import normalize_label
+    from dagtui.calibration.core import normalize_label
 
     node = graph.nodes[nid]
     by_case: dict[str, list[Any]] = {}

@@ -28,10 +28,10 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..judges.base import Ask, Judge, JudgeError, Reply
-from ..judges.labels import LabelsJudge
-from ..kinds import find_kind
-from .items import TaskLabelError, task_label
+from dagtui.calibration.items import TaskLabelError, task_label
+from dagtui.judges.base import Ask, Judge, JudgeError, Reply
+from dagtui.judges.labels import LabelsJudge
+from dagtui.kinds import find_kind
 
 
 @dataclass

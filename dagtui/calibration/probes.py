@@ -8,7 +8,7 @@ judge's own evidence down), with one change to its request:
   last); with two options both are the same order and it is asked once. A binary node has no
   options to reorder: the probe skips it and says so.
 - `padding`: the case material followed by neutral filler of about half its length
-  (`dagtui.prompts.padding`: a fixed text, the same for every case), for binary and non-binary
+  (`dagtui.judges.prompts.padding`: a fixed text, the same for every case), for binary and non-binary
   nodes alike.
 
 Per node and probe: how many verdicts were compared (cases x variants, both answers usable),
@@ -29,14 +29,14 @@ from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ..cases import Case
-from ..judges.base import Ask, Judge, Reply
-from ..labelcheck import normalize_label
-from ..model import BinaryNode, Graph, NodeBase, NonBinaryNode
-from ..prompts import build_prompt
-from ..text import verdict_text as show
-from . import stats
-from .forcing import Observation
+from dagtui.calibration import stats
+from dagtui.calibration.forcing import Observation
+from dagtui.graph.model import BinaryNode, Graph, NodeBase, NonBinaryNode
+from dagtui.judges.base import Ask, Judge, Reply
+from dagtui.judges.prompts import build_prompt
+from dagtui.labels.check import normalize_label
+from dagtui.run.cases import Case
+from dagtui.text import verdict_text as show
 
 #: the probes `--probes` accepts, in the order they run and are reported
 PROBES = ("order", "padding")

@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..cases import Case
-from ..judges.base import Ask, Judge
-from ..kinds.answers import STEPS
-from ..model import Graph, NodeBase, TaskNode
-from ..prompts import GEVAL_STEPS, Prompt, material_parts
-from ..text import verdict_text as show
+from dagtui.graph.model import Graph, NodeBase, TaskNode
+from dagtui.judges.base import Ask, Judge
+from dagtui.judges.prompts import GEVAL_STEPS, Prompt, material_parts
+from dagtui.kinds.answers import STEPS
+from dagtui.run.cases import Case
+from dagtui.text import verdict_text as show
 
 #: disagreements shown to the proposer at most (the prompt stays a readable size)
 MAX_SHOWN = 12

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..text import counted, shorten
-from ..text import verdict_text as show
-from .core import Calibration, NodeCalibration
+from dagtui.calibration.core import Calibration, NodeCalibration
+from dagtui.text import counted, shorten
+from dagtui.text import verdict_text as show
 
 LIST_MAX = 10
 

@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..model import Graph
-from ..workdir import calibration_file
-from .correction import correct
-from .fingerprint import JudgeSetting, Staleness, compare
+from dagtui.calibration.correction import correct
+from dagtui.calibration.fingerprint import JudgeSetting, Staleness, compare
+from dagtui.graph.model import Graph
+from dagtui.workdir import calibration_file
 
 
 def read_saved(path: str | os.PathLike[str] | None) -> dict[str, Any] | None:
@@ -38,7 +38,7 @@ def labelled_cases(saved: dict[str, Any],
                    cases: str | os.PathLike[str] | None = None) -> tuple[list[Any] | None, str]:
     """(the labelled cases to compare, why they could not be read or ""): `cases` when given,
     else the file the calibration was run on (its `cases_file`)."""
-    from ..cases import CaseError, load_cases
+    from dagtui.run.cases import CaseError, load_cases
 
     source = cases if cases is not None else saved.get("cases_file")
     if not source:

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..labelcheck import normalize_label
-from ..model import BinaryNode, CheckNode, Graph, NonBinaryNode
-from ..text import counted
-from . import stats
-from .core import TOLERANCE
-from .stats import _key
+from dagtui.calibration import stats
+from dagtui.calibration.core import TOLERANCE
+from dagtui.calibration.stats import _key
+from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode
+from dagtui.labels.check import normalize_label
+from dagtui.text import counted
 
 LIST_MAX = 10
 

@@ -15,12 +15,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..exitcodes import ExitCode
-from ..text import say
-from .calibrate import _cost_line, _write
-from .flags import add_call_flags, non_negative_int, positive_int, temperature
-from .python_opts import add_python_options, python_consent
-from .run import err, halt_lines, load_graph_and_cases
+from dagtui.commands.calibrate import _cost_line, _write
+from dagtui.commands.flags import add_call_flags, non_negative_int, positive_int, temperature
+from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.run import err, halt_lines, load_graph_and_cases
+from dagtui.exitcodes import ExitCode
+from dagtui.text import say
 
 
 def _fraction(text: str) -> float:
@@ -70,15 +70,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..calibration import stats
-    from ..calibration.align import (
+    from dagtui.calibration import stats
+    from dagtui.calibration.align import (
         AlignRefused,
         a_align,
         plan_alignment,
         planned_calls,
         resolve_methods,
     )
-    from ..checked import CheckedGraph
+    from dagtui.graph.analysed import CheckedGraph
 
     checked = CheckedGraph.read(args.graph)
     if checked.is_suite and not checked.unreadable:
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
-    from ..judges.factory import model_for
+    from dagtui.judges.factory import model_for
 
     model = model_for(graph, args.model)
     seed = stats.SEED if args.seed is None else args.seed
@@ -114,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
         err(f"{args.graph}: the alignment needs up to {most} calls, {most - args.budget} over "
             f"--budget {args.budget} (fewer --candidates or --try, or --method, need fewer)")
         return ExitCode.USAGE
-    from ..cache import open_cache
-    from ..calibration.align_report import render_markdown, render_text
-    from ..outputs import report_target_problems, safe_json, safe_text
+    from dagtui.calibration.align_report import render_markdown, render_text
+    from dagtui.judges.cache import open_cache
+    from dagtui.report.outputs import report_target_problems, safe_json, safe_text
 
     bad = report_target_problems(json_out=args.json_out, files={"--markdown": args.markdown},
                                  inputs={"graph file": args.graph})
@@ -159,12 +159,12 @@ def run(args: argparse.Namespace) -> int:
 def _write_back(shown: str, graph_path: str, original: str, result: Any) -> int:
     """The graph changed only at N (comments and the rest byte-identical: the
     comment-keeping render of the editor's save), and a saved calibration updated."""
-    from ..calibration.align_report import replace_in_calibration
-    from ..outputs import safe_json
-    from ..safewrite import WriteRefused
-    from ..tomlio import save_graph
-    from ..tomlio.errors import SaveError
-    from ..workdir import calibration_file
+    from dagtui.calibration.align_report import replace_in_calibration
+    from dagtui.graph.tomlio import save_graph
+    from dagtui.graph.tomlio.errors import SaveError
+    from dagtui.report.outputs import safe_json
+    from dagtui.safewrite import WriteRefused
+    from dagtui.workdir import calibration_file
 
     try:
         save_graph(result.aligned_graph, graph_path, original_text=original)

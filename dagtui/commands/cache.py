@@ -6,7 +6,7 @@ number of days (`--older-than`), both, or all when neither is given, and says ho
 Both read the `cache.sqlite` of `--graph FILE`'s `.dagtui/` (the one its runs use), else the
 nearest `.dagtui/` from the current directory upwards (`dagtui.workdir`), unless
 `--cache-dir` says otherwise, and neither creates a cache that is not there. A damaged cache file is set aside
-and replaced as it would be by a run (`dagtui.cache`).
+and replaced as it would be by a run (`dagtui.judges.cache`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from ..cache import FILENAME, Cache
-from ..exitcodes import ExitCode
-from ..text import say
-from ..workdir import workdir_for, workdir_from
-from . import flags
+from dagtui.commands import flags
+from dagtui.exitcodes import ExitCode
+from dagtui.judges.cache import FILENAME, Cache
+from dagtui.text import say
+from dagtui.workdir import workdir_for, workdir_from
 
 DAY = 86400.0
 

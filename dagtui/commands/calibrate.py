@@ -16,7 +16,7 @@ any node is stale or missing (or below `--min-kappa`): a CI gate an edit cannot 
 `--probes order,padding` asks every labelled judgement node again with its options reordered
 and its case material padded by neutral filler (`dagtui.calibration.probes`); `--max-flip R`
 exits 1 when a node's verdicts flip more often than R under a probe.
-Bad labels (`dagtui.labelcheck`) are exit 2 before any call; `--lenient` ignores them with a
+Bad labels (`dagtui.labels.check`) are exit 2 before any call; `--lenient` ignores them with a
 warning each, counted in the report.
 Exit codes: 0 ok, 1 a node below `--min-kappa` or above `--max-flip` (or an invalid graph), 2 bad input, 3 judge
 errors left no node measurable or ended every case.
@@ -30,12 +30,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..exitcodes import ExitCode
-from ..text import counted, say
-from .flags import add_call_flags, kappa, positive_int, share, temperature
-from .label_opts import add_lenient_option, checked_case_list
-from .python_opts import add_python_options, python_consent
-from .run import err, halt_lines, load_graph_and_cases
+from dagtui.commands.flags import add_call_flags, kappa, positive_int, share, temperature
+from dagtui.commands.label_opts import add_lenient_option, checked_case_list
+from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.run import err, halt_lines, load_graph_and_cases
+from dagtui.exitcodes import ExitCode
+from dagtui.text import counted, say
 
 #: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
 ANSWER_TOKENS = 80
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.temperature < 0:
         err("--temperature must be >= 0")
         return ExitCode.USAGE
-    from ..checked import CheckedGraph
+    from dagtui.graph.analysed import CheckedGraph
 
     checked = CheckedGraph.read(args.graph)  # read and parsed once, for both questions
     # a suite that parses is refused in one line; one that does not gets its syntax error
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if code:
         return code
     if args.check:
-        from .calibrate_check import check
+        from dagtui.commands.calibrate_check import check
 
         return check(args, checked)
     graph, cases, code = load_graph_and_cases(checked, args.cases)
@@ -109,18 +109,18 @@ def run(args: argparse.Namespace) -> int:
     if not any(c.expected for c in cases):
         err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
         return ExitCode.USAGE
-    from ..judges.factory import model_for
+    from dagtui.judges.factory import model_for
 
     model = model_for(graph, args.model)
     if args.dry_run:
         # the metric's name and the model come from a file and a flag: shown, never obeyed
         say(dry_run(checked, cases, model, args.samples, python_consent(args), probes), end="")
         return ExitCode.OK
-    from ..cache import open_cache
-    from ..calibration.core import a_calibrate, note_ignored
-    from ..calibration.report import render_markdown, render_text
-    from ..cases import CaseError, cases_source
-    from ..outputs import report_target_problems, safe_json, safe_text
+    from dagtui.calibration.core import a_calibrate, note_ignored
+    from dagtui.calibration.report import render_markdown, render_text
+    from dagtui.judges.cache import open_cache
+    from dagtui.report.outputs import report_target_problems, safe_json, safe_text
+    from dagtui.run.cases import CaseError, cases_source
 
     bad_outputs = report_target_problems(
         json_out=args.json_out, files={"--markdown": args.markdown},
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
 def _probes_of(args: argparse.Namespace) -> tuple[list[str], int]:
     """`--probes` as a list (and 0), or an error printed and exit 2: an unknown probe,
     `--max-flip` without probes, probes with `--check` (which makes no call)."""
-    from ..calibration.probes import parse_probes
+    from dagtui.calibration.probes import parse_probes
 
     if args.probes is None:
         if args.max_flip is not None:
@@ -233,8 +233,8 @@ def _progress_bar() -> _Bar | None:
 
 
 def _write(path: Path, text: str) -> None:
-    from ..outputs import write_report
-    from ..workdir import prepare_output
+    from dagtui.report.outputs import write_report
+    from dagtui.workdir import prepare_output
 
     prepare_output(path)  # a .dagtui/ it creates gets its .gitignore, as for the cache
     write_report(path, text)
@@ -244,7 +244,7 @@ def save_latest(graph_path: str, data: str) -> Path | None:
     """Keep the latest result where the editor looks for it, in the graph's `.dagtui/`
     (`dagtui.workdir.calibration_file`; None if it cannot be written: saving is a
     convenience and must not fail a CI run that printed its report)."""
-    from ..workdir import calibration_file
+    from dagtui.workdir import calibration_file
 
     target = calibration_file(graph_path)
     try:
@@ -260,10 +260,10 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
     """The calls calibration would make, from the labels' path of every case (no calls).
     `graph`: a Graph, or a `CheckedGraph` (then not validated again). `probes`: the bias
     probes asked for (their calls are counted on their own line)."""
-    from ..calibration.core import check_labels
-    from ..engine import Engine
-    from ..judges.labels import LabelsJudge
-    from ..kinds import kind_of
+    from dagtui.calibration.core import check_labels
+    from dagtui.judges.labels import LabelsJudge
+    from dagtui.kinds import kind_of
+    from dagtui.run.engine import Engine
 
     engine = Engine(graph, LabelsJudge(), python=consent)
     graph = engine.graph
@@ -293,7 +293,7 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
         lines.append(f"  G-Eval steps generation: {steps_calls} call(s)")
     probe_calls = 0
     if probes:
-        from ..calibration.probes import variants
+        from dagtui.calibration.probes import variants
 
         judged = [graph.nodes[s.node] for r in results for s in r.steps if s.prompt]
         probe_calls = sum(v.applies(node) for v in variants(graph, probes) for node in judged)
@@ -306,7 +306,7 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
 
 def _cost_line(model: str, prompts: list[list[dict[str, str]]], samples: int,
                most: int) -> str:
-    from ..judges.litellm_judge import import_litellm
+    from dagtui.judges.litellm_judge import import_litellm
 
     litellm = import_litellm()
     try:

@@ -14,16 +14,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..exitcodes import ExitCode
-from ..text import say
-from .run import err, refusal
+from dagtui.commands.run import err, refusal
+from dagtui.exitcodes import ExitCode
+from dagtui.text import say
 
 
 def check(args: argparse.Namespace, checked: Any) -> int:
-    from ..calibration.fingerprint import JudgeSetting
-    from ..calibration.saved import read_saved, staleness
-    from ..judges.factory import model_for
-    from ..workdir import calibration_file
+    from dagtui.calibration.fingerprint import JudgeSetting
+    from dagtui.calibration.saved import read_saved, staleness
+    from dagtui.judges.factory import model_for
+    from dagtui.workdir import calibration_file
 
     code = refusal(checked)
     if code:

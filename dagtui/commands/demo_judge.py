@@ -18,8 +18,8 @@ import sys
 import threading
 from typing import Any
 
-from ..exitcodes import ExitCode
-from . import flags
+from dagtui.commands import flags
+from dagtui.exitcodes import ExitCode
 
 #: the model string to use with it (any `openai/...` name works: the rules ignore it)
 MODEL = "openai/demo"
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..stubjudge import StubServer, demo_answer
+    from dagtui.stubjudge import StubServer, demo_answer
 
     server = StubServer(demo_answer, port=args.port, idle_timeout=None, keep_requests=False)
     try:

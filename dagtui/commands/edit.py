@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from ..exitcodes import ExitCode
-from ..text import say
-from .python_opts import add_python_options, python_consent
+from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.exitcodes import ExitCode
+from dagtui.text import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def target_refusal(command: str, graph: str | None, starter: str | None) -> str | None:
     """Why `dagtui edit` / `dagtui serve` must not open `graph` (an unknown starter, or a
     file the editor would overwrite), as the one line to print, or None."""
-    from ..starters import STARTERS
+    from dagtui.graph.starters import STARTERS
 
     if starter is not None and starter not in STARTERS:
         return f"dagtui {command}: unknown starter {starter!r}; known: {', '.join(STARTERS)}"
@@ -49,7 +49,7 @@ def _not_a_graph(command: str, path: str) -> str | None:
     show, and nothing a save could write), or DeepEval JSON (saving it as a graph would
     overwrite the user's document with TOML; `dagtui import` converts it). Any other file
     that does not parse opens read-only with its error."""
-    from ..loader import DEEPEVAL_JSON, load_file
+    from dagtui.graph.loader import DEEPEVAL_JSON, load_file
 
     if os.path.isdir(path):
         return (f"dagtui {command}: {path} is a directory; name a graph file in it "
@@ -69,7 +69,7 @@ def _in_browser() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..starters import STARTERS, starter_description
+    from dagtui.graph.starters import STARTERS, starter_description
 
     if args.list_starters:  # as the chooser shows them: the name, then what it is for
         import textwrap
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                                 subsequent_indent=" " * width))
         return ExitCode.OK
     if args.list_keys:
-        from ..tui.keys import list_keys
+        from dagtui.tui.keys import list_keys
 
         sys.stdout.write(list_keys())
         return ExitCode.OK
@@ -92,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if refusal:
         say(refusal, file=sys.stderr)
         return ExitCode.USAGE
-    from ..keyfile import KeymapError
-    from ..tui.app import EditorApp
-    from ..tui.keys import user_keymap
+    from dagtui.keyfile import KeymapError
+    from dagtui.tui.app import EditorApp
+    from dagtui.tui.keys import user_keymap
 
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
         keymap = user_keymap()
@@ -104,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
         say("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
-    from ..suite.loader import is_suite_file
+    from dagtui.suite.loader import is_suite_file
 
     if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
-        from ..tui.suite_view import run_suite_editor
+        from dagtui.tui.suite_view import run_suite_editor
 
         return run_suite_editor(args.graph, keymap=keymap)
     app = EditorApp(args.graph, starter=args.starter, python=python_consent(args),

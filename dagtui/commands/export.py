@@ -11,10 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, unreadable
-from ..exitcodes import ExitCode
-from ..model import Graph
-from ..text import say
+from dagtui.diagnostics import Diagnostic, unreadable
+from dagtui.exitcodes import ExitCode
+from dagtui.graph.model import Graph
+from dagtui.text import say
 
 FORMATS = ("deepeval-json", "deepeval-python", "mermaid", "dot")
 
@@ -34,8 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export import DEEPEVAL_FORMATS, ExportRefused, deepeval_notes, export_graph
-    from ..suite.loader import is_suite_file
+    from dagtui.export import DEEPEVAL_FORMATS, ExportRefused, deepeval_notes, export_graph
+    from dagtui.suite.loader import is_suite_file
 
     graph, diagnostics = check_graph(args.graph)
     errors = [d for d in diagnostics if d.is_error]
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         for refusal in exc.refusals:
             say(f"  {refusal.format()}", file=sys.stderr)
         return ExitCode.FAILURES
-    from ..outputs import clashes
+    from dagtui.report.outputs import clashes
 
     clash = clashes({"-o": args.output if args.output != "-" else None},
                     {"graph file": args.graph})
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return ExitCode.OK
-    from ..safewrite import atomic_write
+    from dagtui.safewrite import atomic_write
 
     try:
         atomic_write(args.output, text)
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 def check_graph(path: str) -> tuple[Graph | None, list[Diagnostic]]:
     """Load and validate exactly as `dagtui validate` does (shape and meaning)."""
-    from ..validate import check_file
+    from dagtui.graph.validate import check_file
 
     report = check_file(path)
     return report.graph, list(report.diagnostics)

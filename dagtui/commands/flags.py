@@ -8,7 +8,7 @@ import argparse
 import math
 from collections.abc import Callable
 
-from ..judges.health import RPM_MAX, RPM_MIN
+from dagtui.judges.health import RPM_MAX, RPM_MIN
 
 
 def _number(kind: type, low: float, *, strict: bool, words: str,
@@ -69,9 +69,9 @@ port_or_free = _port(0, "a port number 1..65535, or 0 for any free port")
 
 
 def workers(text: str) -> int | str:
-    """`--workers`: a whole number from 1 to `dagtui.cluster.max_workers()` or `auto`
-    (`dagtui.cluster.parse_workers`)."""
-    from ..cluster import parse_workers
+    """`--workers`: a whole number from 1 to `dagtui.run.cluster.max_workers()` or `auto`
+    (`dagtui.run.cluster.parse_workers`)."""
+    from dagtui.run.cluster import parse_workers
 
     try:
         return parse_workers(text)
@@ -81,8 +81,8 @@ def workers(text: str) -> int | str:
 
 
 def shard(text: str) -> object:
-    """`--shard I/N`: shard I of N, 1 <= I <= N (`dagtui.shard.parse_shard`)."""
-    from ..shard import parse_shard
+    """`--shard I/N`: shard I of N, 1 <= I <= N (`dagtui.run.shard.parse_shard`)."""
+    from dagtui.run.shard import parse_shard
 
     try:
         return parse_shard(text)

@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..exitcodes import ExitCode
-from ..text import counted, say
+from dagtui.exitcodes import ExitCode
+from dagtui.text import counted, say
 
 if TYPE_CHECKING:
-    from ..loader import LoadResult
-    from ..safewrite import Stamp
+    from dagtui.graph.loader import LoadResult
+    from dagtui.safewrite import Stamp
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,14 +47,14 @@ def _files(paths: list[str]) -> list[tuple[Path, LoadResult | None]]:
     (None when it was not read: the format reads it). Cases files (`[[cases]]` TOML) have
     no canonical graph layout, so a directory search skips them and a named one is skipped
     with a note, as `validate` does (`dagtui.commands.validate.file_kind` decides)."""
-    from ..checked import CheckedGraph
-    from .validate import file_kind
+    from dagtui.commands.validate import file_kind
+    from dagtui.graph.analysed import CheckedGraph
 
     out: list[tuple[Path, LoadResult | None]] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():  # a FIFO named *.toml is reported, never opened (it would block)
-            from ..inputs import regular_files
+            from dagtui.inputs import regular_files
 
             found = regular_files(p.rglob("*.toml"), lambda line: say(line, file=sys.stderr))
             for f in found:
@@ -82,8 +82,8 @@ def _read(path: Path, result: LoadResult | None) -> tuple[str, Stamp] | None:
     """The file's text and the stamp of what was read (the write refuses if the file
     changes meanwhile), or None after printing why it cannot be formatted. `result`: the
     file as `_files` loaded it (None: loaded here)."""
-    from ..loader import load_file
-    from ..safewrite import read_text
+    from dagtui.graph.loader import load_file
+    from dagtui.safewrite import read_text
 
     result = result or load_file(path)
     if result.text is None or not result.parsed:
@@ -109,7 +109,7 @@ def _as_loaded(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..tomlio import FormatError, SaveError, atomic_write, format_text
+    from dagtui.graph.tomlio import FormatError, SaveError, atomic_write, format_text
 
     status = ExitCode.OK
     changed: list[Path] = []

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..exitcodes import ExitCode
-from ..model import Metric
-from ..text import say
+from dagtui.exitcodes import ExitCode
+from dagtui.graph.model import Metric
+from dagtui.text import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,14 +45,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export.importer import ImportFailed, import_deepeval_json
-    from ..export.toml_text import render_graph
-    from ..safewrite import atomic_write
-    from ..validate import check_text
+    from dagtui.export.importer import ImportFailed, import_deepeval_json
+    from dagtui.export.toml_text import render_graph
+    from dagtui.graph.validate import check_text
+    from dagtui.safewrite import atomic_write
 
     source = Path(args.source)
     out = Path(args.output) if args.output and args.output != "-" else None
-    from ..outputs import clashes
+    from dagtui.report.outputs import clashes
 
     clash = clashes({"-o": out}, {"DeepEval DAG JSON": source})
     if clash:  # even with --force: the source is what is being converted
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"dagtui import: {args.output} exists; use --force to overwrite it",
               file=sys.stderr)
         return ExitCode.USAGE
-    from ..inputs import JSON_LIMIT, InputError, read_text
+    from dagtui.inputs import JSON_LIMIT, InputError, read_text
 
     try:  # a FIFO, /dev/zero or an oversized file is refused before it is read
         text = read_text(source, limit=JSON_LIMIT, what="DeepEval DAG document")

@@ -1,4 +1,4 @@
-"""`--lenient`: how `calibrate`, `test` and `run` treat bad labels (`dagtui.labelcheck`).
+"""`--lenient`: how `calibrate`, `test` and `run` treat bad labels (`dagtui.labels.check`).
 
 Without it a bad label is an error: every one is printed with its file, line and case, and
 the command exits 2 before any judge call. With it each is a warning on stderr, the label is
@@ -12,9 +12,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..exitcodes import ExitCode
-from ..labelcheck import SHOWN, LabelError, LabelProblem, LenientCases, check_cases, scan
-from ..text import say
+from dagtui.exitcodes import ExitCode
+from dagtui.labels.check import SHOWN, LabelError, LabelProblem, LenientCases, check_cases, scan
+from dagtui.text import say
 
 
 def add_lenient_option(p: argparse.ArgumentParser) -> None:

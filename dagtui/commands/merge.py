@@ -1,7 +1,7 @@
 """`dagtui merge REPORT.json...`: one summary, JUnit and exit code from a sharded run.
 
 Each machine of a CI matrix runs `dagtui run ... --shard I/N --json shard-I.json`; a last
-job merges the reports (`dagtui.merge`) and prints, writes and exits exactly as the whole run
+job merges the reports (`dagtui.report.merge`) and prints, writes and exits exactly as the whole run
 would have: exit 0 all passed, 1 a case failed, 3 judge errors or a halted judge, 2 when the
 reports cannot be read or are not the shards of one run (a shard missing or given twice).
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..exitcodes import ExitCode
-from ..text import say
+from dagtui.exitcodes import ExitCode
+from dagtui.text import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,8 +34,8 @@ def err(msg: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..merge import MergeError, describe, merge_files
-    from ..outputs import report_target_problems, write_report
+    from dagtui.report.merge import MergeError, describe, merge_files
+    from dagtui.report.outputs import report_target_problems, write_report
 
     problems = report_target_problems(
         json_out=args.json_out, junit=args.junit,
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     say(describe(reports), file=sys.stderr)
     try:
         if kind == "graph":
-            from .run import print_summary
+            from dagtui.commands.run import print_summary
 
             if merged.halt:
                 err(merged.halt)
@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
             return merged.exit_code()
         from rich.console import Console
 
-        from ..suite.report import print_summary as print_suite
-        from ..suite.report import write_json, write_junit
+        from dagtui.suite.report import print_summary as print_suite
+        from dagtui.suite.report import write_json, write_junit
 
         for line in merged.halts():
             err(line)

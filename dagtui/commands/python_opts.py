@@ -3,14 +3,14 @@ command that can run a graph (`run`, `test`, `step`, `edit`).
 
 A python check runs code from a module beside the graph; a graph (say, from an untrusted pull
 request) must not be able to run code just by being tested, so the permission comes only
-from the command line or the environment, never from the file. See `dagtui.checks`.
+from the command line or the environment, never from the file. See `dagtui.graph.checks`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from ..checks import ALLOW_ENV, PATH_ENV, PythonConsent
+from dagtui.graph.checks import ALLOW_ENV, PATH_ENV, PythonConsent
 
 
 def add_python_options(p: argparse.ArgumentParser) -> None:

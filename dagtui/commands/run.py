@@ -3,10 +3,10 @@
 Checks the graph (errors: exit 1) and every case (missing fields: exit 2) before the first
 call, runs cases concurrently (in this process, or spread over Dask workers — `--workers`
 processes or a `--scheduler` cluster — so litellm's per-call CPU is not bound to one core;
-see `dagtui.cluster`) with a progress bar
+see `dagtui.run.cluster`) with a progress bar
 on a terminal (one plain line per case when not a terminal or when `CI` is set), prints a
 summary, writes JUnit / JSON / traces on request. Cases that carry labels have them checked
-first (`dagtui.labelcheck`: a bad one is exit 2, `--lenient` ignores it with a warning).
+first (`dagtui.labels.check`: a bad one is exit 2, `--lenient` ignores it with a warning).
 Exit codes: 0 all passed; 1 a case failed or the graph is invalid; 2 bad input (files,
 flags, cases, labels); 3 no case failed but at least one ended in a judge error.
 """
@@ -21,12 +21,12 @@ import textwrap
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..checked import CheckedGraph
-from ..exitcodes import ExitCode
-from ..text import counted, for_markup, for_terminal, say, shorten
-from . import flags
-from .label_opts import add_lenient_option, checked_case_stream
-from .python_opts import add_python_options, python_consent
+from dagtui.commands import flags
+from dagtui.commands.label_opts import add_lenient_option, checked_case_stream
+from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.exitcodes import ExitCode
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.text import counted, for_markup, for_terminal, say, shorten
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,10 +100,10 @@ def refusal(checked: CheckedGraph) -> int:
 def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
                          lazy: bool = False) -> tuple[Any, Any, int]:
     """(graph, cases, exit code): exit code is 0 when both loaded. `graph` is a path or a
-    graph file already read (`dagtui.checked`), checked here once. `lazy`: the cases as a
-    checked `dagtui.case_stream.CaseStream` (read again per pass), else a list."""
-    from ..case_stream import open_cases
-    from ..cases import CaseError, cases_source, load_cases
+    graph file already read (`dagtui.graph.analysed`), checked here once. `lazy`: the cases as a
+    checked `dagtui.run.case_stream.CaseStream` (read again per pass), else a list."""
+    from dagtui.run.case_stream import open_cases
+    from dagtui.run.cases import CaseError, cases_source, load_cases
 
     checked = graph if isinstance(graph, CheckedGraph) else CheckedGraph.read(graph)
     graph_path = checked.file or ""
@@ -137,7 +137,7 @@ def halt_lines(halt: str, model: Any = None) -> list[str]:
     """Why the judge could not be used, cut to `HALT_WIDTH` (litellm's provider text runs to
     hundreds of characters), and, when `model` looks like a misspelling of a model litellm
     lists (DAG118), that model: the one line that says what to fix."""
-    from ..validate.models import unknown_model
+    from dagtui.graph.validate.models import unknown_model
 
     lines = [shorten(halt, HALT_WIDTH, flat="squash")]
     near = unknown_model(model) if isinstance(model, str) else None
@@ -151,8 +151,8 @@ def warn_misspelt(graph: Any, cases: Any) -> None:
     """A warning line for each case field that looks like a misspelt one (`actual_ouput`),
     unless the graph reads that name itself (a check's `param`): the field is kept, but
     the one meant stays empty, and the run would say only that it is missing."""
-    from ..cases import misspelt_fields
-    from ..kinds import kind_of
+    from dagtui.kinds import kind_of
+    from dagtui.run.cases import misspelt_fields
 
     read: set[str] = set()
     for node in graph.nodes.values():
@@ -168,11 +168,11 @@ def warn_misspelt(graph: Any, cases: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cases import CaseError
+    from dagtui.run.cases import CaseError
 
     checked = CheckedGraph.read(args.graph)  # read and parsed once, for both questions
     if checked.is_suite:  # a suite of rules: dagtui.suite runs it
-        from .suite_run import run_suite_command
+        from dagtui.commands.suite_run import run_suite_command
 
         return run_suite_command(args, read=checked)
     graph, cases, code = load_graph_and_cases(checked, args.cases, lazy=True)
@@ -187,8 +187,8 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     if code:
         return code
-    from ..cases import cases_source
-    from ..outputs import report_target_problems, write_report
+    from dagtui.report.outputs import report_target_problems, write_report
+    from dagtui.run.cases import cases_source
 
     bad_outputs = report_target_problems(
         json_out=args.json_out, junit=args.junit, trace_dir=args.trace_dir, results_file=True,
@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
         err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
         return ExitCode.USAGE
-    from ..cluster import (
+    from dagtui.run.cluster import (
         ClusterError,
         DaskMissing,
         evaluate_in_workers,
@@ -216,9 +216,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err(str(exc))
         return ExitCode.USAGE
-    from ..cache import open_cache
-    from ..engine import Engine
-    from ..judges.factory import make_judge
+    from dagtui.judges.cache import open_cache
+    from dagtui.judges.factory import make_judge
+    from dagtui.run.engine import Engine
 
     cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
                        graph=args.graph)
@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
                        **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
     engine = Engine(checked, judge, python=python_consent(args))  # checked once, above
     workers = resolve_workers(workers_arg, len(cases), judge)
-    from ..judges.litellm_judge import LiteLLMJudge
+    from dagtui.judges.litellm_judge import LiteLLMJudge
 
     scheduler = scheduler_address(getattr(args, "scheduler", None))
     on_dask = isinstance(judge, LiteLLMJudge) and (workers > 1 or scheduler is not None)
@@ -239,9 +239,9 @@ def run(args: argparse.Namespace) -> int:
             err(str(exc))
             return ExitCode.USAGE
     out = sys.stdout
-    from ..calibration.summary import Agreement  # labelled cases: no extra calls
-    from ..labelcheck import ignored_summary
-    from ..stream import Finished, ResultLog, ResultsStream, results_path
+    from dagtui.calibration.summary import Agreement  # labelled cases: no extra calls
+    from dagtui.labels.check import ignored_summary
+    from dagtui.report.stream import Finished, ResultLog, ResultsStream, results_path
 
     try:  # --json out.json: out.results.jsonl gets each case as it finishes
         stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
@@ -253,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
 
     traces = None
     if args.trace_dir:  # written as each case ends, while its details are in memory
-        from ..trace import Trace, trace_file_name
+        from dagtui.report.trace import Trace, trace_file_name
 
         def traces(i: int, case: Any, r: Any) -> None:
             Trace.of(graph, case, judge, r).save(Path(args.trace_dir) / trace_file_name(i, r.case))
@@ -278,10 +278,10 @@ def run(args: argparse.Namespace) -> int:
             stream.close()
     progress.close()
     if positions is not None:
-        from ..merge import shard_info
+        from dagtui.report.merge import shard_info
 
         report.shard = shard_info(args.shard, positions)
-    from ..calibration.saved import run_calibration, summary_lines
+    from dagtui.calibration.saved import run_calibration, summary_lines
 
     report.calibration = run_calibration(graph, judge.describe(), report.count("pass"),
                                          report.count("fail"))
@@ -297,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
         err(f"cannot write a report: {exc}")
         print_summary(report, out)
         return ExitCode.USAGE
-    from ..judges.health import is_unusable
+    from dagtui.judges.health import is_unusable
 
     if is_unusable(report.halt) and not (report.count("pass") or report.count("fail")):
         for line in halt_lines(report.halt or "", getattr(judge, "model", None)):
@@ -316,7 +316,7 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
     Says on stderr how many cases the shard holds (it may hold none: that run passes)."""
     if shard is None:
         return cases, None
-    from ..case_stream import CaseStream
+    from dagtui.run.case_stream import CaseStream
 
     if isinstance(cases, CaseStream):  # still streamed: the shard's cases, read per pass
         part = cases.sharded(shard)
@@ -331,7 +331,7 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
 async def _go(engine: Any, cases: Any, concurrency: int, on_case: Any, log: Any) -> Any:
     """The in-process batch. A model judge loads litellm on its first call the cache cannot
     answer, and the report's clock leaves that out: a rerun from the cache imports nothing."""
-    from ..batch import evaluate_cases
+    from dagtui.run.batch import evaluate_cases
 
     return await evaluate_cases(engine, cases, concurrency=concurrency, on_case=on_case,
                                 log=log)
@@ -425,7 +425,7 @@ def _wrapped(text: str) -> str:
 
 def print_summary(report: Any, out: TextIO) -> None:
     """The summary table, plain text (readable in CI logs and terminals alike)."""
-    from ..text import verdict_text
+    from dagtui.text import verdict_text
 
     def w(text: str) -> None:  # names, labels and judge text: shown, never obeyed
         out.write(for_terminal(_wrapped(text)))

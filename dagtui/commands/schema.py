@@ -2,13 +2,13 @@
 
 The files a user writes (graph, cases, suite) are for editors; the documents dagtui writes
 (report, results, trace, calibration) are for the programs that read them: their models live in
-`dagtui.documents`, imported only when one of them is asked for.
+`dagtui.report.documents`, imported only when one of them is asked for.
 
 Editors with TOML schema support (taplo, Even Better TOML) read a `#:schema ./graph.schema.json`
 first line and then complete keys, show each key's meaning and underline a misspelt one while
 it is typed, long before `dagtui validate` runs. The schema is generated from the model's own
 dataclasses (their fields and annotations, the keys the loaders accept) and from what each
-field's metadata says of it (`dagtui.model.field_specs`: its meaning, shown by editors on
+field's metadata says of it (`dagtui.graph.model.field_specs`: its meaning, shown by editors on
 hover, its range and its allowed values), so a field added to the model appears here without
 anyone keeping a second description in step. Every table is
 closed (`additionalProperties: false`): a typo such as `critera` is exactly what the schema is
@@ -29,10 +29,10 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..exitcodes import ExitCode
-from ..text import say
+from dagtui.exitcodes import ExitCode
+from dagtui.text import say
 
-#: the files a user writes, then the documents dagtui writes (`dagtui.documents`)
+#: the files a user writes, then the documents dagtui writes (`dagtui.report.documents`)
 FILE_KINDS = ("graph", "cases", "suite")
 DOCUMENT_KINDS = ("report", "results", "trace", "calibration")
 KINDS = FILE_KINDS + DOCUMENT_KINDS
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return ExitCode.OK
-    from ..safewrite import atomic_write
+    from dagtui.safewrite import atomic_write
 
     try:
         atomic_write(args.output, text)
@@ -77,7 +77,7 @@ def build_schema(kind: str) -> dict[str, Any]:
     a document dagtui writes: "report", "results" (a line of the results file), "trace" or
     "calibration"."""
     if kind in DOCUMENT_KINDS:
-        from ..documents import document_schema
+        from dagtui.report.documents import document_schema
 
         return document_schema(kind)
     builder = _Builder()
@@ -110,7 +110,7 @@ class _Builder:
     def graph(self) -> Any:
         from pydantic import Field
 
-        from ..model import NODE_CLASSES, Metric, Verdict
+        from dagtui.graph.model import NODE_CLASSES, Metric, Verdict
 
         self._verdict = self.record(Verdict, Verdict.toml_keys())
         nodes = []
@@ -126,7 +126,7 @@ class _Builder:
         })
 
     def cases(self) -> Any:
-        from ..cases import LABEL_FIELDS, MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS
+        from dagtui.run.cases import LABEL_FIELDS, MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS
 
         case = self.model("Case", "One test case: its fields, and optional human labels.",
                           {key: (_CASE_TYPES.get(key, Any), _CASE_DOCS.get(key), None)
@@ -138,9 +138,9 @@ class _Builder:
         })
 
     def suite(self) -> Any:
-        from ..model import CheckNode
-        from ..suite.loader import CHECK_KEYS, RULE_KEYS
-        from ..suite.model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, SuiteMeta
+        from dagtui.graph.model import CheckNode
+        from dagtui.suite.loader import CHECK_KEYS, RULE_KEYS
+        from dagtui.suite.model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, SuiteMeta
 
         check = self.record(CheckNode, CHECK_KEYS, name="InlineCheck", required=("check",))
         overrides = {
@@ -167,7 +167,7 @@ class _Builder:
 
         A key is required when its dataclass field has no default (and for nodes, `type`
         always: it picks the node class)."""
-        from ..model import NO_DEFAULT, field_specs
+        from dagtui.graph.model import NO_DEFAULT, field_specs
 
         specs = field_specs(cls)
         fields: dict[str, tuple[Any, str | None, Any]] = {}
@@ -218,7 +218,7 @@ class _Builder:
     def _annotation(self, ann: Any, key: str) -> Any:
         """A model annotation as the schema should state it: records become their closed
         models, `int | float` one number, `None` dropped (an absent key is TOML's none)."""
-        from ..model import Verdict
+        from dagtui.graph.model import Verdict
 
         if ann is Verdict:
             return self._verdict

@@ -15,10 +15,10 @@ import shlex
 import socket
 import sys
 
-from ..exitcodes import ExitCode
-from ..text import say
-from . import flags
-from .python_opts import add_python_options
+from dagtui.commands import flags
+from dagtui.commands.python_opts import add_python_options
+from dagtui.exitcodes import ExitCode
+from dagtui.text import say
 
 #: what a missing `textual-serve` prints
 MISSING = ("dagtui serve: needs textual-serve, which is not installed: "
@@ -78,7 +78,7 @@ def _listen_refusal(host: str, port: int) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .edit import target_refusal
+    from dagtui.commands.edit import target_refusal
 
     refusal = target_refusal("serve", args.graph, args.starter)
     if refusal:
@@ -89,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print(MISSING, file=sys.stderr)
         return ExitCode.USAGE
-    from .serve_guard import Guard
-    from .serve_web import GuardedServer
+    from dagtui.commands.serve_guard import Guard
+    from dagtui.commands.serve_web import GuardedServer
 
     where = f"{args.host}:{args.port}"
     why = _listen_refusal(args.host, args.port)

@@ -17,8 +17,8 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from textual_serve.server import Server
 
-from ..text import say
-from .serve_guard import TOKEN_PARAM, Guard
+from dagtui.commands.serve_guard import TOKEN_PARAM, Guard
+from dagtui.text import say
 
 
 def guard_middleware(guard: Guard) -> Middleware:

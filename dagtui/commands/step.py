@@ -11,10 +11,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..exitcodes import ExitCode
-from ..judges.factory import JUDGE_NAMES
-from ..text import say
-from .python_opts import add_python_options, python_consent
+from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.exitcodes import ExitCode
+from dagtui.judges.factory import JUDGE_NAMES
+from dagtui.text import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,12 +52,12 @@ def err(msg: str) -> None:
 
 def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     """Everything the app needs, or (None, exit code) after printing why not."""
-    from ..cases import CaseError, select_case
-    from ..checked import CheckedGraph
-    from ..judges.factory import default_judge_name, make_judge
-    from ..trace import Trace
-    from ..tui.debugger.app import TuiHumanJudge, graph_cases
-    from .run import refusal
+    from dagtui.commands.run import refusal
+    from dagtui.graph.analysed import CheckedGraph
+    from dagtui.judges.factory import default_judge_name, make_judge
+    from dagtui.report.trace import Trace
+    from dagtui.run.cases import CaseError, select_case
+    from dagtui.tui.debugger.app import TuiHumanJudge, graph_cases
 
     checked = CheckedGraph.read(args.graph)
     code = refusal(checked)
@@ -110,7 +110,7 @@ def _cache_for(judge: str, args: argparse.Namespace) -> Any:
     overwrite); opened only for that judge, so stepping with labels touches no file."""
     if judge != "litellm":
         return False
-    from ..cache import open_cache
+    from dagtui.judges.cache import open_cache
 
     return open_cache(enabled=not getattr(args, "no_cache", False),
                       refresh=bool(getattr(args, "refresh", False)), graph=args.graph)
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     ready, code = prepare(args)
     if ready is None:
         return code
-    from ..keyfile import KeymapError
-    from ..tui.keys import user_keymap
+    from dagtui.keyfile import KeymapError
+    from dagtui.tui.keys import user_keymap
 
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
         keymap = user_keymap()
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         err("needs an interactive terminal")
         return ExitCode.USAGE
-    from ..tui.debugger.app import DebuggerApp
+    from dagtui.tui.debugger.app import DebuggerApp
 
     graph = ready.pop("graph")
     path = ready.pop("graph_path")

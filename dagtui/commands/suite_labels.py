@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..checks import PythonConsent
-from ..exitcodes import ExitCode
-from ..suite.labels import LabelsReport
-from ..text import counted, for_terminal
-from .test import warn_unlabelled
+from dagtui.commands.test import warn_unlabelled
+from dagtui.exitcodes import ExitCode
+from dagtui.graph.checks import PythonConsent
+from dagtui.suite.labels import LabelsReport
+from dagtui.text import counted, for_terminal
 
 if TYPE_CHECKING:
-    from ..checked import CheckedGraph
+    from dagtui.graph.analysed import CheckedGraph
 
 
 def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
@@ -58,10 +58,10 @@ def labels_test_command(path: str, cases_arg: str | None, out: TextIO, *, verbos
     """`dagtui test SUITE.toml [--cases FILE]`; returns the exit code. `read`: the suite
     file as `dagtui test` read it to learn it is a suite (not read again). Bad labels are
     exit 2 before the test, or with `lenient` warnings, counted after the table."""
-    from ..labelcheck import LabelError, ignored_summary
-    from ..suite.labels import check_labels
-    from .label_opts import refuse, warn
-    from .suite_run import load_suite_and_cases
+    from dagtui.commands.label_opts import refuse, warn
+    from dagtui.commands.suite_run import load_suite_and_cases
+    from dagtui.labels.check import LabelError, ignored_summary
+    from dagtui.suite.labels import check_labels
 
     load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True,
                                              read=read)

@@ -7,9 +7,9 @@ to `run_suite_command`. Options are read defensively (`getattr`) so the graph pa
 `--refresh`, `--cache-dir`) work here as they do for graphs. `--trace-dir DIR`
 writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers N|auto`
 (or `--scheduler ADDRESS`) runs each LLM rule's admitted cases on Dask workers
-(`dagtui.cluster`; one cluster for the whole run, started at the first such rule), except
+(`dagtui.run.cluster`; one cluster for the whole run, started at the first such rule), except
 rules with `max_calls`, which admit case by case and so stay in process. `--shard I/N` runs
-one part of the cases (`dagtui.shard`); `dagtui merge` joins the parts' JSON reports.
+one part of the cases (`dagtui.run.shard`); `dagtui merge` joins the parts' JSON reports.
 
 Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
 (score below its graph's threshold; a check that does not hold) or the suite is invalid;
@@ -26,14 +26,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import sort_key
-from ..exitcodes import ExitCode
-from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text
-from ..suite.model import Rule
-from ..text import say
+from dagtui.diagnostics import sort_key
+from dagtui.exitcodes import ExitCode
+from dagtui.suite.loader import SuiteLoad, load_suite_file, load_suite_text
+from dagtui.suite.model import Rule
+from dagtui.text import say
 
 if TYPE_CHECKING:
-    from ..checked import CheckedGraph
+    from dagtui.graph.analysed import CheckedGraph
 
 #: attribute names the run parser may use for its positional file argument
 TARGET_ATTRS = ("graph", "target", "file", "path", "suite")
@@ -67,13 +67,13 @@ def make_judge_factory(args: argparse.Namespace, *, cache: bool = True) -> Any:
     shared: dict[str, Any] = {}
     rpm = _opt(args, "rpm")
     if rpm:
-        from ..judges.health import RateLimiter
+        from dagtui.judges.health import RateLimiter
 
         shared["limiters"] = [RateLimiter(float(rpm))]
 
     def judge_for(rule: Rule, graph: Any) -> Any:
-        from ..api import make_judge, model_for
-        from ..cache import open_cache
+        from dagtui.api import make_judge, model_for
+        from dagtui.judges.cache import open_cache
 
         if "cache" not in shared:  # --refresh: ask again and overwrite, as for graphs
             shared["cache"] = open_cache(_opt(args, "cache_dir"), enabled=not no_cache,
@@ -114,12 +114,12 @@ async def execute(
     """Run the suite (and the ungated baseline when asked); returns the SuiteResult.
 
     `traces` (a `dagtui.suite.traces.TraceWriter`) saves one trace per evaluated (case,
-    rule) pair of the gated run, and `results` (a `dagtui.stream.ResultsStream`) its result
+    rule) pair of the gated run, and `results` (a `dagtui.report.stream.ResultsStream`) its result
     line; the baseline run writes neither."""
-    from ..cluster import Cluster, cluster_size, scheduler_address
-    from ..suite.gating import attach_baseline, estimate_baseline, run_suite
-    from ..suite.runner import EngineRuleRunner
-    from .python_opts import python_consent
+    from dagtui.commands.python_opts import python_consent
+    from dagtui.run.cluster import Cluster, cluster_size, scheduler_address
+    from dagtui.suite.gating import attach_baseline, estimate_baseline, run_suite
+    from dagtui.suite.runner import EngineRuleRunner
 
     assert load.suite is not None
     concurrency = int(_opt(args, "concurrency", default=load.suite.meta.concurrency or 8))
@@ -169,7 +169,7 @@ async def execute(
 
 def workers_option(args: argparse.Namespace) -> int | str:
     """`--workers` (1 when the parser has no such flag); raises ValueError when invalid."""
-    from ..cluster import parse_workers
+    from dagtui.run.cluster import parse_workers
 
     return parse_workers(_opt(args, "workers", default=1))
 
@@ -183,7 +183,7 @@ def load_suite_and_cases(
     suite or cases file (2), a suite with errors (1). `cases_arg` defaults to `[suite].cases`
     (with `labels`, for `dagtui test`: `[suite].labels` first), relative to the suite file.
     `read`: the suite file as the command already read (and parsed) it, used as it is."""
-    from ..cases import CaseError, load_cases
+    from dagtui.run.cases import CaseError, load_cases
 
     if read is not None and read.text is not None:
         load = load_suite_text(read.text, target, raw=read.load.raw)
@@ -228,7 +228,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
                       read: CheckedGraph | None = None) -> int:
     """Run a suite file from the command line; returns the exit code. `read`: the file as
     `dagtui run` read it to learn it is a suite (not read again)."""
-    from ..suite.report import print_summary, write_json, write_junit
+    from dagtui.suite.report import print_summary, write_json, write_junit
 
     target = path or _target(args)
     if not target:
@@ -238,7 +238,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
                                              read=read)
     if load is None or cases is None:
         return code
-    from .run import take_shard
+    from dagtui.commands.run import take_shard
 
     shard = _opt(args, "shard")
     cases, positions = take_shard(cases, shard)
@@ -247,7 +247,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     except ValueError as exc:
         say(f"dagtui run: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    from ..cluster import DaskMissing, cluster_size, require_dask, scheduler_address
+    from dagtui.run.cluster import DaskMissing, cluster_size, require_dask, scheduler_address
 
     if cluster_size(workers) > 1 or scheduler_address(_opt(args, "scheduler")):
         try:
@@ -270,7 +270,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     trace_dir = _opt(args, "trace_dir")
     json_out = _opt(args, "json", "json_out")
     junit_out = _opt(args, "junit", "junit_out")
-    from ..outputs import report_target_problems
+    from dagtui.report.outputs import report_target_problems
 
     inputs: dict[str, str | None] = {
         "suite file": target, "cases file": suite_cases_path(load, target, _opt(args, "cases")),
@@ -283,14 +283,14 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     if bad_outputs:
         return ExitCode.USAGE
     if trace_dir:
-        from ..suite.traces import TraceWriter
+        from dagtui.suite.traces import TraceWriter
 
         try:
             traces = TraceWriter(trace_dir, cases)
         except OSError as exc:
             say(f"dagtui run: cannot write traces to {trace_dir}: {exc}", file=sys.stderr)
             return ExitCode.USAGE
-    from ..stream import ResultsStream, results_path
+    from dagtui.report.stream import ResultsStream, results_path
 
     try:  # --json out.json: out.results.jsonl gets each (rule, case) pair as it ends
         stream = ResultsStream(results_path(json_out)) if json_out else None
@@ -306,7 +306,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
             stream.close()
     from rich.console import Console
 
-    from ..judges.health import is_unusable
+    from dagtui.judges.health import is_unusable
 
     halts = result.halts()
     for line in halts:  # a judge that never worked, or went down: said once, on stderr
@@ -317,7 +317,7 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
         if stream is not None and stream.error is not None:
             raise stream.error
         if json_out:
-            from ..merge import shard_info
+            from dagtui.report.merge import shard_info
 
             write_json(result, json_out, file=str(target),
                        shard=None if positions is None else shard_info(shard, positions))

@@ -5,10 +5,10 @@ in code, and the resulting score is compared with the case's `expected_score`. A
 fails with the path the graph took, the check nodes whose code verdict disagreed with the
 label, and the labels the path never used (a hint at where the graph and the human part).
 A per-node agreement table follows. Exit codes: 0 all pass, 1 any failure (or invalid
-graph), 2 unreadable graph or cases file, or a bad label (`dagtui.labelcheck`: `--lenient`
+graph), 2 unreadable graph or cases file, or a bad label (`dagtui.labels.check`: `--lenient`
 ignores those with a warning each, counted after the table). A suite file (`dagtui.suite.is_suite_file`) is
 tested by `dagtui.suite.labels`: labels per rule, gates checked too. The test itself is the
-core's (`dagtui.labeltest`); this module finds the files and prints.
+core's (`dagtui.run.labeltest`); this module finds the files and prints.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..checked import CheckedGraph
-from ..checks import PythonConsent
-from ..exitcodes import ExitCode
-from ..text import counted, for_terminal, say
-from .label_opts import add_lenient_option, checked_case_stream
-from .python_opts import add_python_options, python_consent
-from .run import load_graph_and_cases
+from dagtui.commands.label_opts import add_lenient_option, checked_case_stream
+from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.run import load_graph_and_cases
+from dagtui.exitcodes import ExitCode
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.checks import PythonConsent
+from dagtui.text import counted, for_terminal, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,8 +62,8 @@ def warn_unjudgeable(checked: CheckedGraph, cases: list[Any], shown: int = 10) -
     """A warning for each case lacking a field a judgement node reads: the labels judge
     answers without reading them, so the logic test passes, but `dagtui run` (a model
     judge) would refuse the case before its first call."""
-    from ..engine import Engine
-    from ..judges.base import CallbackJudge
+    from dagtui.judges.base import CallbackJudge
+    from dagtui.run.engine import Engine
 
     engine = Engine(checked, CallbackJudge(lambda ask: None))  # a judge that reads params
     lacking = [f"{case.where}: case {case.name!r}: " + "; ".join(missing)
@@ -83,7 +83,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
     that way without `[metric].cases` is skipped with a note (a suite's rule graph: tested
     with its suite's labels), while a file named on the command line is always tested.
     `read` gets the files the search already read (tested without reading them again)."""
-    from .validate import collect
+    from dagtui.commands.validate import collect
 
     named = {a for a in args if not os.path.isdir(a)}
     found: dict[Path, CheckedGraph] = {}
@@ -112,7 +112,7 @@ def _targets(args: list[str], cases_arg: str | None, read: dict[str, CheckedGrap
 
 def _rule_graphs(suites: list[Path]) -> dict[Path, Path]:
     """The graph files (resolved) that rules of `suites` name, each with its suite file."""
-    from ..suite.loader import load_suite_file, resolve_graph_path
+    from dagtui.suite.loader import load_suite_file, resolve_graph_path
 
     out: dict[Path, Path] = {}
     for suite_file in suites:
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         # read and parsed once, for both questions (a directory's files by the search)
         checked = read.pop(path, None) or CheckedGraph.read(path)
         if checked.is_suite:  # rules gated on each other: labels per rule
-            from .suite_labels import labels_test_command
+            from dagtui.commands.suite_labels import labels_test_command
 
             code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
                                        python=python, read=checked, lenient=lenient)
@@ -152,9 +152,9 @@ def test_graph(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool =
                lenient: bool = False) -> int:
     """The labels test of the graph at `path` (`checked`: that file, already read); bad
     labels are exit 2 before the test runs, or with `lenient` ignored and counted."""
-    from ..cases import CaseError
-    from ..labelcheck import ignored_summary
-    from ..labeltest import check_graph_labels
+    from dagtui.labels.check import ignored_summary
+    from dagtui.run.cases import CaseError
+    from dagtui.run.labeltest import check_graph_labels
 
     checked = checked or CheckedGraph.read(path)
     graph, cases, code = load_graph_and_cases(checked, cases_arg, lazy=True)

@@ -1,6 +1,6 @@
 """`dagtui validate PATH...`: lint graph files like a compiler, for people and for CI.
 
-Each file is read once and validated (`dagtui.checked`); problems print as
+Each file is read once and validated (`dagtui.graph.analysed`); problems print as
 `file:line:col: error DAG012 [node.field] message`, as JSON, or as GitHub annotations, then
 one summary line. Directories are searched for `*.toml` graphs and suite files (cases files
 are someone else's input and are skipped quietly). Exit codes: 0 no errors (warnings are
@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..checked import CheckedGraph
-from ..exitcodes import ExitCode
-from ..text import escape_controls, say
+from dagtui.exitcodes import ExitCode
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.text import escape_controls, say
 
 #: directories never searched (virtualenvs, caches, VCS data)
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
@@ -105,7 +105,7 @@ def collect(paths: list[str], read: dict[Path, CheckedGraph] | None = None
 def _walk_toml(root: Path) -> list[Path]:
     """`*.toml` files under `root`, sorted, without descending into hidden or tool dirs
     (a `.venv` holds thousands of files and no graphs)."""
-    from ..inputs import regular_files
+    from dagtui.inputs import regular_files
 
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..validate import ValidationReport
+    from dagtui.graph.validate import ValidationReport
 
     read: dict[Path, CheckedGraph] = {}
     files, problems = collect(args.paths, read)
@@ -191,7 +191,7 @@ def _check_one(path: Path, checked: CheckedGraph | None = None) -> Any:
     has the same shape, so output and exit codes work alike)."""
     checked = checked if checked is not None else CheckedGraph.read(path)
     if path.is_file() and file_kind(path, checked) == "suite":
-        from ..suite.loader import check_suite_file
+        from dagtui.suite.loader import check_suite_file
 
         return check_suite_file(path, read=checked.load)
     return checked.report
@@ -200,7 +200,7 @@ def _check_one(path: Path, checked: CheckedGraph | None = None) -> Any:
 def _print_paths(path: Path, report: Any) -> None:
     from rich.console import Console
 
-    from ..paths import render_table
+    from dagtui.graph.paths import render_table
 
     console = Console(file=sys.stdout, highlight=False, soft_wrap=False)
     pr = report.paths

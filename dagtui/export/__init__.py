@@ -12,14 +12,14 @@ interop tests), so exporting needs no DeepEval install; only running the result 
 
 from __future__ import annotations
 
-from ..model import Graph
-from .deepeval_json import to_json as to_deepeval_json
-from .deepeval_python import to_python as to_deepeval_python
-from .dot import to_dot
-from .importer import ImportFailed, import_deepeval_dict, import_deepeval_json
-from .mermaid import to_mermaid
-from .refusals import ExportRefused, Refusal, deepeval_notes, deepeval_refusals
-from .toml_text import render_graph
+from dagtui.export.deepeval_json import to_json as to_deepeval_json
+from dagtui.export.deepeval_python import to_python as to_deepeval_python
+from dagtui.export.dot import to_dot
+from dagtui.export.importer import ImportFailed, import_deepeval_dict, import_deepeval_json
+from dagtui.export.mermaid import to_mermaid
+from dagtui.export.refusals import ExportRefused, Refusal, deepeval_notes, deepeval_refusals
+from dagtui.export.toml_text import render_graph
+from dagtui.graph.model import Graph
 
 #: export formats, as `dagtui export --to` spells them
 FORMATS: tuple[str, ...] = ("deepeval-json", "deepeval-python", "mermaid", "dot")

@@ -14,11 +14,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..kinds import kind_of
-from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NonBinaryNode, TaskNode, Verdict
-from ..prompts import examples_block
-from .naming import unique, verdict_key
-from .refusals import ExportRefused, deepeval_refusals
+from dagtui.export.naming import unique, verdict_key
+from dagtui.export.refusals import ExportRefused, deepeval_refusals
+from dagtui.graph.model import (
+    BinaryNode,
+    GEvalNode,
+    Graph,
+    MetricNode,
+    NonBinaryNode,
+    TaskNode,
+    Verdict,
+)
+from dagtui.judges.prompts import examples_block
+from dagtui.kinds import kind_of
 
 
 def to_dict(graph: Graph) -> dict[str, Any]:
@@ -67,7 +75,7 @@ def to_json(graph: Graph) -> str:
 
 def with_examples(text: str, node: Any) -> str:
     """A node's criteria or instructions with its worked examples folded in after a blank
-    line (`dagtui.prompts.examples_block`): DeepEval has no examples field, and this way its
+    line (`dagtui.judges.prompts.examples_block`): DeepEval has no examples field, and this way its
     judge still sees them. The text alone when the node has none."""
     block = examples_block(node)
     return text if block is None else f"{text.rstrip()}\n\n{block}"

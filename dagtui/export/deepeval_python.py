@@ -15,11 +15,19 @@ and `{{ }}` in criteria reach the judge unchanged and need no escaping.
 
 from __future__ import annotations
 
-from ..kinds import all_kinds, scores
-from ..model import BinaryNode, GEvalNode, Graph, MetricNode, NodeBase, NonBinaryNode, TaskNode
-from .deepeval_json import document_order, with_examples
-from .naming import python_name
-from .refusals import ExportRefused, deepeval_refusals
+from dagtui.export.deepeval_json import document_order, with_examples
+from dagtui.export.naming import python_name
+from dagtui.export.refusals import ExportRefused, deepeval_refusals
+from dagtui.graph.model import (
+    BinaryNode,
+    GEvalNode,
+    Graph,
+    MetricNode,
+    NodeBase,
+    NonBinaryNode,
+    TaskNode,
+)
+from dagtui.kinds import all_kinds, scores
 
 INDENT = "    "
 #: strings longer than this that hold newlines are split into one literal per line

@@ -8,8 +8,8 @@ quotes; newlines become DOT's centred line break.
 
 from __future__ import annotations
 
-from ..model import Graph
-from .picture import Box, box_ids, build
+from dagtui.export.picture import Box, box_ids, build
+from dagtui.graph.model import Graph
 
 #: a box's shape (`dagtui.kinds.kind.SHAPES`, plus the picture's own) -> its DOT attributes
 _STYLE = {

@@ -22,9 +22,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..inputs import parser_gave_up
-from ..kinds.builtin import BINARY, NON_BINARY, TASK
-from ..model import (
+from dagtui.export.naming import is_bare_id, slug
+from dagtui.graph.model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
     BinaryNode,
@@ -37,8 +36,9 @@ from ..model import (
     TaskNode,
     Verdict,
 )
-from ..text import verdict_text
-from .naming import is_bare_id, slug
+from dagtui.inputs import parser_gave_up
+from dagtui.kinds.builtin import BINARY, NON_BINARY, TASK
+from dagtui.text import verdict_text
 
 #: DeepEval's class of a task node, and of each judgement with the node class it becomes
 _TASK = str(TASK.deepeval)

@@ -8,8 +8,8 @@ meaning to into its `#...;` entity codes and newlines into `<br/>`.
 
 from __future__ import annotations
 
-from ..model import Graph
-from .picture import Box, box_ids, build
+from dagtui.export.picture import Box, box_ids, build
+from dagtui.graph.model import Graph
 
 #: a box's shape (`dagtui.kinds.kind.SHAPES`, plus the picture's own) -> Mermaid's brackets
 #: (a hexagon is drawn as a rhombus, as a diamond is)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..kinds import kind_of
-from ..model import Graph, NodeBase, TaskNode
-from ..paths import show_number
-from ..text import shorten, verdict_text
-from .naming import slug, unique
+from dagtui.export.naming import slug, unique
+from dagtui.graph.model import Graph, NodeBase, TaskNode
+from dagtui.graph.paths import show_number
+from dagtui.kinds import kind_of
+from dagtui.text import shorten, verdict_text
 
 #: criteria/instructions longer than this are shortened in pictures
 MAX_TEXT = 60

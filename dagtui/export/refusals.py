@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..compiled import CompiledGraph
-from ..graphcycles import find_cycle
-from ..kinds import kind_of
-from ..model import (
+from dagtui.graph.compiled import CompiledGraph
+from dagtui.graph.cycles import find_cycle
+from dagtui.graph.model import (
     MULTI_TURN_PARAMS,
     SINGLE_TURN_PARAMS,
     BinaryNode,
@@ -25,7 +24,8 @@ from ..model import (
     NonBinaryNode,
     TaskNode,
 )
-from ..text import verdict_text
+from dagtui.kinds import kind_of
+from dagtui.text import verdict_text
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,13 @@
 """Write an imported graph as TOML: a header comment, then the canonical layout.
 
-The layout is `dagtui.tomlio.render`'s (what `dagtui fmt` and the editor write), so an
+The layout is `dagtui.graph.tomlio.render`'s (what `dagtui fmt` and the editor write), so an
 imported file is already formatted and `dagtui fmt --check` passes on it.
 """
 
 from __future__ import annotations
 
-from ..model import Graph
-from ..tomlio import render
+from dagtui.graph.model import Graph
+from dagtui.graph.tomlio import render
 
 
 def render_graph(graph: Graph, header: list[str] | None = None) -> str:

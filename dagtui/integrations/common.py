@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..text import shorten, verdict_text
-from ..workdir import shown_path
+from dagtui.text import shorten, verdict_text
+from dagtui.workdir import shown_path
 
 if TYPE_CHECKING:
-    from ..api import LoadedGraph
-    from ..cases import Case
-    from ..judges.base import Judge
-    from ..trace import RunResult
+    from dagtui.api import LoadedGraph
+    from dagtui.judges.base import Judge
+    from dagtui.report.trace import RunResult
+    from dagtui.run.cases import Case
 
 #: loaded graphs by (resolved path, mtime, size, allow_python): a test module asserting on
 #: fifty cases validates the graph once and keeps one engine (and its cache) per judge
@@ -30,7 +30,7 @@ _GRAPHS: dict[tuple[str, int, int, bool], LoadedGraph] = {}
 def load_graph(graph: str | os.PathLike[str] | LoadedGraph, *,
                allow_python: bool = False) -> LoadedGraph:
     """A validated graph (GraphError on errors), loaded once per file version."""
-    from ..api import LoadedGraph, load
+    from dagtui.api import LoadedGraph, load
 
     if isinstance(graph, LoadedGraph):
         return graph
@@ -45,7 +45,7 @@ def load_graph(graph: str | os.PathLike[str] | LoadedGraph, *,
 
 def as_case(case: Case | Mapping[str, Any], default_name: str = "case") -> Case:
     """A Case from a Case or a mapping of its fields (unnamed: `default_name`)."""
-    from ..cases import Case, case_from_dict
+    from dagtui.run.cases import Case, case_from_dict
 
     if isinstance(case, Case):
         return case
@@ -59,7 +59,7 @@ def trace_path(graph: LoadedGraph, case: Case, directory: str | os.PathLike[str]
                ) -> Path:
     """`.dagtui/traces/GRAPH.CASE.trace.json` in the graph's `.dagtui/`, the name the
     debugger saves under too."""
-    from ..workdir import traces_dir
+    from dagtui.workdir import traces_dir
 
     base = Path(directory) if directory is not None else traces_dir(graph.path)
     stem = Path(graph.path).stem if graph.path else "graph"
@@ -71,7 +71,7 @@ def save_trace(graph: LoadedGraph, case: Case, judge: Judge, result: RunResult,
                directory: str | os.PathLike[str] | None = None) -> Path | None:
     """Write the run's trace (open it with `dagtui step GRAPH --trace FILE`); None when it
     cannot be written, since a read-only checkout must not turn a verdict into a crash."""
-    from ..trace import Trace
+    from dagtui.report.trace import Trace
 
     try:
         return Trace.of(graph.graph, case, judge, result).save(trace_path(graph, case,

@@ -33,12 +33,12 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import explain, load_graph, node_verdicts, path_text, run_case
+from dagtui.integrations.common import explain, load_graph, node_verdicts, path_text, run_case
 
 if TYPE_CHECKING:
-    from ..api import LoadedGraph
-    from ..judges.base import Judge
-    from ..trace import RunResult
+    from dagtui.api import LoadedGraph
+    from dagtui.judges.base import Judge
+    from dagtui.report.trace import RunResult
 
 # the two metric classes are module attributes made on first access (`__getattr__`)
 __all__ = ["ConversationalGraphMetric", "GraphMetric", "case_from_test_case"]  # noqa: F822
@@ -106,7 +106,7 @@ class _GraphMetricMixin:
         if self.judge is None or isinstance(self.judge, str):
             if self.judge == "labels":
                 return "labels"
-            from ..api import model_for
+            from dagtui.api import model_for
 
             return model_for(self._loaded.graph, self.judge)
         return str(getattr(self.judge, "name", type(self.judge).__name__))
@@ -169,7 +169,7 @@ def case_from_test_case(test_case: Any) -> Any:
     """A dagtui Case from a DeepEval test case (single-turn or conversational): the fields
     dagtui's params name, tool calls and retrieved contexts as plain data. An unnamed test
     case is named after a hash of its content, so its trace file is its own."""
-    from ..cases import SINGLE_TURN_FIELDS, case_from_dict
+    from dagtui.run.cases import SINGLE_TURN_FIELDS, case_from_dict
 
     data: dict[str, Any] = {}
     keys = SINGLE_TURN_FIELDS + ("turns", "scenario", "expected_outcome", "user_description",

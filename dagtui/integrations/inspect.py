@@ -27,11 +27,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .common import explain, load_graph, node_verdicts, path_text, run_case
+from dagtui.integrations.common import explain, load_graph, node_verdicts, path_text, run_case
 
 if TYPE_CHECKING:
-    from ..api import LoadedGraph
-    from ..judges.base import Judge
+    from dagtui.api import LoadedGraph
+    from dagtui.judges.base import Judge
 
 # graph_scorer is a module attribute made on first access (`__getattr__`)
 __all__ = ["graph_scorer"]  # noqa: F822
@@ -96,7 +96,7 @@ def _make_graph_scorer() -> Any:
 
 def case_from_sample(state: Any, target: Any) -> Any:
     """A dagtui Case from an Inspect sample's state and target (see the module docstring)."""
-    from ..cases import case_from_dict
+    from dagtui.run.cases import case_from_dict
 
     data: dict[str, Any] = {"name": str(state.sample_id), "input": state.input_text,
                             "actual_output": state.output.completion}

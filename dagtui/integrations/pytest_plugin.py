@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..api import LoadedGraph
-    from ..trace import RunResult
+    from dagtui.api import LoadedGraph
+    from dagtui.report.trace import RunResult
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,14 +50,14 @@ class GraphUnderTest:
         """`dagtui.testing.assert_graph` with the session's judge, endpoint and cache
         settings as defaults (`options` override them)."""
         __tracebackhide__ = True
-        from ..testing import assert_graph
+        from dagtui.testing import assert_graph
 
         return assert_graph(self.graph, case, **{**self._defaults, **options})
 
     async def a_check(self, case: Any, **options: Any) -> RunResult:
         """`check` for async tests."""
         __tracebackhide__ = True
-        from ..testing import a_assert_graph
+        from dagtui.testing import a_assert_graph
 
         return await a_assert_graph(self.graph, case, **{**self._defaults, **options})
 
@@ -84,7 +84,7 @@ def dagtui_graph(request: pytest.FixtureRequest) -> Any:
 
     def make(graph: str | os.PathLike[str], *, allow_python: bool = False,
              **options: Any) -> GraphUnderTest:
-        from .common import load_graph
+        from dagtui.integrations.common import load_graph
 
         path = Path(graph)
         if not path.is_absolute() and (here / path).exists():

@@ -6,7 +6,7 @@ Nothing here imports litellm at import time; `LiteLLMJudge` loads it on its firs
 
 from __future__ import annotations
 
-from .base import (
+from dagtui.judges.base import (
     ERROR_KINDS,
     Ask,
     CallbackJudge,
@@ -17,10 +17,10 @@ from .base import (
     JudgeError,
     Reply,
 )
-from .factory import JUDGE_NAMES, default_judge_name, make_judge, model_for
-from .labels import LabelsJudge
-from .litellm_judge import LiteLLMJudge
-from .replay import ReplayJudge
+from dagtui.judges.factory import JUDGE_NAMES, default_judge_name, make_judge, model_for
+from dagtui.judges.labels import LabelsJudge
+from dagtui.judges.litellm_judge import LiteLLMJudge
+from dagtui.judges.replay import ReplayJudge
 
 __all__ = [
     "ERROR_KINDS",

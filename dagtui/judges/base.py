@@ -1,6 +1,6 @@
 """What a judge is: something that answers one node of one case at a time.
 
-The engine builds the exact prompt (`dagtui.prompts`) for every node, whatever the judge, so
+The engine builds the exact prompt (`dagtui.judges.prompts`) for every node, whatever the judge, so
 a person stepping with the human judge sees the same words a model would get. A judge gets an
 `Ask` (node, prompt, case, evidence) and returns a `Reply` (the parsed value, the reason, and
 one `CallRecord` per request it actually made), or raises `JudgeError` with a `kind` the run
@@ -21,13 +21,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..kinds.answers import AnswerError
-from ..model import Graph, NodeBase
-from ..prompts import Prompt
-from ..redact import redact
+from dagtui.graph.model import Graph, NodeBase
+from dagtui.judges.prompts import Prompt
+from dagtui.kinds.answers import AnswerError
+from dagtui.redact import redact
 
 if TYPE_CHECKING:
-    from ..cases import Case
+    from dagtui.run.cases import Case
 
 #: error kinds the summary reports apart
 ERROR_KINDS = (

@@ -31,9 +31,9 @@ page intact.
 
 from __future__ import annotations
 
-from ..prompts import Parsed, Prompt, parse_answer
-from ..redact import redact
-from .base import JudgeError
+from dagtui.judges.base import JudgeError
+from dagtui.judges.prompts import Parsed, Prompt, parse_answer
+from dagtui.redact import redact
 
 #: a successful response body, in bytes after decompression (JSON envelope and logprobs too)
 MAX_BODY_BYTES = 8 * 1024 * 1024

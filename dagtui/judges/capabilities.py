@@ -4,7 +4,7 @@ when it can be.
 The answer decides the request (a `response_format`, `logprobs`), and so the cache key:
 a rerun must find it before it can look an answer up. Three sources, cheapest first:
 
-1. the note the cache keeps beside its answers (`dagtui.cache.Cache.note`), written the
+1. the note the cache keeps beside its answers (`dagtui.judges.cache.Cache.note`), written the
    first time the model was asked about, under the identity of litellm's bundled map (a new
    litellm: asked afresh). A rerun from the cache reads it and imports nothing.
 2. litellm's map read as data (`dagtui.judges.pricemap`), for the OpenAI models litellm
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import pricemap
+from dagtui.judges import pricemap
 
 
 def support(model: str, memo: Any = None) -> tuple[bool, bool]:
@@ -39,7 +39,7 @@ def support(model: str, memo: Any = None) -> tuple[bool, bool]:
 
 def _ask_litellm(model: str) -> tuple[bool, bool]:
     """litellm's own answer (imports it: seconds, once per process)."""
-    from .litellm_judge import import_litellm
+    from dagtui.judges.litellm_judge import import_litellm
 
     litellm = import_litellm()
     try:

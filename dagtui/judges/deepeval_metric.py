@@ -17,10 +17,10 @@ import asyncio
 import time
 from typing import Any
 
-from ..prompts import Parsed
-from ..redact import redact_url
-from .base import Ask, CallRecord, JudgeError, Reply
-from .bounds import check_parsed, received
+from dagtui.judges.base import Ask, CallRecord, JudgeError, Reply
+from dagtui.judges.bounds import check_parsed, received
+from dagtui.judges.prompts import Parsed
+from dagtui.redact import redact_url
 
 #: case fields an `LLMTestCase` takes as plain values (tools need DeepEval's ToolCall)
 _CASE_FIELDS = ("input", "actual_output", "expected_output", "context", "retrieval_context",

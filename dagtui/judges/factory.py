@@ -15,12 +15,12 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .base import Judge
+from dagtui.judges.base import Judge
 
 if TYPE_CHECKING:
-    from ..cache import Cache
-    from ..model import Graph
-    from ..trace import Trace
+    from dagtui.graph.model import Graph
+    from dagtui.judges.cache import Cache
+    from dagtui.report.trace import Trace
 
 #: the judges a person can name (`dagtui step --judge`, the debugger's `j` key)
 JUDGE_NAMES = ("labels", "human", "replay", "litellm")
@@ -29,7 +29,7 @@ JUDGE_NAMES = ("labels", "human", "replay", "litellm")
 def model_for(graph: Graph | None, model: str | None = None) -> str:
     """The judge model: explicit, else DAGTUI_MODEL, else the graph's pinned model, else
     the default."""
-    from .litellm_judge import DEFAULT_MODEL
+    from dagtui.judges.litellm_judge import DEFAULT_MODEL
 
     pinned = graph.metric.model if graph is not None else None
     return model or os.environ.get("DAGTUI_MODEL") or pinned or DEFAULT_MODEL
@@ -61,7 +61,7 @@ def make_judge(
     if isinstance(judge, Judge):
         return judge
     if judge == "labels":
-        from .labels import LabelsJudge
+        from dagtui.judges.labels import LabelsJudge
 
         return LabelsJudge()
     if judge == "human":
@@ -71,16 +71,16 @@ def make_judge(
     if judge == "replay":
         if trace is None:
             raise ValueError("the replay judge needs a saved trace (--trace FILE)")
-        from .replay import ReplayJudge
+        from dagtui.judges.replay import ReplayJudge
 
         return ReplayJudge(trace)
-    from ..cache import Cache
-    from .litellm_judge import LiteLLMJudge
+    from dagtui.judges.cache import Cache
+    from dagtui.judges.litellm_judge import LiteLLMJudge
 
     if isinstance(cache, Cache):
         store: Cache | None = cache
     elif cache is True:  # the graph's .dagtui, wherever the caller runs from
-        from ..workdir import workdir_for
+        from dagtui.workdir import workdir_for
 
         store = Cache(workdir_for(graph.path if graph is not None else None))
     elif cache:

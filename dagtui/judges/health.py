@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .base import JudgeError
+from dagtui.judges.base import JudgeError
 
 #: a case the run never judged because the judge halted (its status and its error kind)
 NOT_RUN = "not_run"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Ask, Judge, JudgeError, Reply, check_value, scored_method
+from dagtui.judges.base import Ask, Judge, JudgeError, Reply, check_value, scored_method
 
 NO_EVIDENCE = "(no evidence label for this task node)"
 
@@ -27,7 +27,7 @@ class LabelsJudge(Judge):
         if ask.prompt.answer.evidence:  # a task: its label is the evidence text, optional
             text = expected.get(nid, NO_EVIDENCE)
             if isinstance(text, dict):  # {contains = [...], text = "..."}: see calibration.items
-                from ..calibration.items import TaskLabelError, task_label
+                from dagtui.calibration.items import TaskLabelError, task_label
 
                 try:
                     text = task_label(text).evidence or NO_EVIDENCE

@@ -34,24 +34,18 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..cache import Cache, JudgeCache, NullCache, request_key
-from ..kinds import kind_of
-from ..prompts import (
-    GEVAL_STEPS,
-    AnswerError,
-    Parsed,
-    Prompt,
-    corrective_message,
-)
-from ..redact import redact, redact_url, remember_secret
-from ..text import shorten
-from .base import Ask, CallRecord, Judge, JudgeError, Reply
-from .bounds import TOO_LARGE, AnswerTooLarge, parse_bounded, received
-from .capabilities import support
-from .factory import model_for
-from .health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
-from .lanes import DEFAULT_LANES, shared_lanes
-from .pricemap import plain_openai_name
+from dagtui.judges.base import Ask, CallRecord, Judge, JudgeError, Reply
+from dagtui.judges.bounds import TOO_LARGE, AnswerTooLarge, parse_bounded, received
+from dagtui.judges.cache import Cache, JudgeCache, NullCache, request_key
+from dagtui.judges.capabilities import support
+from dagtui.judges.factory import model_for
+from dagtui.judges.health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
+from dagtui.judges.lanes import DEFAULT_LANES, shared_lanes
+from dagtui.judges.pricemap import plain_openai_name
+from dagtui.judges.prompts import GEVAL_STEPS, AnswerError, Parsed, Prompt, corrective_message
+from dagtui.kinds import kind_of
+from dagtui.redact import redact, redact_url, remember_secret
+from dagtui.text import shorten
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 #: `--via`: how requests reach the model (see `LiteLLMJudge.via`)
@@ -76,7 +70,7 @@ def import_litellm() -> Any:
         logger.propagate = False
     import litellm
 
-    from .transport import bound_litellm
+    from dagtui.judges.transport import bound_litellm
 
     bound_litellm(litellm)  # every client litellm builds reads a bounded body
     litellm.suppress_debug_info = True
@@ -276,7 +270,7 @@ class LiteLLMJudge(Judge):
         }
 
     def worker_config(self, concurrency: int | None = None) -> dict[str, Any]:
-        """What a worker process needs to build the same judge (see `dagtui.cluster`).
+        """What a worker process needs to build the same judge (see `dagtui.run.cluster`).
 
         Plain data, so it pickles; the cache travels as its directory and mode (each process
         opens its own sqlite connection to the shared file: refreshing, or only reading when
@@ -331,7 +325,7 @@ class LiteLLMJudge(Judge):
         setup like litellm's import)."""
         if self._openai is None:
             started = time.perf_counter()
-            from .openai_route import OpenAIRoute
+            from dagtui.judges.openai_route import OpenAIRoute
 
             self._openai = OpenAIRoute(self.timeout)
             self.setup_seconds += time.perf_counter() - started
@@ -353,7 +347,7 @@ class LiteLLMJudge(Judge):
         the cache answers). The import runs in a thread, so the caller's loop (a batch's
         cache hits, the debugger's screen) goes on meanwhile; `setup_note` hears of it
         first, and `setup_seconds` counts it, which a batch leaves out of its wall time
-        (`dagtui.batch.evaluate_cases`), as it did when the import came before the clock."""
+        (`dagtui.run.batch.evaluate_cases`), as it did when the import came before the clock."""
         if not self._warm:
             loop = asyncio.get_running_loop()
             lock = self._setup_locks.setdefault(id(loop), asyncio.Lock())

@@ -32,7 +32,7 @@ import threading
 from types import SimpleNamespace
 from typing import Any
 
-from . import pricemap
+from dagtui.judges import pricemap
 
 DEFAULT_BASE = "https://api.openai.com/v1"
 #: the request's keys that are litellm's call options, not part of the body it posts
@@ -102,7 +102,7 @@ class OpenAIRoute:
     def __init__(self, timeout: float) -> None:
         import httpx
 
-        from .transport import BoundedTransport
+        from dagtui.judges.transport import BoundedTransport
 
         self._httpx = httpx
         self._transport = BoundedTransport

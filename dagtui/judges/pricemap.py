@@ -6,7 +6,7 @@ OpenAI-compatible route (`dagtui.judges.openai_route`) prices its calls and deci
 to ask for structured output from this file, so it never pays litellm's seconds of import;
 the file is found with `importlib.util.find_spec`, which does not import the package, and
 read once per process (about 0.1 s), only when a call or a capability lookup needs it
-(dagtui/litellm_map.py, which `validate`'s model check reads it with too).
+(dagtui/judges/litellm_map.py, which `validate`'s model check reads it with too).
 
 The capability rules here mirror litellm's for the models the OpenAI-compatible route takes
 (`plain_openai_name`): tests/test_openai_route.py compares them with litellm's own answers
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..litellm_map import map_path, model_map
+from dagtui.judges.litellm_map import map_path, model_map
 
 #: name fragments of OpenAI models litellm rewrites requests for (reasoning series, audio,
 #: search, realtime): those stay on the litellm route, where the rewriting happens
@@ -28,7 +28,7 @@ TIERS = (("above_200k_tokens", 200_000), ("above_128k_tokens", 128_000))
 
 def map_identity() -> str:
     """Which map this is (its size and modification time): a new litellm, a new identity,
-    so capabilities remembered from the old one are looked up afresh (`dagtui.cache`)."""
+    so capabilities remembered from the old one are looked up afresh (`dagtui.judges.cache`)."""
     path = map_path()
     if path is None:
         return "none"

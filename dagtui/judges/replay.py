@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Ask, Judge, JudgeError, Reply, check_value, scored_method
+from dagtui.judges.base import Ask, Judge, JudgeError, Reply, check_value, scored_method
 
 
 class ReplayJudge(Judge):
@@ -19,7 +19,7 @@ class ReplayJudge(Judge):
     needs_params = False
 
     def __init__(self, trace: Any, *, strict: bool = False) -> None:
-        from ..trace import Trace
+        from dagtui.report.trace import Trace
 
         if not isinstance(trace, Trace):
             trace = Trace.load(trace)

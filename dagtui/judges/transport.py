@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from .bounds import MAX_BODY_BYTES, MAX_ERROR_BODY_BYTES, body_too_large
+from dagtui.judges.bounds import MAX_BODY_BYTES, MAX_ERROR_BODY_BYTES, body_too_large
 
 #: the encodings asked for and decoded (one layer); "identity" is no encoding
 _DECODED = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,

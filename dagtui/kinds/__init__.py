@@ -6,20 +6,20 @@
 
 from __future__ import annotations
 
-from . import builtin as builtin
-from .kind import (
-    NodeKind,
-    Request,
-    all_kinds,
-    decides,
-    extracts,
-    find_kind,
-    icon,
-    kind_of,
-    kind_text,
-    register,
-    scores,
-    unregister,
+from dagtui.kinds import builtin as builtin
+from dagtui.kinds.kind import (
+           NodeKind,
+           Request,
+           all_kinds,
+           decides,
+           extracts,
+           find_kind,
+           icon,
+           kind_of,
+           kind_text,
+           register,
+           scores,
+           unregister,
 )
 
 __all__ = ["NodeKind", "Request", "all_kinds", "decides", "extracts", "find_kind", "icon",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..model import (
+from dagtui.graph.model import (
     SINGLE_TURN_PARAMS,
     BinaryNode,
     CheckNode,
@@ -16,11 +16,11 @@ from ..model import (
     Verdict,
     check_settings,
 )
-from .answers import BOOLEAN, INT_SCORE, LABEL, METRIC_SCORE, TEXT
-from .kind import NodeKind, Request, label_or_id, own_form_fields, register
+from dagtui.kinds.answers import BOOLEAN, INT_SCORE, LABEL, METRIC_SCORE, TEXT
+from dagtui.kinds.kind import NodeKind, Request, label_or_id, own_form_fields, register
 
 if TYPE_CHECKING:
-    from ..checks import CheckResult, PythonConsent
+    from dagtui.graph.checks import CheckResult, PythonConsent
 
 # `..checks` (the check kinds, the safe regex engine, the schema checker) is imported by the
 # functions below, when a check is first run or asked about: the editor's first frame and
@@ -92,7 +92,7 @@ def _metric_drawn(node: MetricNode) -> tuple[str, str]:
 
 async def _run_check(node: CheckNode, graph: Graph, case_fields: dict[str, Any],
                      evidence: dict[str, Any], python: PythonConsent) -> CheckResult:
-    from ..checks import find_check, run_check
+    from dagtui.graph.checks import find_check, run_check
 
     kind = find_check(node.check)
     if kind is not None and kind.runs_code:  # refused (or asked) before anything is imported
@@ -104,7 +104,7 @@ def _check_inputs(node: CheckNode) -> list[str]:
     """The case fields a check reads: its input and what its kind compares it with (the
     expected output an `equals` compares with, the expected tools of a `tools` check without
     `allowed`)."""
-    from ..checks import find_check, input_param
+    from dagtui.graph.checks import find_check, input_param
 
     needed = [p for p in (input_param(node),) if p]
     kind = find_check(node.check)
@@ -115,7 +115,7 @@ def _check_inputs(node: CheckNode) -> list[str]:
 
 def _check_boolean(node: CheckNode) -> bool:
     """True and false, unless the kind may answer with a label (python)."""
-    from ..checks import find_check
+    from dagtui.graph.checks import find_check
 
     kind = find_check(node.check)
     return kind is None or not kind.labels
@@ -123,7 +123,7 @@ def _check_boolean(node: CheckNode) -> bool:
 
 async def _measure_metric(ask: Any, model: str, **settings: Any) -> Any:
     """DeepEval measures the leaf, with the judge's model (imported when a leaf runs)."""
-    from ..judges.deepeval_metric import run_metric
+    from dagtui.judges.deepeval_metric import run_metric
 
     return await run_metric(ask, model, **settings)
 
@@ -144,7 +144,7 @@ def _check_form_fields(node: CheckNode) -> list[str]:
             if f in _CHECK_COMMON or f in own or getattr(node, node.attr_for(f), None) is not None]
 
 
-# the validators are `dagtui.validate.nodes.NodeChecks` methods, reached through the object
+# the validators are `dagtui.graph.validate.nodes.NodeChecks` methods, reached through the object
 # the validator passes in (this core module cannot import the validator: it needs the kinds)
 TASK = register(NodeKind(
     TaskNode, "◆", TEXT, _task_request,
@@ -166,7 +166,7 @@ NON_BINARY = register(NodeKind(
     blank=lambda nid: NonBinaryNode(criteria="", verdicts=[Verdict(verdict="Good", score=10),
                                                            Verdict(verdict="Bad", score=0)]),
 ))
-#: a deterministic check run in code (`dagtui.checks`): no judge, no call; its verdicts
+#: a deterministic check run in code (`dagtui.graph.checks`): no judge, no call; its verdicts
 #: are true and false but for a `python` check's (which may return a label)
 CHECK = register(NodeKind(
     CheckNode, "☑", calls=lambda node: 0, form_fields=_check_form_fields,

@@ -5,12 +5,12 @@ it (`StubServer` with `smart_answer`, `Script` rules or injected `Fault`s; see
 tests/stub_server.py), and `dagtui demo-judge` serves `demo_answer`, deterministic rules
 whose every reason says they are not a model, so `run`, `calibrate` and `step --model` can be
 tried without an API key. Standard library only (and the request layout's headings from
-dagtui.prompts); nothing here imports litellm or Textual.
+dagtui.judges.prompts); nothing here imports litellm or Textual.
 """
 
 from __future__ import annotations
 
-from .answers import (
+from dagtui.stubjudge.answers import (
     DEMO_PREFIX,
     FAULT_KINDS,
     HOSTILE_KINDS,
@@ -25,7 +25,7 @@ from .answers import (
     prompt_kind,
     smart_answer,
 )
-from .server import StubServer
+from dagtui.stubjudge.server import StubServer
 
 __all__ = [
     "DEMO_PREFIX", "FAULT_KINDS", "HOSTILE_KINDS", "Answer", "Fault", "Responder", "Script",

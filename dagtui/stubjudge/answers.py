@@ -10,7 +10,7 @@ Two responders share the reading of a request (`prompt_kind`, `labels_in`, `spli
   terms in an order asks how far the material is from it). Every reason starts with
   `DEMO_PREFIX`, so no trace or report can pass its answers off as a model's.
 
-The request layout they read is `dagtui.prompts.build_prompt`'s: the node's question first,
+The request layout they read is `dagtui.judges.prompts.build_prompt`'s: the node's question first,
 a non-binary node's label list next, then the material (evidence, case fields), then the
 line that asks for JSON, each part set off by a blank line.
 """
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..prompts import EXAMPLES_END, EXAMPLES_HEAD
+from dagtui.judges.prompts import EXAMPLES_END, EXAMPLES_HEAD
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "bad_json", "out_of_set",
                "400", "401", "403", "404")

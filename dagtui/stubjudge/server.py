@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .answers import HOSTILE_KINDS, Answer, Fault, Responder, smart_answer
+from dagtui.stubjudge.answers import HOSTILE_KINDS, Answer, Fault, Responder, smart_answer
 
 
 @dataclass

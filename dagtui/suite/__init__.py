@@ -4,12 +4,12 @@ A dependent rule runs on a case only when every rule it depends on scored that c
 so cheap code checks run first and expensive judges see only what survives them. See
 `model` (the suite and its refusing edit operations), `loader` (file -> suite + positioned
 diagnostics), `gating` (levels, the AND > 0 gate, filter, sample, budget), `runner` (rules
-run through the engine and `dagtui.checks`), `report` (summary, JSON, JUnit), `cli`.
+run through the engine and `dagtui.graph.checks`), `report` (summary, JSON, JUnit), `cli`.
 """
 
 from __future__ import annotations
 
-from .loader import (
+from dagtui.suite.loader import (
     SuiteError,
     SuiteLoad,
     check_suite_file,
@@ -19,7 +19,15 @@ from .loader import (
     load_suite_text,
     validate_suite_file,
 )
-from .model import CycleError, FilterCond, Rule, RuleInUseError, Sample, Suite, SuiteEditError
+from dagtui.suite.model import (
+    CycleError,
+    FilterCond,
+    Rule,
+    RuleInUseError,
+    Sample,
+    Suite,
+    SuiteEditError,
+)
 
 __all__ = [
     "CycleError",

@@ -7,7 +7,7 @@ graph code table stays about graphs. `severity_of` reads the number, as for DAG 
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, severity_of
+from dagtui.diagnostics import Diagnostic, severity_of
 
 SUITE_CODES: dict[str, str] = {
     # errors: the suite cannot run as written

@@ -4,7 +4,7 @@ Rules sit in their dependency levels, top to bottom, one box each with the rule'
 label, its kind (code or LLM) and status; the boxes of a level are equally tall. An edge runs
 from a dependency down to the rule that depends on it, ending in a bold arrow. Layout and
 routing (one port per edge, a track of its own in the channel between levels, a point in each
-level a long edge skips so nothing crosses a box) are `dagtui.dagdraw`'s, shared with the
+level a long edge skips so nothing crosses a box) are `dagtui.graph.dagdraw`'s, shared with the
 editor's graph view.
 
 `focus` keeps only a rule with everything upstream and downstream of it, and `styles`
@@ -13,10 +13,10 @@ lets the caller mark rules (the focused one, its upstream, its downstream).
 
 from __future__ import annotations
 
-from ..dagdraw import Edge, EdgeLook, Node, Picture, draw_dag
-from ..dagdraw import neighbourhood as _reachable
-from ..text import shorten
-from .model import Suite
+from dagtui.graph.dagdraw import Edge, EdgeLook, Node, Picture, draw_dag
+from dagtui.graph.dagdraw import neighbourhood as _reachable
+from dagtui.suite.model import Suite
+from dagtui.text import shorten
 
 MAX_NAME = 28
 DEPENDENCY = "dependency"

@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from .. import saferegex
-from ..exitcodes import ExitCode
-from .model import FilterCond, Rule, Suite
+from dagtui import saferegex
+from dagtui.exitcodes import ExitCode
+from dagtui.suite.model import FilterCond, Rule, Suite
 
 # per-(rule, case) states, in the order the gates apply
 SKIPPED_DEPS = "skipped_deps"
@@ -202,7 +202,7 @@ class SuiteResult:
 
     def halts(self) -> list[str]:
         """Why judges halted, one line each (`dagtui.judges.health`)."""
-        from ..judges.health import halt_line
+        from dagtui.judges.health import halt_line
 
         lines = (halt_line(r.reason) for st in self.rules.values() for r in st.records
                  if r.state == NOT_RUN)
@@ -302,7 +302,7 @@ def case_field(case: Any, dotted: str) -> Any:
             except (ValueError, IndexError):
                 return _MISSING
         elif isinstance(getattr(cur, "fields", None), dict) and part in cur.fields:
-            cur = cur.fields[part]  # a dagtui.cases.Case keeps its data in `fields`
+            cur = cur.fields[part]  # a dagtui.run.cases.Case keeps its data in `fields`
         else:
             cur = getattr(cur, part, _MISSING)
         if cur is _MISSING:

@@ -16,7 +16,7 @@ which rules run, exactly as in `dagtui run`. A case fails when
   suite has one score per rule).
 
 Before anything runs, each rule's labels are checked against its graph as a graph's are
-(`dagtui.labelcheck`: a node the rule's graph lacks, with a "did you mean"; a verdict not
+(`dagtui.labels.check`: a node the rule's graph lacks, with a "did you mean"; a verdict not
 among the node's; a label of the wrong shape or range; a label off the path the rule's own
 labels take): those are `LabelError`s (exit 2), or with `lenient` dropped and listed.
 
@@ -46,13 +46,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checks import PythonConsent
-from ..labelcheck import LabelChecker, LabelError, LabelProblem, check_agrees, nearest
-from ..labeltest import TOLERANCE
-from ..text import verdict_text
-from .gating import EVALUATED, PAUSED, SuiteResult, run_suite
-from .loader import SuiteLoad
-from .model import Rule, Suite
+from dagtui.graph.checks import PythonConsent
+from dagtui.labels.check import LabelChecker, LabelError, LabelProblem, check_agrees, nearest
+from dagtui.run.labeltest import TOLERANCE
+from dagtui.suite.gating import EVALUATED, PAUSED, SuiteResult, run_suite
+from dagtui.suite.loader import SuiteLoad
+from dagtui.suite.model import Rule, Suite
+from dagtui.text import verdict_text
 
 #: a rule's label meaning "the suite must not run this rule on this case"
 SKIP_WORDS = ("skipped", "skip")
@@ -138,7 +138,7 @@ def split_labels(suite: Suite, graphs: dict[str, Any], expected: dict[str, Any])
 def rule_label_problems(checkers: dict[str, LabelChecker], case: Any, labels: CaseLabels
                         ) -> list[LabelProblem]:
     """The bad labels of one case, rule by rule: each rule's labels checked against its
-    graph as a graph's labels are (`dagtui.labelcheck`: unknown node, shape, verdict, range,
+    graph as a graph's labels are (`dagtui.labels.check`: unknown node, shape, verdict, range,
     off the labelled path), keyed `rule.node` and worded with the rule. `checkers`: rule id
     -> the `LabelChecker` of its graph."""
     found: list[LabelProblem] = []
@@ -192,7 +192,7 @@ class LabelsReport:
     tallies: dict[str, RuleTally]
     result: SuiteResult
     calls: int = 0
-    #: the bad labels `lenient` dropped before the test (`dagtui.labelcheck`)
+    #: the bad labels `lenient` dropped before the test (`dagtui.labels.check`)
     ignored: list[LabelProblem] = field(default_factory=list)
 
     @property
@@ -208,11 +208,11 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
                        python: PythonConsent | None = None, lenient: bool = False
                        ) -> LabelsReport:
     """Run the suite over `cases` with the labels judge and compare with the labels;
-    `python`: the user's consent for python checks (see `dagtui.checks.PythonConsent`).
+    `python`: the user's consent for python checks (see `dagtui.graph.checks.PythonConsent`).
     Labels that do not fit their rule's graph raise `LabelError` before anything runs;
     `lenient` drops them instead (listed in the report's `ignored`)."""
-    from ..judges.labels import LabelsJudge
-    from .runner import EngineRuleRunner
+    from dagtui.judges.labels import LabelsJudge
+    from dagtui.suite.runner import EngineRuleRunner
 
     suite = load.suite
     assert suite is not None

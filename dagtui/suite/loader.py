@@ -17,18 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..checks import find_check
-from ..diagnostics import Diagnostic, unreadable
-from ..inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
-from ..loader import Collector, LoadResult
-from ..model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
-from ..positions import KeyPath, Positions, locate
-from ..text import suggest
-from .codes import suite_diag
-from .model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
+from dagtui.diagnostics import Diagnostic, unreadable
+from dagtui.graph.checks import find_check
+from dagtui.graph.loader import Collector, LoadResult
+from dagtui.graph.model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
+from dagtui.graph.positions import KeyPath, Positions, locate
+from dagtui.inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
+from dagtui.suite.codes import suite_diag
+from dagtui.suite.model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
+from dagtui.text import suggest
 
 if TYPE_CHECKING:
-    from ..paths import PathReport
+    from dagtui.graph.paths import PathReport
 
 TOP_KEYS = ("suite", "rules")
 SUITE_KEYS = ("name", "cases", "labels", "concurrency", "description")
@@ -281,7 +281,7 @@ def _build_rule(rid: str, data: Any, ctx: _Ctx) -> Rule | None:
             else:
                 rule.max_calls = value
         elif key == "rpm":
-            from ..judges.health import RPM_MAX, RPM_MIN
+            from dagtui.judges.health import RPM_MAX, RPM_MIN
 
             if isinstance(value, bool) or not isinstance(value, int | float) \
                     or not RPM_MIN <= value <= RPM_MAX:  # NaN too
@@ -524,14 +524,14 @@ def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic],
     """The graph, its full diagnostics and its path report: the graph validator's
     (references, cycles, paths), else, should the validator itself fail, the loader's shape
     checks and no path report."""
-    from ..validate import check_file
+    from dagtui.graph.validate import check_file
 
     try:
         report = check_file(path)
         return report.graph, list(report.diagnostics), report.paths
     except Exception:  # a validator bug must not hide the suite's own diagnostics
         pass
-    from ..loader import load_file
+    from dagtui.graph.loader import load_file
 
     result = load_file(path)
     return result.graph, list(result.diagnostics), None
@@ -540,7 +540,7 @@ def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic],
 def graph_facts(graph: Graph, paths: PathReport | None = None) -> RuleFacts:
     """Kind, whether any reachable score exceeds 0, and the worst-case calls per case.
 
-    Path analysis (`dagtui.paths.analyze`) is exact when it completes; otherwise a
+    Path analysis (`dagtui.graph.paths.analyze`) is exact when it completes; otherwise a
     structural bound: a score > 0 on any verdict or a G-Eval leaf may pass, and every LLM
     node running once is the most calls a case can take. `paths`: the report the graph's
     validation already made (a rule graph is analysed once per load), else analysed here.
@@ -554,7 +554,7 @@ def graph_facts(graph: Graph, paths: PathReport | None = None) -> RuleFacts:
     worst = len(llm_nodes)
     report: Any = paths
     if report is None:
-        from ..paths import analyze
+        from dagtui.graph.paths import analyze
 
         try:
             report = analyze(graph)
@@ -601,17 +601,17 @@ def validate_suite_file(path: str | Path, *, read: LoadResult | None = None
                         ) -> list[Diagnostic]:
     """Every diagnostic for a suite file (suite codes plus its graphs' errors), sorted.
     `read`: the file already read, as for `load_suite_file`."""
-    from ..diagnostics import sort_key
+    from dagtui.diagnostics import sort_key
 
     return sorted(load_suite_file(path, read=read).diagnostics, key=sort_key)
 
 
 def check_suite_file(path: str | Path, *, read: LoadResult | None = None) -> Any:
-    """A suite's diagnostics as a `dagtui.validate.ValidationReport`, so `dagtui validate` prints,
+    """A suite's diagnostics as a `dagtui.graph.validate.ValidationReport`, so `dagtui validate` prints,
     counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
     `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs.
     `read`: the file as `dagtui validate` read it to learn it is a suite (not read again)."""
-    from ..validate import ValidationReport
+    from dagtui.graph.validate import ValidationReport
 
     class SuiteReport(ValidationReport):
         @property

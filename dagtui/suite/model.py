@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .. import graphcycles
-from ..model import about
+from dagtui.graph import cycles as graphcycles
+from dagtui.graph.model import about
 
 #: rule statuses: a paused rule does not run, and its dependents see no pass from it
 STATUSES: tuple[str, ...] = ("active", "paused")

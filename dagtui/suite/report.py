@@ -17,8 +17,7 @@ from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
-from ..text import counted, for_markup, for_terminal
-from .gating import (
+from dagtui.suite.gating import (
     EVALUATED,
     FILTERED,
     OVER_BUDGET,
@@ -28,6 +27,7 @@ from .gating import (
     CaseRecord,
     SuiteResult,
 )
+from dagtui.text import counted, for_markup, for_terminal
 
 GATE_WORDS = {
     SKIPPED_DEPS: "dependencies",
@@ -193,8 +193,8 @@ def to_json(result: SuiteResult, *, file: str | None = None,
 
 def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None,
                shard: dict[str, Any] | None = None) -> None:
-    """Write the JSON report atomically, text made writable (`dagtui.outputs`)."""
-    from ..outputs import safe_json, write_report
+    """Write the JSON report atomically, text made writable (`dagtui.report.outputs`)."""
+    from dagtui.report.outputs import safe_json, write_report
 
     write_report(path, safe_json(to_json(result, file=file, shard=shard)) + "\n")
 
@@ -235,7 +235,7 @@ def to_junit(result: SuiteResult) -> ET.Element:
 def write_junit(result: SuiteResult, path: str | Path) -> None:
     """Write the JUnit XML atomically; a NUL, an escape byte or a lone surrogate in a case
     name or message is written as its escape, so the XML is always well-formed."""
-    from ..outputs import safe_text, write_report
+    from dagtui.report.outputs import safe_text, write_report
 
     root = to_junit(result)
     ET.indent(root)

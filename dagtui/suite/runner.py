@@ -1,8 +1,8 @@
 """The real `RuleRunner`: graph rules through the engine, inline checks in code.
 
-Graph rules go through `dagtui.engine.Engine`, the same executor `dagtui run` and the
+Graph rules go through `dagtui.run.engine.Engine`, the same executor `dagtui run` and the
 debugger use, so a rule in a suite scores a case exactly as its graph would on its own.
-Inline checks call `dagtui.checks.run_check` directly: no engine, no judge, no call. A check
+Inline checks call `dagtui.graph.checks.run_check` directly: no engine, no judge, no call. A check
 that answers a label (a `python` check may) is a categorical output, which never opens a gate.
 """
 
@@ -13,18 +13,18 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..checks import PythonConsent
-from ..model import CheckNode, Graph
-from .gating import RuleOutcome
-from .loader import SuiteLoad
-from .model import Rule
+from dagtui.graph.checks import PythonConsent
+from dagtui.graph.model import CheckNode, Graph
+from dagtui.suite.gating import RuleOutcome
+from dagtui.suite.loader import SuiteLoad
+from dagtui.suite.model import Rule
 
 if TYPE_CHECKING:
-    from ..cluster import Cluster
-    from ..engine import Engine
-    from ..judges.base import Judge
-    from ..stream import ResultsStream
-    from .traces import TraceWriter
+    from dagtui.judges.base import Judge
+    from dagtui.report.stream import ResultsStream
+    from dagtui.run.cluster import Cluster
+    from dagtui.run.engine import Engine
+    from dagtui.suite.traces import TraceWriter
 
 #: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
 JudgeFactory = Callable[[Rule, Graph], "Judge"]
@@ -44,7 +44,7 @@ def run_inline_check(graph: Graph, case: Any,
                      python: PythonConsent | None = None) -> RuleOutcome:
     """Score 1 when the check holds, 0 when not; a label is categorical; problems are errors.
     `python`: the user's consent for a python check (never asked for here)."""
-    from ..checks import CheckError, run_check
+    from dagtui.graph.checks import CheckError, run_check
 
     node = next(iter(graph.nodes.values()))
     assert isinstance(node, CheckNode)
@@ -67,17 +67,17 @@ class EngineRuleRunner:
     case a rule is given (the suite labels test narrows `expected` to the rule's own labels).
 
     `workers` (an int or "auto", as `dagtui run --workers`) hands each graph rule's admitted
-    cases to Dask workers as one batch (`dagtui.cluster.resolve_workers` decides, so
+    cases to Dask workers as one batch (`dagtui.run.cluster.resolve_workers` decides, so
     "auto" and non-litellm judges stay in process; with a `scheduler` every litellm rule goes
-    to that cluster). Every batch goes to one `dagtui.cluster.Cluster`, one batch at a time
+    to that cluster). Every batch goes to one `dagtui.run.cluster.Cluster`, one batch at a time
     (a batch already uses every core it is given): `pool` when the caller owns one
     (`dagtui.commands.suite_run.execute` shares one between the gated and the baseline run and closes
     it), else one made at the first batch and closed by `aclose`. Its workers start once
     and stay warm, so each further rule costs no start. `concurrency` is the cluster's share.
     `python` is the user's consent for python checks, given to every engine and inline check.
-    `results` (a `dagtui.stream.ResultsStream`) gets each evaluated pair's result as one JSON
+    `results` (a `dagtui.report.stream.ResultsStream`) gets each evaluated pair's result as one JSON
     line (its `rule` first) the moment it ends; the result's prompts, requests and raw answers
-    are then dropped from memory, as `dagtui run` drops them (`dagtui.stream.slim`). A failed
+    are then dropped from memory, as `dagtui run` drops them (`dagtui.report.stream.slim`). A failed
     write stops the stream and is kept in its `error`, for the caller to say after the run.
     """
 
@@ -113,7 +113,7 @@ class EngineRuleRunner:
 
     def engine(self, rule: Rule) -> Engine:
         if rule.id not in self._engines:
-            from ..engine import Engine
+            from dagtui.run.engine import Engine
 
             graph = self.load.graphs[rule.id]
             judge = self.judge_for(rule, graph)
@@ -134,12 +134,12 @@ class EngineRuleRunner:
         if rule.check is not None and rule.graph is None:
             outcome = run_inline_check(graph, case, self.python)
             if self.traces is not None:
-                from .traces import CodeCheck, check_rule_result
+                from dagtui.suite.traces import CodeCheck, check_rule_result
 
                 self.traces.write(rule, graph, original, CodeCheck(),
                                   check_rule_result(rule, graph, case, outcome), seen=case)
             if self.results is not None:
-                from .traces import check_rule_result
+                from dagtui.suite.traces import check_rule_result
 
                 self._stream(rule, check_rule_result(rule, graph, case, outcome))
             return outcome
@@ -156,7 +156,7 @@ class EngineRuleRunner:
     def _stream(self, rule: Rule, result: Any) -> None:
         """The pair's line in the results stream, then its heavy text dropped."""
         if self.results is not None and self.results.write_kept(result, rule=rule.id):
-            from ..stream import slim
+            from dagtui.report.stream import slim
 
             slim(result)
 
@@ -166,8 +166,8 @@ class EngineRuleRunner:
             return 1
         if self.workers in (None, 1) and self.scheduler is None:
             return 1
-        from ..cluster import resolve_workers
-        from ..judges.litellm_judge import LiteLLMJudge
+        from dagtui.judges.litellm_judge import LiteLLMJudge
+        from dagtui.run.cluster import resolve_workers
 
         judge = self.engine(rule).judge
         if self.scheduler is not None and isinstance(judge, LiteLLMJudge):
@@ -181,8 +181,8 @@ class EngineRuleRunner:
         """Run `cases` of a graph rule on Dask workers. Cases the graph cannot run
         (a missing field) get the same error outcome an in-process run gives them; the
         others go to one cluster. Traces are written here, from the results sent back."""
-        from ..cases import CaseError
-        from ..cluster import WORKER_ERROR, Cluster, ClusterError, evaluate_in_workers
+        from dagtui.run.cases import CaseError
+        from dagtui.run.cluster import WORKER_ERROR, Cluster, ClusterError, evaluate_in_workers
 
         engine = self.engine(rule)
         graph = self.load.graphs[rule.id]

@@ -14,7 +14,7 @@ from typing import Any
 
 import tomlkit
 
-from .model import Suite
+from dagtui.suite.model import Suite
 
 
 class SuiteSaveError(Exception):
@@ -74,8 +74,8 @@ def save_suite(suite: Suite, path: str | Path) -> str:
     was opened are kept; one made between this read and the write is refused
     (`safewrite.ChangedOnDisk`), as is a read-only file (`safewrite.ReadOnlyFile`).
     """
-    from ..inputs import InputError
-    from ..safewrite import atomic_write, read_text
+    from dagtui.inputs import InputError
+    from dagtui.safewrite import atomic_write, read_text
 
     try:
         original, stamp = read_text(path)

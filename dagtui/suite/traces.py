@@ -1,6 +1,6 @@
 """`--trace-dir` for suite runs: one trace file per (case, rule) that was evaluated.
 
-Each file is an ordinary `dagtui.trace.Trace` (the format `dagtui run --trace-dir` and the
+Each file is an ordinary `dagtui.report.trace.Trace` (the format `dagtui run --trace-dir` and the
 debugger's save key write), so `dagtui step RULE_GRAPH.toml --trace FILE` opens the run of a
 graph rule as it opens any graph's trace. Names say which case and which rule:
 `<case number>_<case name>__<rule id>.json`, the case number being its 1-based place in the
@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..model import Graph
-from ..trace import PathStep, RunResult, StepRecord, Trace, trace_file_name
-from .gating import RuleOutcome, case_name
-from .model import Rule
+from dagtui.graph.model import Graph
+from dagtui.report.trace import PathStep, RunResult, StepRecord, Trace, trace_file_name
+from dagtui.suite.gating import RuleOutcome, case_name
+from dagtui.suite.model import Rule
 
 
 class TraceWriter:

@@ -28,26 +28,20 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, Tree
 
-from ..diagnostics import Diagnostic
-from ..kinds import kind_of
-from ..model import TaskNode
-from . import backend
-from .blink import settle_blink
-from .fields import LONG_TEXT, FieldError, from_text, to_text, value_of
-from .fit import SHORT_ROWS, fit_footer, narrow
-from .keys import (
-    EDITOR_KEYS,
-    Remappable,
-    bindings,
-    describe_key,
-    editor_groups,
-)
-from .keys import binding_ids as all_binding_ids
-from .node_palette import EditorNodes
-from .outline import ItemRef
-from .state import CheckJob, EditorState, EditRefused, environment_editor, fallback_editor
-from .widgets.graph_tree import GraphTree
-from .widgets.node_form import NodeForm, set_quietly
+from dagtui.diagnostics import Diagnostic
+from dagtui.graph.model import TaskNode
+from dagtui.kinds import kind_of
+from dagtui.tui import backend
+from dagtui.tui.blink import settle_blink
+from dagtui.tui.fields import LONG_TEXT, FieldError, from_text, to_text, value_of
+from dagtui.tui.fit import SHORT_ROWS, fit_footer, narrow
+from dagtui.tui.keys import EDITOR_KEYS, Remappable, bindings, describe_key, editor_groups
+from dagtui.tui.keys import binding_ids as all_binding_ids
+from dagtui.tui.node_palette import EditorNodes
+from dagtui.tui.outline import ItemRef
+from dagtui.tui.state import CheckJob, EditorState, EditRefused, environment_editor, fallback_editor
+from dagtui.tui.widgets.graph_tree import GraphTree
+from dagtui.tui.widgets.node_form import NodeForm, set_quietly
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -55,9 +49,9 @@ if TYPE_CHECKING:
     from textual.widgets import TabbedContent, TextArea
     from textual.widgets.button import ButtonVariant
 
-    from ..checks import PythonConsent
-    from .widgets.bottom import BottomPanels
-    from .widgets.panels import ProblemsTable
+    from dagtui.graph.checks import PythonConsent
+    from dagtui.tui.widgets.bottom import BottomPanels
+    from dagtui.tui.widgets.panels import ProblemsTable
 
 # Not imported here: the bottom panels (`widgets.bottom`: a tabbed panel with two data
 # tables, ~20 ms of imports) are mounted right after the first frame, and the read-only
@@ -157,9 +151,9 @@ class EditorApp(Remappable, App[None]):
     def python(self) -> PythonConsent:
         """Consent for python checks in the F5 debugger: `--allow-python`, else asked once
         per function, the answer kept for this session. Read from the environment when first
-        needed: `dagtui.checks` is not imported before the first frame."""
+        needed: `dagtui.graph.checks` is not imported before the first frame."""
         if self._python is None:
-            from ..checks import PythonConsent
+            from dagtui.graph.checks import PythonConsent
 
             self._python = PythonConsent.from_env()
         return self._python
@@ -210,7 +204,7 @@ class EditorApp(Remappable, App[None]):
     async def _mount_bottom(self) -> None:
         """Put the bottom panels in place of `#bottom-slot` (see `widgets.bottom` for why
         only now)."""
-        from .widgets.bottom import BottomPanels
+        from dagtui.tui.widgets.bottom import BottomPanels
 
         slot = self.query_one("#bottom-slot")
         bottom = BottomPanels()
@@ -234,12 +228,12 @@ class EditorApp(Remappable, App[None]):
 
     async def on_mount(self) -> None:
         if self.state.new_file and not self.state.graph.nodes and self.state.text is None:
-            from .screens.dialogs import StarterScreen
+            from dagtui.tui.screens.dialogs import StarterScreen
 
             self.push_screen(StarterScreen(str(self.state.path), [
                 (name, backend.starter_description(name)) for name in backend.starter_names()
             ]), self._starter_chosen)
-        from .calibration import load_calibration
+        from dagtui.tui.calibration import load_calibration
 
         self.query_one(GraphTree).set_calibration(
             load_calibration(self.state.path, self.calibration_file))
@@ -683,7 +677,7 @@ class EditorApp(Remappable, App[None]):
         self.notify(f"saved {self.state.path}")
 
     def action_add_node(self) -> None:
-        from .screens.dialogs import AddNodeScreen
+        from dagtui.tui.screens.dialogs import AddNodeScreen
         state = self.state
         parent = state.selected
         node = state.graph.nodes.get(parent or "")
@@ -758,7 +752,7 @@ class EditorApp(Remappable, App[None]):
         await self._after_delete(nid)
 
     def action_delete_detach(self) -> None:
-        from .screens.dialogs import ChoiceScreen
+        from dagtui.tui.screens.dialogs import ChoiceScreen
         nid = self.state.selected
         if nid is None:
             return
@@ -785,7 +779,7 @@ class EditorApp(Remappable, App[None]):
         self.notify(f"deleted {nid} (ctrl+z brings it back)")
 
     def action_rename(self) -> None:
-        from .screens.dialogs import TextScreen
+        from dagtui.tui.screens.dialogs import TextScreen
         old = self.state.selected
         if old is None:
             return
@@ -918,7 +912,7 @@ class EditorApp(Remappable, App[None]):
         self.query_one(GraphTree).focus()
 
     async def action_reload(self) -> None:
-        from .screens.dialogs import ChoiceScreen
+        from dagtui.tui.screens.dialogs import ChoiceScreen
         if self.state.dirty:
             async def done(choice: str | None) -> None:
                 if choice == "reload":
@@ -945,7 +939,7 @@ class EditorApp(Remappable, App[None]):
     def action_debug(self) -> None:
         self.state.settle()  # it refuses a graph with errors: those of the last keystroke
         try:
-            from . import debugger
+            from dagtui.tui import debugger
         except ImportError:
             self.notify("debugger not available yet", severity="warning")
             return
@@ -962,8 +956,8 @@ class EditorApp(Remappable, App[None]):
         self._open_calibration(self.state.selected)
 
     def _open_calibration(self, node: str | None, case: str | None = None) -> None:
-        from .calibration import load_calibration
-        from .screens.calibration import CalibrationScreen
+        from dagtui.tui.calibration import load_calibration
+        from dagtui.tui.screens.calibration import CalibrationScreen
 
         data = load_calibration(self.state.path, self.calibration_file)
         if data is None:
@@ -980,7 +974,7 @@ class EditorApp(Remappable, App[None]):
 
     def _calibration_jump(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:
-            from .debugger import open_debugger
+            from dagtui.tui.debugger import open_debugger
 
             case, node = choice
             # esc in the debugger returns to the view it was opened from, at that case
@@ -988,7 +982,7 @@ class EditorApp(Remappable, App[None]):
                           on_close=lambda: self._open_calibration(node, case))
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from dagtui.tui.screens.help import HelpScreen
 
         # the focused widget's keys come from the screen's active bindings; the others'
         # (a long field may not even be mounted yet) from their classes
@@ -996,7 +990,7 @@ class EditorApp(Remappable, App[None]):
                                     heading="dagtui edit — keys"))
 
     async def action_quit(self) -> None:
-        from .screens.dialogs import ask_to_quit
+        from dagtui.tui.screens.dialogs import ask_to_quit
         self.state.settle()  # the dialog counts the errors
 
         async def save() -> bool:
@@ -1088,7 +1082,7 @@ class EditorApp(Remappable, App[None]):
             self.notify("the file changed on disk: reloaded")
             return
         self._asking_disk = True
-        from .screens.dialogs import ChoiceScreen
+        from dagtui.tui.screens.dialogs import ChoiceScreen
 
         async def done(choice: str | None) -> None:
             self._asking_disk = False
@@ -1111,7 +1105,7 @@ class EditorApp(Remappable, App[None]):
         """ctrl+s found the file changed by someone else since it was read (the save
         refused to discard their edit): merge their change with the edits, cancel,
         overwrite it anyway, or reload theirs. `note`: why a merge just failed."""
-        from .screens.dialogs import ChoiceScreen
+        from dagtui.tui.screens.dialogs import ChoiceScreen
 
         self._asking_disk = True
 

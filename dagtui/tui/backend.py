@@ -1,7 +1,7 @@
 """The editor's single doorway to the core: validation, path analysis, saving and starters.
 
-Everything the editor needs from `dagtui.validate`, `dagtui.paths`, `dagtui.tomlio` and
-`dagtui.starters` goes through these few functions, so the rest of the TUI never cares how
+Everything the editor needs from `dagtui.graph.validate`, `dagtui.graph.paths`, `dagtui.graph.tomlio` and
+`dagtui.graph.starters` goes through these few functions, so the rest of the TUI never cares how
 the core spells them. Never imports textual.
 """
 
@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import safewrite
-from ..diagnostics import Diagnostic
-from ..loader import LoadResult, load_text
-from ..model import GEvalNode, Graph, TaskNode
-from ..positions import Positions
-from ..safewrite import ChangedOnDisk as ChangedOnDisk  # the app catches these
-from ..safewrite import ReadOnlyFile as ReadOnlyFile
-from ..safewrite import Stamp
+from dagtui import safewrite
+from dagtui.diagnostics import Diagnostic
+from dagtui.graph.loader import LoadResult, load_text
+from dagtui.graph.model import GEvalNode, Graph, TaskNode
+from dagtui.graph.positions import Positions
+from dagtui.safewrite import ChangedOnDisk as ChangedOnDisk  # the app catches these
+from dagtui.safewrite import ReadOnlyFile as ReadOnlyFile
+from dagtui.safewrite import Stamp
 
-# `dagtui.validate`, `dagtui.paths` and `dagtui.starters` are imported where they are used:
+# `dagtui.graph.validate`, `dagtui.graph.paths` and `dagtui.graph.starters` are imported where they are used:
 # the editor paints its first frame (the tree of the file as loaded) before it validates,
 # so their import cost is paid a moment after the tree is on screen.
 
@@ -30,13 +30,13 @@ class Checked:
     """Diagnostics plus path analysis for one graph version."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    paths: Any = None  # dagtui.paths.PathReport (None when it could not be computed)
+    paths: Any = None  # dagtui.graph.paths.PathReport (None when it could not be computed)
     load: LoadResult | None = None
 
 
 def check_text(text: str, file: str | None = None) -> Checked:
     """Load and fully check TOML text (used on open, reload and after save)."""
-    from .. import validate as _validate
+    from dagtui.graph import validate as _validate
 
     report = _validate.check_text(text, file=file)
     return Checked(list(report.diagnostics), report.paths, report.load)
@@ -50,7 +50,7 @@ def load(text: str, file: str | None = None) -> LoadResult:
 def check_loaded(loaded: LoadResult) -> Checked:
     """Fully check text already parsed by `load`: the same findings as `check_text`,
     without parsing the file a second time."""
-    from .. import validate as _validate
+    from dagtui.graph import validate as _validate
 
     report = _validate.check_load(loaded)
     return Checked(list(report.diagnostics), report.paths, report.load)
@@ -88,7 +88,7 @@ class _AnalysisMemo:
     def analyze(self, graph: Graph, topo: Any = None, **kwargs: Any) -> Any:
         key = path_signature(graph)
         if key != self.key or kwargs:
-            from .. import paths as _paths
+            from dagtui.graph import paths as _paths
 
             self.report = _paths.analyze(graph, topo, **kwargs)
             self.key = key if not kwargs else None
@@ -103,7 +103,7 @@ def check_graph(graph: Graph, positions: Positions | None = None) -> Checked:
 
     Path analysis is reused when only text changed (see `path_signature`).
     """
-    from .. import validate as _validate
+    from dagtui.graph import validate as _validate
 
     report = _validate.check_graph(graph, positions, analyzer=_memo.analyze)
     return Checked(list(report.diagnostics), report.paths)
@@ -111,7 +111,7 @@ def check_graph(graph: Graph, positions: Positions | None = None) -> Checked:
 
 def render(graph: Graph, original_text: str | None, renames: dict[str, str]) -> str:
     """The file text for `graph`, merged into `original_text` so comments survive."""
-    from .. import tomlio  # tomlkit is only needed on save: keep it out of startup
+    from dagtui.graph import tomlio  # tomlkit is only needed on save: keep it out of startup
 
     return tomlio.render(graph, original_text, renames=renames or None)
 
@@ -134,18 +134,18 @@ def read_text(path: str | Path) -> tuple[str, Stamp, bool]:
 
 
 def starter_names() -> list[str]:
-    from .. import starters as _starters
+    from dagtui.graph import starters as _starters
 
     return list(_starters.STARTERS)
 
 
 def starter_description(name: str) -> str:
-    from .. import starters as _starters
+    from dagtui.graph import starters as _starters
 
     return _starters.starter_description(name)
 
 
 def starter_text(name: str) -> str:
-    from .. import starters as _starters
+    from dagtui.graph import starters as _starters
 
     return _starters.starter_text(name)

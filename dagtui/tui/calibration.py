@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.text import Text
 
-from ..text import verdict_text
+from dagtui.text import verdict_text
 
 #: kappa at or above GOOD is green, at or above FAIR yellow, below red (Landis & Koch's
 #: "substantial" and "moderate" bands, the usual reading of kappa)
@@ -28,7 +28,7 @@ GOOD, FAIR = 0.8, 0.6
 
 def calibration_file(graph_path: str | Path) -> Path:
     """Where `dagtui calibrate` keeps the latest result for this graph."""
-    from ..workdir import calibration_file as saved_for
+    from dagtui.workdir import calibration_file as saved_for
 
     return saved_for(graph_path)
 
@@ -43,7 +43,7 @@ def load_calibration(graph_path: str | Path | None,
                                             else None)
     if path is None or not path.is_file():
         return None
-    from ..calibration.saved import read_saved
+    from dagtui.calibration.saved import read_saved
 
     return read_saved(path)
 
@@ -53,7 +53,7 @@ def labelled(data: dict[str, Any] | None) -> list[Any] | None:
     or a calibration without fingerprints, where labels do not matter)."""
     if not data or not isinstance(data.get("provenance"), dict):
         return None
-    from ..calibration.saved import labelled_cases
+    from dagtui.calibration.saved import labelled_cases
 
     return labelled_cases(data)[0]
 
@@ -64,7 +64,7 @@ def stale_nodes(data: dict[str, Any] | None, graph: Any,
     graph and labels compared, not the judge)."""
     if not data:
         return {}
-    from ..calibration.fingerprint import compare
+    from dagtui.calibration.fingerprint import compare
 
     state = compare(data, graph, cases, None)
     return {n.node: n.reasons for n in state.nodes
@@ -170,8 +170,8 @@ def forced_overrides(graph: Any, case: Any, node_id: str) -> dict[str, Any]:
     """Teacher forcing in the debugger: every labelled judgement and check node but
     `node_id` answers with its label, so the run follows the labels' path to `node_id` and
     the judge is asked there (task nodes still ask the judge: their evidence is real)."""
-    from ..calibration.core import normalize_label
-    from ..model import BinaryNode, CheckNode, NonBinaryNode
+    from dagtui.calibration.core import normalize_label
+    from dagtui.graph.model import BinaryNode, CheckNode, NonBinaryNode
 
     expected = getattr(case, "expected", None) or {}
     return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()

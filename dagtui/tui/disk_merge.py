@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Graph, Metric, NodeBase
+from dagtui.graph.model import Graph, Metric, NodeBase
 
 
 @dataclass

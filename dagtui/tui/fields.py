@@ -3,7 +3,7 @@
 Pure functions (no textual) so the parsing rules that decide what a keystroke means are
 tested directly. A conversion that fails raises `FieldError` with the message shown beside
 the field; the model is not touched until the text parses. What a field means and the values
-it may take are the model's (`dagtui.model.field_specs`, `CHECK_SETTINGS`); this module
+it may take are the model's (`dagtui.graph.model.field_specs`, `CHECK_SETTINGS`); this module
 adds only how the form edits it.
 """
 
@@ -14,8 +14,8 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
-from ..kinds import kind_of
-from ..model import CHECK_SETTINGS, NodeBase, check_settings, field_specs
+from dagtui.graph.model import CHECK_SETTINGS, NodeBase, check_settings, field_specs
+from dagtui.kinds import kind_of
 
 LONG_TEXT = ("instructions", "criteria", "evaluation_steps")
 REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check", "metric")
@@ -75,7 +75,7 @@ def to_text(name: str, value: Any) -> str:
     if name == "schema" and isinstance(value, dict):
         return json.dumps(value)
     if name == "args" and isinstance(value, dict):
-        from ..tomlio import toml_value
+        from dagtui.graph.tomlio import toml_value
 
         return toml_value(value)[1:-1].strip()  # `threshold = 0.7, ...` without the braces
     if isinstance(value, bool):

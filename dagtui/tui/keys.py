@@ -203,7 +203,7 @@ def pane_keys(panes: Sequence[tuple[str, str]]) -> list[KeySpec]:
 
 
 def _debugger_panes() -> list[KeySpec]:
-    from .debugger.widgets import PANES
+    from dagtui.tui.debugger.widgets import PANES
 
     return pane_keys(PANES)
 
@@ -263,17 +263,17 @@ def declared(owner: type) -> list[Binding]:
 
 def editor_widgets() -> list[tuple[str, type]]:
     """The editor's widgets with keys of their own, titled as F1 shows them."""
-    from .widgets.field_input import FieldInput
-    from .widgets.graph_tree import GraphTree
-    from .widgets.graph_view import GraphView
-    from .widgets.panels import ProblemsTable
+    from dagtui.tui.widgets.field_input import FieldInput
+    from dagtui.tui.widgets.graph_tree import GraphTree
+    from dagtui.tui.widgets.graph_view import GraphView
+    from dagtui.tui.widgets.panels import ProblemsTable
 
     return [("tree", GraphTree), ("problems list", ProblemsTable), ("graph (g g)", GraphView),
             ("form field", FieldInput)]
 
 
 def debugger_widgets() -> list[tuple[str, type]]:
-    from .debugger.widgets import PathTree
+    from dagtui.tui.debugger.widgets import PathTree
 
     return [("path tree", PathTree)]
 
@@ -300,7 +300,7 @@ def key_scopes_table() -> list[KeyScope]:
     editor's own keys, then each widget's, read from the classes: a long field may not
     even be mounted yet). Dialog keys serve the debugger and the suite view; the editor
     reaches them, and the whole debugger, through F5."""
-    from .screens.calibration import CalibrationScreen
+    from dagtui.tui.screens.calibration import CalibrationScreen
 
     def bound(*tables: Iterable[KeySpec]) -> list[Binding]:
         return [spec.binding() for table in tables for spec in table]
@@ -409,7 +409,7 @@ def key_scopes() -> list[tuple[str, dict[str, str]]]:
 def user_keymap() -> dict[str, str]:
     """The user's remaps (`DAGTUI_KEYS`, keys.toml), checked against every screen's ids and
     for two bindings of one scope on one key; raises `dagtui.keyfile.KeymapError`."""
-    from ..keyfile import checked_keymap
+    from dagtui.keyfile import checked_keymap
 
     return checked_keymap(binding_ids, scopes=key_scopes)
 

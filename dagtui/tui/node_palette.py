@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 
-from ..model import Graph, NodeBase
+from dagtui.graph.model import Graph, NodeBase
 
 
 def node_text(nid: str, node: NodeBase) -> str:
@@ -74,7 +74,7 @@ class EditorNodes(NodeFinder):
     on the editor's own screen only (over the debugger, that screen's provider answers)."""
 
     def _editor(self) -> Any:
-        from .app import EditorApp
+        from dagtui.tui.app import EditorApp
 
         app = self.app
         if isinstance(app, EditorApp) and self.screen is app.screen_stack[0] \
@@ -87,7 +87,7 @@ class EditorNodes(NodeFinder):
         return app.state.graph if app is not None else None
 
     def jump(self, nid: str) -> None:
-        from .app import EditorApp
+        from dagtui.tui.app import EditorApp
 
         if isinstance(self.app, EditorApp):
             self.app.go_to(nid)

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Graph, TaskNode
+from dagtui.graph.model import Graph, TaskNode
 
 
 @dataclass(frozen=True)

@@ -20,19 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, Severity, sort_key
-from ..kinds import find_kind, kind_of
-from ..loader import LoadResult
-from ..model import (
-    CheckNode,
-    Graph,
-    Metric,
-    NodeBase,
-    TaskNode,
-    Verdict,
-)
-from ..positions import Positions
-from . import backend
+from dagtui.diagnostics import Diagnostic, Severity, sort_key
+from dagtui.graph.loader import LoadResult
+from dagtui.graph.model import CheckNode, Graph, Metric, NodeBase, TaskNode, Verdict
+from dagtui.graph.positions import Positions
+from dagtui.kinds import find_kind, kind_of
+from dagtui.tui import backend
 
 #: codes only the loader can find (they describe the file text, not the model)
 LOADER_ONLY = frozenset({"DAG001", "DAG002", "DAG004", "DAG005", "DAG017", "DAG022"})
@@ -799,7 +792,7 @@ class EditorState:
         into. Returns what conflicts (both changed it) and then changes nothing; also
         refused (a one-line reason) while a rename is unsaved or the file does not parse.
         """
-        from .disk_merge import merge
+        from dagtui.tui.disk_merge import merge
 
         if self.text is None:
             return ["the file did not exist when it was opened"]

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..diagnostics import Diagnostic
-from ..suite.loader import SuiteLoad, load_suite_file, load_suite_text
-from ..suite.model import Rule, Suite, SuiteEditError
-from ..suite.save import SuiteSaveError, render_suite, save_suite
+from dagtui.diagnostics import Diagnostic
+from dagtui.suite.loader import SuiteLoad, load_suite_file, load_suite_text
+from dagtui.suite.model import Rule, Suite, SuiteEditError
+from dagtui.suite.save import SuiteSaveError, render_suite, save_suite
 
 
 @dataclass

@@ -24,15 +24,15 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..diagnostics import Diagnostic
-from ..exitcodes import ExitCode
-from ..suite.drawing import draw_suite
-from ..suite.loader import SuiteLoad, resolve_graph_path
-from ..suite.model import Rule, SuiteEditError
-from ..suite.save import SuiteSaveError
-from .keys import SUITE_KEYS, Remappable, bindings, suite_groups
-from .suite_state import SuiteState
-from .widgets.graph_view import styled_text
+from dagtui.diagnostics import Diagnostic
+from dagtui.exitcodes import ExitCode
+from dagtui.suite.drawing import draw_suite
+from dagtui.suite.loader import SuiteLoad, resolve_graph_path
+from dagtui.suite.model import Rule, SuiteEditError
+from dagtui.suite.save import SuiteSaveError
+from dagtui.tui.keys import SUITE_KEYS, Remappable, bindings, suite_groups
+from dagtui.tui.suite_state import SuiteState
+from dagtui.tui.widgets.graph_view import styled_text
 
 UPSTREAM_STYLE = "cyan"
 DOWNSTREAM_STYLE = "yellow"
@@ -282,7 +282,7 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
     def _pick_rule(self, title: str, choices: list[tuple[str, str]],
                    chosen: Callable[[str | None], None]) -> None:
         """Ask for one rule of `choices` (rule id, text); `chosen` gets its id (None: esc)."""
-        from .screens.dialogs import PickScreen
+        from dagtui.tui.screens.dialogs import PickScreen
 
         ids = [rid for rid, _text in choices]
         self.push_screen(PickScreen(title, "", [text for _rid, text in choices], ids),
@@ -368,13 +368,13 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
             rules.action_cursor_up()
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from dagtui.tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen(self.screen, "suite", suite_groups(),
                                     heading="dagtui suite — keys"))
 
     async def action_quit(self) -> None:
-        from .screens.dialogs import ask_to_quit
+        from dagtui.tui.screens.dialogs import ask_to_quit
 
         async def save() -> bool:
             self.action_save()
@@ -400,7 +400,7 @@ def run_suite_editor(path: str | Path, *, select: str | None = None,
         result: Any = suite.run()
         if not isinstance(result, OpenGraph):
             return ExitCode.OK
-        from .app import EditorApp
+        from dagtui.tui.app import EditorApp
 
         editor = EditorApp(result.path)
         if keymap:

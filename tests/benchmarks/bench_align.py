@@ -31,8 +31,8 @@ from align_helpers import write  # noqa: E402
 from bench_engine import StubProcess  # noqa: E402
 
 import dagtui  # noqa: E402
-from dagtui.cache import Cache  # noqa: E402
 from dagtui.judges import LiteLLMJudge  # noqa: E402
+from dagtui.judges.cache import Cache  # noqa: E402
 
 LATENCY = 0.2
 CONCURRENCY = 16

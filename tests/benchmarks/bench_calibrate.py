@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 from bench_engine import StubProcess  # noqa: E402
 
 import dagtui  # noqa: E402
-from dagtui.batch import evaluate_cases  # noqa: E402
-from dagtui.cases import case_from_dict  # noqa: E402
-from dagtui.engine import Engine  # noqa: E402
 from dagtui.judges import LiteLLMJudge  # noqa: E402
+from dagtui.run.batch import evaluate_cases  # noqa: E402
+from dagtui.run.cases import case_from_dict  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 GRAPH = """\
 [metric]

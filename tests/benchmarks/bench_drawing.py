@@ -1,4 +1,4 @@
-"""How long the box drawing takes (`dagtui.dagdraw` via the editor's `dagtui.layout.draw`
+"""How long the box drawing takes (`dagtui.graph.dagdraw` via the editor's `dagtui.graph.layout.draw`
 and the suite's `draw_suite`). Run by hand: `.venv/bin/python tests/benchmarks/bench_drawing.py`.
 
 Figures printed: the editor's picture of a 1,000-node graph (a chain of 200 five-node
@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_editor import big_graph_text  # noqa: E402
 
-from dagtui.layout import draw  # noqa: E402
-from dagtui.loader import load_text  # noqa: E402
+from dagtui.graph.layout import draw  # noqa: E402
+from dagtui.graph.loader import load_text  # noqa: E402
 from dagtui.suite.drawing import draw_suite  # noqa: E402
 from dagtui.suite.model import Rule, Suite  # noqa: E402
 

@@ -16,7 +16,7 @@
    figure for the same setup (reference: 4 calls per passing case, ≈16.7 s for 100 cases at
    20 concurrent) is printed beside it; measured live if deepeval is importable.
    Then the same batch with the cases spread over Dask worker processes (`--workers 2`,
-   `dagtui.cluster`, needs dagtui[dask]): the ratio for workers=1 and workers=2, `--runs`
+   `dagtui.run.cluster`, needs dagtui[dask]): the ratio for workers=1 and workers=2, `--runs`
    runs each, clock started once the workers are warm (as `dagtui run` does).
 2. Overhead: the engine's own cost per judge call, with an instant in-process judge (no
    litellm, no HTTP): scheduling, prompt building, parsing and step records. Target < 1 ms.
@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT))
 
 from stub_server import StubServer  # noqa: E402
 
-from dagtui.batch import evaluate_cases  # noqa: E402
-from dagtui.cases import Case  # noqa: E402
-from dagtui.engine import Engine  # noqa: E402
+from dagtui.graph.loader import load_file  # noqa: E402
 from dagtui.judges import CallbackJudge, LiteLLMJudge  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
+from dagtui.run.batch import evaluate_cases  # noqa: E402
+from dagtui.run.cases import Case  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 LATENCY = 0.2
@@ -280,7 +280,7 @@ def workers_ratios(engine: Engine, workers: int, runs: int) -> list[float]:
             calls, wall, errors = report.calls, report.wall_time, len(report.errored)
             cpu_note = f"CPU {(time.process_time() - cpu0) / calls * 1000:.1f} ms/call"
         else:
-            from dagtui.cluster import Batch, Cluster
+            from dagtui.run.cluster import Batch, Cluster
 
             with Cluster(workers) as cluster:
                 cluster.connect()  # the clock starts once the workers are warm

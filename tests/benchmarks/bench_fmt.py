@@ -9,8 +9,8 @@ written twice: as generated (fmt would reformat it) and already formatted (the C
 `fmt --check` finds nothing to do). Each round runs, as separate processes, `fmt --check`
 on both and `validate` on the formatted one; medians, spread and the ratio to `validate`
 are printed. Then the same in process (CPU, no start-up): `format_text` through the direct
-reader (`dagtui.tomlio.fastfmt`) and through tomlkit, the position scan
-(`dagtui.positions.locate`) and `check_text`. Bytecode is written (PYTHONDONTWRITEBYTECODE
+reader (`dagtui.graph.tomlio.fastfmt`) and through tomlkit, the position scan
+(`dagtui.graph.positions.locate`) and `check_text`. Bytecode is written (PYTHONDONTWRITEBYTECODE
 unset), as in an installed dagtui.
 """
 
@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_validate import generate  # noqa: E402
 
-from dagtui.positions import locate  # noqa: E402
-from dagtui.tomlio import fmt as fmt_module  # noqa: E402
-from dagtui.tomlio import format_text  # noqa: E402
-from dagtui.validate import check_text  # noqa: E402
+from dagtui.graph.positions import locate  # noqa: E402
+from dagtui.graph.tomlio import fmt as fmt_module  # noqa: E402
+from dagtui.graph.tomlio import format_text  # noqa: E402
+from dagtui.graph.validate import check_text  # noqa: E402
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:

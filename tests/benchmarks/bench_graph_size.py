@@ -48,13 +48,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
-from dagtui.batch import evaluate_cases  # noqa: E402
-from dagtui.cases import Case  # noqa: E402
-from dagtui.engine import Engine  # noqa: E402
 from dagtui.export.importer import import_deepeval_json  # noqa: E402
+from dagtui.graph.loader import load_file, load_text  # noqa: E402
+from dagtui.graph.model import Graph  # noqa: E402
 from dagtui.judges import CallbackJudge  # noqa: E402
-from dagtui.loader import load_file, load_text  # noqa: E402
-from dagtui.model import Graph  # noqa: E402
+from dagtui.run.batch import evaluate_cases  # noqa: E402
+from dagtui.run.cases import Case  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 MEETING = ROOT / "graphs" / "meeting_summary.toml"
 LATENCY = 0.005

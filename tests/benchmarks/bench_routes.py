@@ -36,11 +36,11 @@ sys.path.insert(0, str(ROOT))
 from bench_cached_run import timed  # noqa: E402
 from bench_engine import StubProcess  # noqa: E402
 
-from dagtui.batch import evaluate_cases  # noqa: E402
-from dagtui.cases import Case  # noqa: E402
-from dagtui.engine import Engine  # noqa: E402
+from dagtui.graph.loader import load_file  # noqa: E402
 from dagtui.judges import LiteLLMJudge  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
+from dagtui.run.batch import evaluate_cases  # noqa: E402
+from dagtui.run.cases import Case  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 DEEPEVAL_SIX_CASES_S = 2.68  # issue #27: DeepEval DAGMetric, six cases, whole process

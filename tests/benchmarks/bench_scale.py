@@ -39,10 +39,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_engine import StubProcess, cases  # noqa: E402
 
-from dagtui.batch import evaluate_cases  # noqa: E402
-from dagtui.engine import Engine  # noqa: E402
+from dagtui.graph.loader import load_file  # noqa: E402
 from dagtui.judges import LiteLLMJudge  # noqa: E402
-from dagtui.loader import load_file  # noqa: E402
+from dagtui.run.batch import evaluate_cases  # noqa: E402
+from dagtui.run.engine import Engine  # noqa: E402
 
 GRAPH = ROOT / "graphs" / "meeting_summary.toml"
 
@@ -64,7 +64,7 @@ def in_process(base_url: str, n: int, concurrency: int) -> tuple[int, float, flo
 
 def on_dask(base_url: str, n: int, concurrency: int, workers: int) -> tuple[int, float, float]:
     """(calls, wall, CPU seconds of the client and every worker) of one Dask batch."""
-    from dagtui.cluster import Batch, Cluster
+    from dagtui.run.cluster import Batch, Cluster
 
     engine = _engine(base_url, concurrency)
     with Cluster(workers) as cluster:

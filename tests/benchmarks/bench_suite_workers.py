@@ -77,7 +77,7 @@ def pool_start() -> None:
     """Seconds from a Dask `Cluster` of 2 to every worker warm, twice in this (fresh)
     process: the first pays the fork server's start (litellm's import), the second only
     forks (and starts Dask's scheduler and nannies again)."""
-    from dagtui.cluster import Cluster
+    from dagtui.run.cluster import Cluster
 
     for label in ("cold (fork server imports litellm)", "warm fork server"):
         start = time.perf_counter()

@@ -14,8 +14,8 @@ import copy
 import statistics
 import time
 
-from dagtui.loader import load_text
-from dagtui.tomlio import format_text, render
+from dagtui.graph.loader import load_text
+from dagtui.graph.tomlio import format_text, render
 
 
 def graph_text(nodes: int) -> str:

@@ -18,8 +18,8 @@ import sys
 import time
 import tomllib
 
-from dagtui.loader import load_text
-from dagtui.validate import check_text, validate
+from dagtui.graph.loader import load_text
+from dagtui.graph.validate import check_text, validate
 
 
 def generate(target_nodes: int, *, seed: int = 7) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from dagtui.api import load_checked
-from dagtui.cases import load_cases
+from dagtui.run.cases import load_cases
 from dagtui.tui.debugger import DebuggerApp, DebuggerScreen
 from dagtui.tui.debugger.widgets import PathTree
 

@@ -12,9 +12,8 @@ import pytest
 from dagtui.tui.calibration import badge, load_calibration
 from dagtui.tui.screens.calibration import CalibrationScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
-
-from .debugger_helpers import SIZE
-from .test_calibration_view import editor, open_view, row_text, workdir  # noqa: F401
+from tui.debugger_helpers import SIZE
+from tui.test_calibration_view import editor, open_view, row_text, workdir  # noqa: F401
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -16,8 +16,7 @@ from dagtui.tui.calibration import badge, label_note, load_calibration
 from dagtui.tui.debugger import DebuggerScreen
 from dagtui.tui.screens.calibration import CalibrationScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
-
-from .debugger_helpers import ROOT, SIZE
+from tui.debugger_helpers import ROOT, SIZE
 
 pytestmark = pytest.mark.timeout(120)
 CASES = "meeting_summary.calibration.jsonl"
@@ -198,8 +197,8 @@ async def test_step_marks_close_calls_from_the_saved_calibration(tmp_path: Path,
     case = {"name": "c", "actual_output": "Intro\nBody\nConclusion",
             "expected": {"extract": "Intro\nBody\nConclusion", "present": True,
                          "order": "Correct order"}}
-    from dagtui.cases import case_from_dict
     from dagtui.judges.labels import LabelsJudge
+    from dagtui.run.cases import case_from_dict
 
     app = DebuggerApp(graph, "meeting_summary.toml", cases=[case_from_dict(case)],
                       judge=LabelsJudge(), cursor_blink=False)

@@ -15,8 +15,7 @@ from dagtui.tui.debugger import TuiHumanJudge
 from dagtui.tui.debugger.panes_text import format_messages
 from dagtui.tui.debugger.widgets import StepPanes
 from dagtui.tui.screens.dialogs import CaseEditScreen, HumanAnswerScreen, PickScreen
-
-from .debugger_helpers import (
+from tui.debugger_helpers import (
     SIZE,
     held_task_app,
     meeting_app,
@@ -217,7 +216,7 @@ async def test_missing_params_are_flagged_before_any_call() -> None:
         asked.append(ask.node.id)
         return "x"
 
-    from dagtui.cases import Case
+    from dagtui.run.cases import Case
 
     bare = Case("no output", {"input": "hello"})
     app = meeting_app(CallbackJudge(judge_fn), case=bare)
@@ -310,8 +309,7 @@ async def test_save_a_trace_and_open_it_read_only(tmp_path) -> None:  # type: ig
 async def test_switch_judge_by_key() -> None:
     from dagtui.judges.factory import make_judge
     from dagtui.tui.debugger.human import TuiHumanJudge
-
-    from .debugger_helpers import GRAPH
+    from tui.debugger_helpers import GRAPH
 
     def factory(name: str):  # type: ignore[no-untyped-def]
         from dagtui.api import load_checked
@@ -370,7 +368,7 @@ def test_labels_stepping_never_imports_litellm() -> None:
         "asyncio.run(main())\n"
         "print('litellm' in sys.modules)\n"
     )
-    from .debugger_helpers import ROOT
+    from tui.debugger_helpers import ROOT
 
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
@@ -399,10 +397,9 @@ async def test_number_keys_switch_panes() -> None:
 
 async def test_geval_leaf_shows_its_scoring_method_and_takes_a_what_if_score() -> None:
     from dagtui.api import load_checked
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
     from dagtui.tui.debugger import DebuggerApp
-
-    from .debugger_helpers import ROOT
+    from tui.debugger_helpers import ROOT
 
     graph, _ = load_checked(ROOT / "graphs" / "refund_policy.toml")
     cases = load_cases(ROOT / "graphs" / "refund_policy.cases.jsonl")
@@ -431,10 +428,9 @@ async def test_geval_leaf_shows_its_scoring_method_and_takes_a_what_if_score() -
 
 async def test_a_trace_given_at_start_opens_read_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from dagtui.api import load
-    from dagtui.cases import load_cases
-    from dagtui.trace import Trace
-
-    from .debugger_helpers import CASES, GRAPH
+    from dagtui.report.trace import Trace
+    from dagtui.run.cases import load_cases
+    from tui.debugger_helpers import CASES, GRAPH
 
     graph = load(GRAPH)
     case = load_cases(CASES)[3]
@@ -454,10 +450,9 @@ async def test_a_trace_given_at_start_opens_read_only(tmp_path) -> None:  # type
 
 async def test_human_judge_scores_a_geval_leaf() -> None:
     from dagtui.api import load_checked
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
     from dagtui.tui.debugger import DebuggerApp
-
-    from .debugger_helpers import ROOT
+    from tui.debugger_helpers import ROOT
 
     graph, _ = load_checked(ROOT / "graphs" / "refund_policy.toml")
     cases = load_cases(ROOT / "graphs" / "refund_policy.cases.jsonl")

@@ -10,8 +10,7 @@ import pytest
 
 from dagtui.tui.debugger import DebuggerScreen
 from dagtui.tui.debugger.widgets import PathTree
-
-from .debugger_helpers import ROOT, SIZE
+from tui.debugger_helpers import ROOT, SIZE
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -159,8 +158,8 @@ async def test_f5_refuses_a_graph_with_errors(workdir: Path) -> None:
 
 
 async def test_an_invalid_graph_shows_its_errors_instead_of_crashing() -> None:
+    from dagtui.graph.loader import load_text
     from dagtui.judges.labels import LabelsJudge
-    from dagtui.loader import load_text
     from dagtui.tui.debugger import DebuggerApp
 
     text = (ROOT / "graphs" / "meeting_summary.toml").read_text()

@@ -12,8 +12,7 @@ from typing import Any
 
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger.widgets import PathTree
-
-from .debugger_helpers import SIZE, meeting_app, select, settle
+from tui.debugger_helpers import SIZE, meeting_app, select, settle
 
 
 def labels(tree: PathTree) -> dict[Any, str]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dagtui.api import load_checked
-from dagtui.cases import Case, load_cases
 from dagtui.judges.labels import LabelsJudge
+from dagtui.run.cases import Case, load_cases
 from dagtui.tui.debugger.panes_text import format_messages, path_text, result_lines
 from dagtui.tui.debugger.run_model import (
     DONE,
@@ -16,8 +16,7 @@ from dagtui.tui.debugger.run_model import (
     field_as_text,
     field_from_text,
 )
-
-from .debugger_helpers import CASES, GRAPH, ROOT
+from tui.debugger_helpers import CASES, GRAPH, ROOT
 
 
 def meeting_run(case: int) -> DebugRun:

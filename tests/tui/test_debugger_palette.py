@@ -23,9 +23,8 @@ from dagtui.tui.debugger.widgets import PANES, StepPanes
 from dagtui.tui.keys import binding_ids
 from dagtui.tui.screens.dialogs import PickScreen
 from dagtui.tui.screens.help import HelpScreen as KeysScreen
-
-from .debugger_helpers import SIZE, held_task_app, meeting_app, select, settle
-from .test_debugger_editor import editor, workdir  # noqa: F401 - workdir is a fixture
+from tui.debugger_helpers import SIZE, held_task_app, meeting_app, select, settle
+from tui.test_debugger_editor import editor, workdir  # noqa: F401 - workdir is a fixture
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 
-from dagtui.cases import case_from_dict
+from dagtui.graph.loader import load_text
 from dagtui.judges.base import CallbackJudge
-from dagtui.loader import load_text
-from dagtui.schedule import Topology, run_order
+from dagtui.run.cases import case_from_dict
+from dagtui.run.schedule import Topology, run_order
 from dagtui.tui.debugger import DebuggerApp
 from dagtui.tui.debugger.widgets import PathTree
-
-from .debugger_helpers import copied_graph, select, settle
+from tui.debugger_helpers import copied_graph, select, settle
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,8 +8,7 @@ import io
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger.panes_text import calls_text
 from dagtui.tui.debugger.widgets import StepPanes
-
-from .debugger_helpers import SIZE, meeting_app, select, settle
+from tui.debugger_helpers import SIZE, meeting_app, select, settle
 
 
 def shown_keys(screen) -> set[str]:  # type: ignore[no-untyped-def]
@@ -51,11 +50,10 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
     import asyncio
 
     from dagtui.api import load
-    from dagtui.batch import RunReport
-    from dagtui.cases import load_cases
     from dagtui.commands.run import print_summary
-
-    from .debugger_helpers import CASES, GRAPH
+    from dagtui.run.batch import RunReport
+    from dagtui.run.cases import load_cases
+    from tui.debugger_helpers import CASES, GRAPH
 
     graph = load(GRAPH)
     results = [asyncio.run(graph.a_measure(case, judge="labels"))
@@ -72,10 +70,9 @@ def copied_app(tmp_path):  # type: ignore[no-untyped-def]
     import shutil
 
     from dagtui.api import load_checked
-    from dagtui.cases import load_cases
+    from dagtui.run.cases import load_cases
     from dagtui.tui.debugger import DebuggerApp
-
-    from .debugger_helpers import CASES, GRAPH
+    from tui.debugger_helpers import CASES, GRAPH
 
     graph_path = tmp_path / "meeting_summary.toml"
     cases_path = tmp_path / "meeting_summary.cases.jsonl"

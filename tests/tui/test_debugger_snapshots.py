@@ -13,8 +13,7 @@ import pytest
 
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger import TuiHumanJudge
-
-from .debugger_helpers import SIZE, meeting_app
+from tui.debugger_helpers import SIZE, meeting_app
 
 pytestmark = pytest.mark.timeout(120)
 

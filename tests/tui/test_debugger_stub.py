@@ -14,8 +14,7 @@ from stub_server import StubServer
 from dagtui.judges.litellm_judge import LiteLLMJudge
 from dagtui.tui.debugger.panes_text import format_messages
 from dagtui.tui.debugger.widgets import StepPanes
-
-from .debugger_helpers import SIZE, meeting_app, result_text, select, settle, tree_label
+from tui.debugger_helpers import SIZE, meeting_app, result_text, select, settle, tree_label
 
 MODEL = "openai/gpt-4.1-mini"
 

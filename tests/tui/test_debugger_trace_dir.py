@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from dagtui.judges.labels import LabelsJudge
-
-from .debugger_helpers import SIZE, meeting_app, settle
+from tui.debugger_helpers import SIZE, meeting_app, settle
 
 
 async def test_ctrl_s_saves_under_dagtui_traces(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,7 @@ one changed differently on both sides is a conflict."""
 
 from __future__ import annotations
 
-from dagtui.loader import load_text
+from dagtui.graph.loader import load_text
 from dagtui.tui.disk_merge import merge
 
 BASE = """\

@@ -18,8 +18,7 @@ from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
 from dagtui.tui.widgets.node_form import NodeForm
 from dagtui.tui.widgets.panels import PathsTable, ProblemsTable
-
-from .conftest import GRAPHS, SIZE, make_app
+from tui.conftest import GRAPHS, SIZE, make_app
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -9,9 +9,8 @@ from textual.widgets import TextArea
 
 from dagtui.tui.screens.dialogs import ChoiceScreen, StarterScreen
 from dagtui.tui.state import EditorState, EditRefused
-
-from .conftest import SIZE, make_app
-from .test_editor_actions import problems_shown, tree_text
+from tui.conftest import SIZE, make_app
+from tui.test_editor_actions import problems_shown, tree_text
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -150,7 +149,7 @@ async def test_outside_change_is_polled(graph_file: Path) -> None:
 
 def test_cli_lists_starters_and_rejects_unknown_ones(capsys) -> None:  # type: ignore[no-untyped-def]
     from dagtui.cli import main
-    from dagtui.starters import STARTERS
+    from dagtui.graph.starters import STARTERS
 
     assert main(["edit", "x.toml", "--list-starters"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()

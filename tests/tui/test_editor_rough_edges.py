@@ -15,8 +15,7 @@ from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
 from dagtui.tui.widgets.node_form import NodeForm
-
-from .conftest import make_app
+from tui.conftest import make_app
 
 pytestmark = pytest.mark.timeout(60)
 

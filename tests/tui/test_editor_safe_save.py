@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from dagtui.tui.screens.dialogs import ChoiceScreen
-
-from .conftest import SIZE, make_app
+from tui.conftest import SIZE, make_app
 
 pytestmark = pytest.mark.timeout(60)
 

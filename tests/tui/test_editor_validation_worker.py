@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from dagtui.tui.state import EditorState
-
-from .conftest import make_app
+from tui.conftest import make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,9 +12,8 @@ from textual.widgets import Label
 
 from dagtui.tui.screens.dialogs import AddNodeScreen
 from dagtui.tui.widgets.node_form import NodeForm
-
-from .conftest import make_app
-from .test_editor_actions import goto_row, node_key, verdict_key
+from tui.conftest import make_app
+from tui.test_editor_actions import goto_row, node_key, verdict_key
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,8 +22,7 @@ from dagtui.tui.keys import (
 from dagtui.tui.screens.dialogs import ChoiceScreen, QuitScreen
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.suite_view import SuiteApp
-
-from .debugger_helpers import settle
+from tui.debugger_helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = ROOT / "graphs" / "suites"
@@ -131,9 +130,8 @@ async def test_the_editor_and_the_debugger_share_the_help_screen(tmp_path: Path)
 
 async def test_ctrl_q_in_dagtui_step_asks_like_esc(tmp_path: Path) -> None:
     from dagtui.api import load_checked
-    from dagtui.cases import load_cases
-
-    from .debugger_helpers import CASES, GRAPH
+    from dagtui.run.cases import load_cases
+    from tui.debugger_helpers import CASES, GRAPH
 
     graph, _ = load_checked(GRAPH)
     app = DebuggerApp(graph, str(GRAPH), cases=load_cases(CASES), case=0,

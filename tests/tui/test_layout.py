@@ -1,4 +1,4 @@
-"""The graph picture (`dagtui.layout`): every node and verdict edge is drawn, fan-outs do not
+"""The graph picture (`dagtui.graph.layout`): every node and verdict edge is drawn, fan-outs do not
 cross themselves, focus mode keeps only the neighbourhood, cycles and big graphs terminate."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from dagtui.layout import draw, neighbourhood
-from dagtui.loader import load_file, load_text
+from dagtui.graph.layout import draw, neighbourhood
+from dagtui.graph.loader import load_file, load_text
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -11,8 +11,7 @@ import pytest
 
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.node_form import NodeForm
-
-from .conftest import SIZE, make_app
+from tui.conftest import SIZE, make_app
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -95,13 +94,12 @@ async def test_metric_fields_and_fractional_score_edit_and_save(metric_graph: Pa
 
 
 async def test_debugger_steps_to_the_metric_leaf_score_and_reason() -> None:
-    from dagtui.cases import case_from_dict
+    from dagtui.graph.loader import load_text
     from dagtui.judges.base import CallbackJudge
-    from dagtui.loader import load_text
+    from dagtui.run.cases import case_from_dict
     from dagtui.tui.debugger import DebuggerApp
     from dagtui.tui.debugger.widgets import StepPanes
-
-    from .debugger_helpers import result_text, settle, tree_label
+    from tui.debugger_helpers import result_text, settle, tree_label
 
     graph = load_text(GRAPH, "relevant.toml").graph
     assert graph is not None

@@ -10,10 +10,9 @@ import pytest
 
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.widgets.graph_tree import GraphTree
-
-from .conftest import make_app
-from .debugger_helpers import meeting_app, settle
-from .test_debugger_palette import palette
+from tui.conftest import make_app
+from tui.debugger_helpers import meeting_app, settle
+from tui.test_debugger_palette import palette
 
 pytestmark = pytest.mark.timeout(120)
 

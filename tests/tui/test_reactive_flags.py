@@ -15,12 +15,11 @@ from textual.widgets import Footer
 
 from dagtui.judges.labels import LabelsJudge
 from dagtui.tui.debugger.widgets import StepPanes
-
-from .conftest import SIZE, make_app
-from .debugger_helpers import SIZE as DEBUGGER_SIZE
-from .debugger_helpers import meeting_app, select, settle
-from .test_editor_files import BROKEN
-from .test_editor_rough_edges import focus_criteria, header_text
+from tui.conftest import SIZE, make_app
+from tui.debugger_helpers import SIZE as DEBUGGER_SIZE
+from tui.debugger_helpers import meeting_app, select, settle
+from tui.test_editor_files import BROKEN
+from tui.test_editor_rough_edges import focus_criteria, header_text
 
 pytestmark = pytest.mark.timeout(60)
 

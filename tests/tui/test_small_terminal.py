@@ -12,9 +12,8 @@ import pytest
 from textual.widget import Widget
 
 from dagtui.judges.labels import LabelsJudge
-
-from .conftest import make_app
-from .debugger_helpers import copied_graph, meeting_app, settle
+from tui.conftest import make_app
+from tui.debugger_helpers import copied_graph, meeting_app, settle
 
 pytestmark = pytest.mark.timeout(120)
 

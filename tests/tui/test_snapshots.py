@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import GRAPHS, SIZE
+from tui.conftest import GRAPHS, SIZE
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import GRAPHS, ROOT
+from tui.conftest import GRAPHS, ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-from ..keys import DEBUGGER_KEYS
-from .app import DebuggerApp, graph_cases, open_debugger
-from .human import TuiHumanJudge
-from .screen import DebuggerScreen
+from dagtui.tui.debugger.app import DebuggerApp, graph_cases, open_debugger
+from dagtui.tui.debugger.human import TuiHumanJudge
+from dagtui.tui.debugger.screen import DebuggerScreen
+from dagtui.tui.keys import DEBUGGER_KEYS
 
 __all__ = [
     "DEBUGGER_KEYS",

@@ -11,15 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...cases import Case
-from ...checks import PythonConsent
-from ...judges.base import Judge
-from ...loader import GraphError
-from ...model import Graph
-from ...text import shorten
-from ...trace import Trace
-from ...workdir import prepare_output, shown_path, workdir_for
-from .run_model import (
+from dagtui.graph.checks import PythonConsent
+from dagtui.graph.loader import GraphError
+from dagtui.graph.model import Graph
+from dagtui.judges.base import Judge
+from dagtui.report.trace import Trace
+from dagtui.run.cases import Case
+from dagtui.text import shorten
+from dagtui.tui.debugger.run_model import (
     DebugRun,
     allowed_answers,
     editable_field,
@@ -28,7 +27,8 @@ from .run_model import (
     show_value,
     with_field,
 )
-from .widgets import PathTree
+from dagtui.tui.debugger.widgets import PathTree
+from dagtui.workdir import prepare_output, shown_path, workdir_for
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -78,7 +78,7 @@ class RunActions:
     # ------------------------------------------------------------------ what-if
 
     def action_override(self) -> None:
-        from ..screens.dialogs import PickScreen, TextScreen
+        from dagtui.tui.screens.dialogs import PickScreen, TextScreen
 
         run = self.live
         nid = self.query_one(PathTree).selected_node
@@ -164,7 +164,7 @@ class RunActions:
     # ------------------------------------------------------------------ edit & re-run
 
     def action_edit_node(self) -> None:
-        from ..screens.dialogs import TextScreen
+        from dagtui.tui.screens.dialogs import TextScreen
 
         run = self.live
         nid = self.query_one(PathTree).selected_node
@@ -220,7 +220,7 @@ class RunActions:
     # ------------------------------------------------------------------ the case & judge
 
     def action_pick_case(self) -> None:
-        from ..screens.dialogs import CasePickerScreen
+        from dagtui.tui.screens.dialogs import CasePickerScreen
 
         run = self.live
         if run is None:
@@ -238,7 +238,7 @@ class RunActions:
         self.app.push_screen(CasePickerScreen(self.cases, current, self.cases_source), chosen)
 
     def action_edit_case(self) -> None:
-        from ..screens.dialogs import CaseEditScreen
+        from dagtui.tui.screens.dialogs import CaseEditScreen
 
         run = self.live
         if run is None:
@@ -268,8 +268,8 @@ class RunActions:
             self.query_one(PathTree).select_node(run.order[0])
 
     def action_pick_judge(self) -> None:
-        from ...judges.factory import model_for
-        from ..screens.dialogs import PickScreen
+        from dagtui.judges.factory import model_for
+        from dagtui.tui.screens.dialogs import PickScreen
 
         if self.judge_factory is None or self.live is None:
             return
@@ -301,7 +301,7 @@ class RunActions:
     # ------------------------------------------------------------------ traces
 
     def action_save_trace(self) -> None:
-        from ..screens.dialogs import TextScreen
+        from dagtui.tui.screens.dialogs import TextScreen
 
         run = self.run
         if run is None or not run.started:
@@ -334,7 +334,7 @@ class RunActions:
         return saved
 
     def action_open_trace(self) -> None:
-        from ..screens.dialogs import TextScreen
+        from dagtui.tui.screens.dialogs import TextScreen
 
         def named(path: str | None) -> None:
             if path:

@@ -9,13 +9,13 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from ...cases import Case, CaseError, cases_source, load_cases
-from ...checked import CheckedGraph
-from ...judges.factory import default_judge_name, make_judge
-from ...model import Graph
-from ..keys import Remappable
-from .human import TuiHumanJudge
-from .screen import DebuggerScreen
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.model import Graph
+from dagtui.judges.factory import default_judge_name, make_judge
+from dagtui.run.cases import Case, CaseError, cases_source, load_cases
+from dagtui.tui.debugger.human import TuiHumanJudge
+from dagtui.tui.debugger.screen import DebuggerScreen
+from dagtui.tui.keys import Remappable
 
 
 def graph_cases(graph: Graph, graph_path: str | Path | None,
@@ -81,7 +81,7 @@ class DebuggerApp(Remappable, App[int]):
 def known_binding_ids() -> set[str]:
     """Every id a keys file may name: the debugger's, and the editor's and the suite
     view's, which share the file (`dagtui step` checks remaps against these)."""
-    from ..keys import binding_ids
+    from dagtui.tui.keys import binding_ids
 
     return binding_ids()
 
@@ -113,7 +113,7 @@ def open_debugger(editor: Any, *, case: str | None = None, pause_at: str | None 
         return
     graph = state.graph
     path = str(state.path)
-    from ..calibration import load_calibration
+    from dagtui.tui.calibration import load_calibration
 
     calibration = load_calibration(path, getattr(editor, "calibration_file", None))
     cases_file = (calibration or {}).get("cases_file") if case is not None else None

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...checks import PythonTarget
-from ...judges.base import Ask, HumanAnswer, HumanJudge
+from dagtui.graph.checks import PythonTarget
+from dagtui.judges.base import Ask, HumanAnswer, HumanJudge
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -44,7 +44,7 @@ PYTHON_CHOICES = ("Allow: run it (for this session)", "Deny: the step fails")
 
 async def ask_python(app: App[Any], target: PythonTarget) -> bool:
     """The one-time question before a python check runs code; True when allowed."""
-    from ..screens.dialogs import PickScreen
+    from dagtui.tui.screens.dialogs import PickScreen
 
     hint = (f"The graph's check node '{target.node}' calls {target.function}() in "
             f"{target.path}. That is code running on this machine: allow it only if you "
@@ -69,7 +69,7 @@ class TuiHumanJudge(HumanJudge):
         return {"name": self.name}
 
     async def ask_person(self, ask: Ask) -> HumanAnswer:
-        from ..screens.dialogs import HumanAnswerScreen
+        from dagtui.tui.screens.dialogs import HumanAnswerScreen
 
         if self.app is None:
             raise RuntimeError("the human judge needs the app to ask in")

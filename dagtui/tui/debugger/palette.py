@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from ...model import Graph
-from ..keys import DEBUGGER_KEYS, shown_key
-from ..node_palette import NodeFinder
-from .widgets import PANES, PathTree, StepPanes
+from dagtui.graph.model import Graph
+from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
+from dagtui.tui.keys import DEBUGGER_KEYS, shown_key
+from dagtui.tui.node_palette import NodeFinder
 
 if TYPE_CHECKING:
-    from .screen import DebuggerScreen
+    from dagtui.tui.debugger.screen import DebuggerScreen
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class DebuggerCommands(Provider):
     """Palette provider of `DebuggerScreen` (its `COMMANDS`), in `dagtui step` and after F5."""
 
     def _debugger(self) -> DebuggerScreen | None:
-        from .screen import DebuggerScreen
+        from dagtui.tui.debugger.screen import DebuggerScreen
 
         screen = self.screen
         return screen if isinstance(screen, DebuggerScreen) else None
@@ -213,7 +213,7 @@ class DebuggerNodes(NodeFinder):
     its step (ranked with the actions that can run now)."""
 
     def _debugger(self) -> DebuggerScreen | None:
-        from .screen import DebuggerScreen
+        from dagtui.tui.debugger.screen import DebuggerScreen
 
         screen = self.screen
         return screen if isinstance(screen, DebuggerScreen) else None

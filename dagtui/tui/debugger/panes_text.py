@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...kinds import extracts, scores
-from ...paths import show_fraction, show_number
-from ...trace import RunResult, StepRecord
-from .run_model import show_value
+from dagtui.graph.paths import show_fraction, show_number
+from dagtui.kinds import extracts, scores
+from dagtui.report.trace import RunResult, StepRecord
+from dagtui.tui.debugger.run_model import show_value
 
 RULE = "──"
 

@@ -14,17 +14,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...cases import Case, CaseError
-from ...checked import CheckedGraph
-from ...checks import PythonConsent
-from ...engine import Engine, Session
-from ...judges.base import Judge
-from ...kinds import extracts, kind_of, scores
-from ...model import Graph, Judgement, NodeBase
-from ...paths import show_number
-from ...schedule import Reach, Topology, run_order
-from ...text import verdict_text
-from ...trace import RunResult, StepRecord, Trace
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.checks import PythonConsent
+from dagtui.graph.model import Graph, Judgement, NodeBase
+from dagtui.graph.paths import show_number
+from dagtui.judges.base import Judge
+from dagtui.kinds import extracts, kind_of, scores
+from dagtui.report.trace import RunResult, StepRecord, Trace
+from dagtui.run.cases import Case, CaseError
+from dagtui.run.engine import Engine, Session
+from dagtui.run.schedule import Reach, Topology, run_order
+from dagtui.text import verdict_text
 
 #: statuses a node can have in the path tree
 PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
@@ -370,7 +370,7 @@ class DebugRun:
         return self._records_index().overridden
 
     def to_trace(self) -> Trace:
-        """The current run as a trace (`dagtui.trace.Trace`: every step kept, nothing summarised)."""
+        """The current run as a trace (`dagtui.report.trace.Trace`: every step kept, nothing summarised)."""
         if self.trace is not None:
             return self.trace
         assert self.session is not None and self.case is not None

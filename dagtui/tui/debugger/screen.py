@@ -24,27 +24,19 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import Worker, WorkerState
 
-from ...cases import Case, select_case
-from ...checked import CheckedGraph
-from ...checks import PythonConsent
-from ...judges.base import Judge
-from ...kinds import decides
-from ...loader import GraphError
-from ...model import Graph, TaskNode
-from ...trace import Trace
-from ..blink import settle_blink
-from ..calibration import forced_overrides, label_note, load_calibration
-from ..fit import fit_footer
-from ..keys import (
-    DEBUGGER_KEYS,
-    DEBUGGER_NOTES,
-    bindings,
-    debugger_groups,
-    pane_keys,
-)
-from .actions import RunActions
-from .palette import DebuggerCommands, DebuggerNodes
-from .panes_text import (
+from dagtui.graph.analysed import CheckedGraph
+from dagtui.graph.checks import PythonConsent
+from dagtui.graph.loader import GraphError
+from dagtui.graph.model import Graph, TaskNode
+from dagtui.judges.base import Judge
+from dagtui.kinds import decides
+from dagtui.report.trace import Trace
+from dagtui.run.cases import Case, select_case
+from dagtui.tui.blink import settle_blink
+from dagtui.tui.calibration import forced_overrides, label_note, load_calibration
+from dagtui.tui.debugger.actions import RunActions
+from dagtui.tui.debugger.palette import DebuggerCommands, DebuggerNodes
+from dagtui.tui.debugger.panes_text import (
     calls_text,
     evidence_text,
     prompt_text,
@@ -53,11 +45,10 @@ from .panes_text import (
     usage_text,
     verdict_text,
 )
-from .run_model import (
-    DebugRun,
-    answer_summary,
-)
-from .widgets import PANES, PathTree, StepPanes
+from dagtui.tui.debugger.run_model import DebugRun, answer_summary
+from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
+from dagtui.tui.fit import fit_footer
+from dagtui.tui.keys import DEBUGGER_KEYS, DEBUGGER_NOTES, bindings, debugger_groups, pane_keys
 
 WORKER_GROUP = "debugger-judge"
 
@@ -212,7 +203,7 @@ class DebuggerScreen(RunActions, Screen[None]):
     def _attach_python(self) -> None:
         """Python checks not allowed up front are asked about, in this app."""
         if not self.python.allow and self.python.ask is None:
-            from .human import ask_python
+            from dagtui.tui.debugger.human import ask_python
 
             self.python.ask = functools.partial(ask_python, self.app)
 
@@ -487,7 +478,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.refresh_view()
 
     def action_keys(self) -> None:
-        from ..screens.help import HelpScreen
+        from dagtui.tui.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen(self, "debugger", debugger_groups(), DEBUGGER_NOTES,
                                         heading="Debugger keys (esc closes)"))
@@ -515,7 +506,7 @@ class DebuggerScreen(RunActions, Screen[None]):
     def leave_asking(self) -> None:
         """Leave (the editor, or quit `dagtui step`); cases written here and edits no editor
         took would vanish, so then ask first (`ask_to_quit`: the three screens' one way)."""
-        from ..screens.dialogs import ask_to_quit
+        from dagtui.tui.screens.dialogs import ask_to_quit
 
         lost_edits = self.unsaved_edits if self.on_edit is None else []
         target = self.cases_file()
@@ -553,8 +544,8 @@ class DebuggerScreen(RunActions, Screen[None]):
         """Write the `e` edits made here into the graph file (`dagtui step`: no editor took
         them) as the editor saves: comments kept, written atomically, and refused when the
         file no longer parses or lacks the node. True once written."""
-        from ..backend import ChangedOnDisk, ReadOnlyFile
-        from ..state import EditorState, EditRefused
+        from dagtui.tui.backend import ChangedOnDisk, ReadOnlyFile
+        from dagtui.tui.state import EditorState, EditRefused
 
         path = Path(self.graph_path)
         try:

@@ -20,9 +20,9 @@ from textual.containers import Vertical
 from textual.widgets import TabbedContent, TabPane, TextArea, Tree
 from textual.widgets.tree import TreeNode
 
-from ...kinds import scores
-from ...model import Graph
-from .run_model import (
+from dagtui.graph.model import Graph
+from dagtui.kinds import scores
+from dagtui.tui.debugger.run_model import (
     DONE,
     FAILED,
     NEXT,

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..calibration import badge, matrix_text, pct
+from dagtui.tui.calibration import badge, matrix_text, pct
 
 
 class CalibrationScreen(ModalScreen[tuple[str, str] | None]):

@@ -32,12 +32,12 @@ from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
-from ...cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, case_from_dict
-from ...judges.base import Ask, HumanAnswer
-from ...model import NODE_CLASSES, NODE_TYPES
-from ...text import shorten
-from ..blink import settle_blink
-from ..keys import (
+from dagtui.graph.model import NODE_CLASSES, NODE_TYPES
+from dagtui.judges.base import Ask, HumanAnswer
+from dagtui.run.cases import MULTI_TURN_FIELDS, SINGLE_TURN_FIELDS, Case, CaseError, case_from_dict
+from dagtui.text import shorten
+from dagtui.tui.blink import settle_blink
+from dagtui.tui.keys import (
     ADD_NODE_KEYS,
     CASE_KEYS,
     DIALOG_KEYS,
@@ -321,8 +321,8 @@ class HumanAnswerScreen(Dialog):
         self.choices: list[Any] = ask.prompt.answer.choices(ask.prompt.labels)
 
     def compose(self) -> ComposeResult:
-        from ..debugger.panes_text import format_messages
-        from ..debugger.run_model import show_value
+        from dagtui.tui.debugger.panes_text import format_messages
+        from dagtui.tui.debugger.run_model import show_value
 
         ask = self.ask
         with Vertical(classes="dialog dialog-large"):

@@ -20,8 +20,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
-from ..keys import HELP_KEYS, binding_ids, bindings, describe_key, key_of, merged
-from .dialogs import Dialog
+from dagtui.tui.keys import HELP_KEYS, binding_ids, bindings, describe_key, key_of, merged
+from dagtui.tui.screens.dialogs import Dialog
 
 #: the command palette's row (Textual's binding has no id; `ctrl+p` by default)
 PALETTE_ID = "app.command_palette"

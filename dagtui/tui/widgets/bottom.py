@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent, TabPane
 
-from .graph_view import GraphView
-from .panels import PathsTable, ProblemsTable
+from dagtui.tui.widgets.graph_view import GraphView
+from dagtui.tui.widgets.panels import PathsTable, ProblemsTable
 
 
 class BottomPanels(TabbedContent):

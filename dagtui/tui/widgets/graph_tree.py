@@ -16,17 +16,11 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...kinds import icon
-from ...model import Graph, TaskNode
-from ...text import verdict_text
-from ..calibration import badge, labelled, stale_nodes
-from ..outline import (
-    Item,
-    ItemRef,
-    build_outline,
-    score_text,
-    structure_key,
-)
+from dagtui.graph.model import Graph, TaskNode
+from dagtui.kinds import icon
+from dagtui.text import verdict_text
+from dagtui.tui.calibration import badge, labelled, stale_nodes
+from dagtui.tui.outline import Item, ItemRef, build_outline, score_text, structure_key
 
 Counts = dict[str, tuple[int, int]]
 

@@ -1,4 +1,4 @@
-"""The graph drawn with box characters (`dagtui.layout`), scrollable both ways.
+"""The graph drawn with box characters (`dagtui.graph.layout`), scrollable both ways.
 
 Drawing is redone only when the graph, the scope or the selection changed, and only while
 the Graph tab is visible, so typing in a 1,000-node graph never pays for the picture.
@@ -14,9 +14,9 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from ...model import Graph
+from dagtui.graph.model import Graph
 
-# `dagtui.layout` is imported by the first `show` (the Graph tab shown): the editor's first
+# `dagtui.graph.layout` is imported by the first `show` (the Graph tab shown): the editor's first
 # frame never draws the graph, so it does not pay for the import.
 
 
@@ -74,7 +74,7 @@ class GraphView(ScrollableContainer):
                tuple(sorted((badges or {}).items())), _graph_sig(graph))
         if key == self._key:
             return
-        from ...layout import LEGEND, draw
+        from dagtui.graph.layout import LEGEND, draw
 
         if self._key is None:
             self.query_one("#graph-legend", Static).update(Text(LEGEND, style="dim"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import TextArea
 
-from .field_input import SELECT_ALL
+from dagtui.tui.widgets.field_input import SELECT_ALL
 
 
 class LongText(TextArea):

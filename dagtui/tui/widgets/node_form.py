@@ -24,9 +24,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static
 
-from ...diagnostics import Diagnostic, Severity
-from ...kinds import kind_of
-from ...model import (
+from dagtui.diagnostics import Diagnostic, Severity
+from dagtui.graph.model import (
     CHECK_KINDS,
     MULTI_TURN_PARAMS,
     NODE_TYPES,
@@ -37,9 +36,10 @@ from ...model import (
     NodeBase,
     check_settings,
 )
-from ...text import verdict_text
-from .. import fields as F
-from .field_input import FieldInput
+from dagtui.kinds import kind_of
+from dagtui.text import verdict_text
+from dagtui.tui import fields as F
+from dagtui.tui.widgets.field_input import FieldInput
 
 if TYPE_CHECKING:
     from textual.widgets import SelectionList, TextArea
@@ -142,7 +142,7 @@ class FormPage(Vertical):
 
             return SelectionList(*[(p, p) for p in params], compact=True, id=wid, name=wname)
         if name in F.LONG_TEXT:
-            from .long_text import LongText
+            from dagtui.tui.widgets.long_text import LongText
 
             return LongText("", soft_wrap=True, compact=True, id=wid, name=wname,
                             classes="long-text", tab_behavior="focus")

@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable
 
-from ...diagnostics import Diagnostic, Severity
-from ...text import verdict_text
+from dagtui.diagnostics import Diagnostic, Severity
+from dagtui.text import verdict_text
 
 SEVERITY_MARK = {
     Severity.ERROR: ("✖", "bold red"),
@@ -114,7 +114,7 @@ class ProblemsTable(DataTable):
         """The highlighted problem in full, in a dialog that can also jump to it."""
         if not 0 <= self.cursor_row < len(self.diagnostics):
             return
-        from ..screens.dialogs import ChoiceScreen
+        from dagtui.tui.screens.dialogs import ChoiceScreen
 
         d = self.diagnostics[self.cursor_row]
         where = problem_rows([d])[0][3].plain
@@ -162,7 +162,7 @@ def _cell_signature(cell: Any) -> tuple[str, str]:
 
 
 class PathsTable(DataTable):
-    """`dagtui.paths` as a table: one row per verdict combination: score, pass, calls, leaf,
+    """`dagtui.graph.paths` as a table: one row per verdict combination: score, pass, calls, leaf,
     verdicts taken. The short columns come first: a narrow terminal cuts the end of a row,
     and there the long verdict chain loses a few words instead of the result column."""
 

@@ -1,0 +1,1 @@
+"""The graph as data: the model, reading and saving TOML, validation, topology and paths."""

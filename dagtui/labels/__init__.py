@@ -1,0 +1,1 @@
+"""Human labels: checking them against the graph (and, later, writing them)."""

@@ -1,0 +1,1 @@
+"""Running a graph over cases: the engine, its schedule, cases, tallies, Dask and shards."""

@@ -1,0 +1,1 @@
+"""The editor's screens that sit on top of it: dialogs, help, the calibration view."""

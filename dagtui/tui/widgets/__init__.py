@@ -1,0 +1,1 @@
+"""The widgets the editor's screens are built from."""
