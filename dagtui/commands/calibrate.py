@@ -72,6 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="make no call: is the saved calibration still fresh for this graph, "
                         "judge and labels? exit 1 when a node is stale, missing or below "
                         "--min-kappa")
+    p.add_argument("--annotator", metavar="NAME",
+                   help="compare the judge with this annotator's labels (a case's "
+                        "'annotations') instead of the adjudicated 'expected'")
     p.add_argument("--calibration", metavar="FILE",
                    help="with --check: the calibration to check (a --json file) instead of "
                         "the one saved under .dagtui/calibration/")
@@ -106,15 +109,20 @@ def run(args: argparse.Namespace) -> int:
     cases, ignored, code = checked_case_list(graph, cases, getattr(args, "lenient", False))
     if code:
         return code
-    if not any(c.expected for c in cases):
-        err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
+    labelled, code = _compared(cases, args.annotator)
+    if code:
+        return code
+    if not any(c.expected for c in labelled):
+        whose = f"annotator {args.annotator!r}" if args.annotator else "'expected'"
+        err(f"{args.graph}: no case has labels ({whose}): nothing to calibrate against")
         return ExitCode.USAGE
     from dagtui.judges.factory import model_for
 
     model = model_for(graph, args.model)
     if args.dry_run:
         # the metric's name and the model come from a file and a flag: shown, never obeyed
-        say(dry_run(checked, cases, model, args.samples, python_consent(args), probes), end="")
+        say(dry_run(checked, labelled, model, args.samples, python_consent(args), probes),
+            end="")
         return ExitCode.OK
     from dagtui.calibration.core import a_calibrate, note_ignored
     from dagtui.calibration.report import render_markdown, render_text
@@ -139,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
             api_base=args.api_base, cache=False if cache is None else cache,
             timeout=args.timeout,
             retries=args.retries, temperature=args.temperature, python=python_consent(args),
-            progress=bar.update if bar is not None else None, probes=probes))
+            progress=bar.update if bar is not None else None, probes=probes,
+            annotator=args.annotator))
     except CaseError as exc:
         err(str(exc))
         return ExitCode.USAGE
@@ -175,6 +184,19 @@ def run(args: argparse.Namespace) -> int:
                 f"{n} ({probe} {rate:.0%})" for n, probe, rate in above))
             failed = True
     return ExitCode.FAILURES if failed else calibration_exit(cal)
+
+
+def _compared(cases: list[Any], annotator: str | None) -> tuple[list[Any], int]:
+    """(the cases labelled as the judge is compared with them, 0), or an error printed and
+    exit 2 when no case is annotated by `annotator` (`--annotator`)."""
+    from dagtui.calibration.annotators import compared
+    from dagtui.run.cases import CaseError
+
+    try:
+        return compared(cases, annotator), ExitCode.OK
+    except CaseError as exc:
+        err(str(exc))
+        return [], ExitCode.USAGE
 
 
 def _probes_of(args: argparse.Namespace) -> tuple[list[str], int]:
