@@ -30,11 +30,14 @@ if TYPE_CHECKING:
 SINGLE_TURN_FIELDS = SINGLE_TURN_PARAMS
 MULTI_TURN_FIELDS = ("turns",) + tuple(p for p in MULTI_TURN_PARAMS if p not in ("role", "content"))
 LABEL_FIELDS = ("expected", "expected_score")
+#: the nodes a person labelling the case was unsure of (`dagtui label`'s `?`): kept in the
+#: file, never a label, so calibration counts those nodes as unlabelled (no kappa)
+UNSURE_FIELD = "unsure"
 LIST_FIELDS = ("context", "retrieval_context", "tags")
 #: every field name a case may carry (any other is kept as written, and warned about when it
 #: is close to one of these: `actual_ouput` leaves `actual_output` empty)
 KNOWN_FIELDS = frozenset(("name", "id", "additional_metadata", *SINGLE_TURN_FIELDS,
-                          *MULTI_TURN_FIELDS, *LABEL_FIELDS))
+                          *MULTI_TURN_FIELDS, *LABEL_FIELDS, UNSURE_FIELD))
 
 
 class CaseError(ValueError):
@@ -52,7 +55,8 @@ class Case:
     """One test case.
 
     `fields` holds the case's data (input, actual_output, turns, ...), exactly as written;
-    `expected` maps node ids to the human's label for that node.
+    `expected` maps node ids to the human's label for that node; `unsure` lists the nodes
+    the person would not label (`?` in `dagtui label`), which count as unlabelled.
     """
 
     name: str
@@ -61,6 +65,7 @@ class Case:
     expected_score: float | None = None
     file: str | None = None
     line: int = 0
+    unsure: list[str] = field(default_factory=list)
 
     def get(self, key: str) -> Any:
         return self.fields.get(key)
@@ -88,6 +93,8 @@ class Case:
             out["expected"] = dict(self.expected)
         if self.expected_score is not None:
             out["expected_score"] = self.expected_score
+        if self.unsure:
+            out[UNSURE_FIELD] = list(self.unsure)
         return out
 
 
@@ -118,6 +125,10 @@ def case_from_dict(
             raise CaseError(f"case {name!r}: 'expected_score' must be a number from 0 to 1, "
                             f"got {score!r}", file, line)
         score = float(score)
+    unsure = data.pop(UNSURE_FIELD, None) or []
+    if not isinstance(unsure, list) or not all(isinstance(u, str) for u in unsure):
+        raise CaseError(f"case {name!r}: '{UNSURE_FIELD}' must be a list of node ids", file,
+                        line)
     for key in LIST_FIELDS:
         value = data.get(key)
         if value is not None and not isinstance(value, list):
@@ -133,7 +144,7 @@ def case_from_dict(
     # DeepEval goldens use these spellings for the same things
     if "additional_metadata" in data and "metadata" not in data:
         data["metadata"] = data.pop("additional_metadata")
-    return Case(name, data, dict(expected), score, file, line)
+    return Case(name, data, dict(expected), score, file, line, list(unsure))
 
 
 def misspelt_fields(case: Case, read: Iterable[str] = ()) -> list[tuple[str, str]]:
