@@ -31,7 +31,7 @@ from dagtui.inputs import CASES_LIMIT
 from dagtui.run.cases import Case, CaseError, load_cases
 from dagtui.safewrite import Stamp, atomic_write, read_bytes
 
-__all__ = ["LabelFile", "Labels", "case_labels"]
+__all__ = ["LabelFile", "Labels", "case_labels", "human_labels"]
 
 #: the keys of a case (or of one annotator's entry) that hold labels, in written order
 LABEL_KEYS = ("expected", "expected_score", "unsure")
@@ -359,3 +359,11 @@ def _last_key(table: Any) -> str | None:
     keys = [k.key for k, v in body
             if k is not None and not isinstance(v, tomlkit.items.Table | tomlkit.items.AoT)]
     return keys[-1] if keys else None
+
+
+def human_labels(records: Any) -> dict[str, Any]:
+    """node id -> the answer a person gave as the human judge (the debugger's run), each
+    usable as that node's label: a verdict, a task's evidence text, a leaf's score."""
+    return {r.node: r.answer for r in records
+            if getattr(r, "judge", None) == "human" and r.error is None
+            and r.answer is not None}

@@ -124,6 +124,9 @@ DEBUGGER_KEYS: list[KeySpec] = [
             "start the case again from the first node"),
     KeySpec("debugger.edit_case", "i", "edit_case", "edit case", False,
             "edit every field of the current case inline"),
+    KeySpec("debugger.save_labels", "L", "save_labels", "save labels", False,
+            "write the verdicts given as the human judge into the case's labels "
+            "(cases file)"),
     KeySpec("debugger.judge", "J", "pick_judge", "judge", False,
             "switch judge: labels, human, or the graph's model"),
     KeySpec("debugger.open_trace", "t", "open_trace", "open trace", False,
