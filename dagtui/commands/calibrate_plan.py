@@ -20,12 +20,25 @@ from dagtui.exitcodes import ExitCode
 from dagtui.text import say
 
 
+def plan_judge(graph: Any, saved: dict[str, Any] | None, cache: Any, *, model: str | None,
+               api_base: str | None, temperature: float | None) -> Any:
+    """The judge a run would use, at the saved calibration's temperature (so its cache keys
+    are the last run's), over `cache` only; None without a cache. `dagtui label --order
+    uncertain` follows the plan through the same judge."""
+    if cache is None:
+        return None
+    from dagtui.judges.factory import make_judge, model_for
+
+    saved_t = (saved or {}).get("temperature")
+    return make_judge(model_for(graph, model), graph, api_base=api_base, cache=cache,
+                      temperature=saved_t if isinstance(saved_t, int | float) else temperature)
+
+
 def plan_command(args: argparse.Namespace, graph: Any, cases: list[Any]) -> int:
     """The plan of `graph` on its loaded, label-checked `cases`, printed (exit 0)."""
     from dagtui.calibration.plan import DEFAULT_TARGET_WIDTH, plan, render
     from dagtui.calibration.saved import read_saved
     from dagtui.judges.cache import open_cache
-    from dagtui.judges.factory import make_judge, model_for
     from dagtui.report.outputs import safe_json
     from dagtui.workdir import calibration_file
 
@@ -34,13 +47,9 @@ def plan_command(args: argparse.Namespace, graph: Any, cases: list[Any]) -> int:
     if saved is None and args.calibration:
         err(f"{where}: not a calibration result (dagtui calibrate --json FILE writes one)")
         return ExitCode.USAGE
-    temperature = (saved or {}).get("temperature")
     cache = open_cache(args.cache_dir, enabled=not args.no_cache, graph=args.graph)
-    judge = None
-    if cache is not None:
-        judge = make_judge(model_for(graph, args.model), graph, api_base=args.api_base,
-                           cache=cache, temperature=temperature
-                           if isinstance(temperature, int | float) else args.temperature)
+    judge = plan_judge(graph, saved, cache, model=args.model, api_base=args.api_base,
+                       temperature=args.temperature)
     result = plan(graph, saved or {}, cases, judge,
                   target_width=args.target_width or DEFAULT_TARGET_WIDTH)
     if saved is None:
