@@ -1,10 +1,11 @@
-"""`dagtui edit`: the Textual editor application.
+"""`dagtui edit`: the graph editor, a screen of the one app (`dagtui.tui.app.DagtuiApp`).
 
-The app is a thin shell over `EditorState` (the graph, history, dirty flag, selection,
+The screen is a thin shell over `EditorState` (the graph, history, dirty flag, selection,
 file): every action calls one state method, then `sync()` redraws what changed. Widgets talk
 upward with typed messages nested in the widget that posts them
-(`NodeForm.FieldChanged`, `ProblemsTable.ProblemChosen`, ...). Other screens (the
-debugger) reuse `EditorApp.state` and the `GraphTree` widget.
+(`NodeForm.FieldChanged`, `ProblemsTable.ProblemChosen`, ...). F5 pushes the debugger
+(`EditorScreen.open_debugger`) with the editor's graph, and its edits come back as
+ordinary undoable edits; K pushes the calibration view.
 """
 
 from __future__ import annotations
@@ -12,40 +13,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
+from textual.app import ComposeResult, SuspendNotSupported, SystemCommand
 from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, Tree
 
 from dagtui.diagnostics import Diagnostic
-from dagtui.graph.model import TaskNode
+from dagtui.graph.model import Graph, TaskNode
 from dagtui.kinds import kind_of
 from dagtui.tui import backend
 from dagtui.tui.blink import settle_blink
 from dagtui.tui.fields import LONG_TEXT, FieldError, from_text, to_text, value_of
 from dagtui.tui.fit import SHORT_ROWS, fit_footer, narrow
-from dagtui.tui.keys import EDITOR_KEYS, Remappable, bindings, describe_key, editor_groups
-from dagtui.tui.keys import binding_ids as all_binding_ids
+from dagtui.tui.keys import EDITOR_KEYS, bindings, describe_key, editor_groups
 from dagtui.tui.node_palette import EditorNodes
 from dagtui.tui.outline import ItemRef
+from dagtui.tui.screens.base import DagtuiScreen
 from dagtui.tui.state import CheckJob, EditorState, EditRefused, environment_editor, fallback_editor
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.node_form import NodeForm, set_quietly
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-    from textual.pilot import Pilot
     from textual.widgets import TabbedContent, TextArea
     from textual.widgets.button import ButtonVariant
 
@@ -64,14 +61,9 @@ BOTTOM_ACTIONS: frozenset[str] = frozenset({"show_tab", "show_graph", "graph_sco
 READ_ONLY_HIDDEN: frozenset[str] = frozenset({"goto", "show_graph", "graph_scope", "debug",
                                               "calibration"})
 
-#: the action names of the editor's bindings (without parameters): they run only while the
-#: editor's main screen is on top (see `EditorApp.check_action`); the palette works over
-#: the debugger too (its provider lists the debugger's actions there)
-EDITOR_ACTIONS: frozenset[str] = frozenset(spec.action.split("(", 1)[0]
-                                           for spec in EDITOR_KEYS) - {"command_palette"}
-
-CSS_PATH = Path(__file__).with_name("editor.tcss")
-
+#: the editor's stylesheet (beside the package's other tcss files); the app reads it at
+#: start when it starts on the editor, else when the editor is first pushed
+CSS_PATH = Path(__file__).parent.parent / "editor.tcss"
 
 
 class TextLine(Widget):
@@ -92,18 +84,17 @@ class TextLine(Widget):
         return self.text
 
 
-class EditorApp(Remappable, App[None]):
+class EditorScreen(DagtuiScreen):
     """The graph editor. `state` holds everything that is not pixels."""
 
     CSS_PATH = CSS_PATH
-    TITLE = "dagtui"
-    ENABLE_COMMAND_PALETTE = True
-    #: ctrl+p: the editor's actions (`get_system_commands`) and its nodes by id or label
-    COMMANDS = App.COMMANDS | {EditorNodes}
-    BINDINGS = bindings(EDITOR_KEYS)
-
-    #: set by `exit`: the disk poll stops asking once the app is on its way out
-    exiting = False
+    #: ctrl+p: the editor's actions (`palette_commands`) and its nodes by id or label
+    COMMANDS = {EditorNodes}
+    #: quit (`editor.quit`, ctrl+q and q) first: the footer lists keys in binding order,
+    #: and leads with quit as an app's footer does (F1 and `--list-keys` keep the table's
+    #: order); the screen's own ctrl+q, so the app's steps aside (`BINDS_QUIT`)
+    BINDINGS = bindings(sorted(EDITOR_KEYS, key=lambda spec: spec.action != "quit"))
+    BINDS_QUIT = True
 
     #: the graph drawing enlarged over the tree and form (`g` on the graph tab; esc back)
     graph_big: reactive[bool] = reactive(False, init=False)
@@ -113,14 +104,9 @@ class EditorApp(Remappable, App[None]):
     modified: reactive[bool] = reactive(False, init=False)
     read_only: reactive[bool] = reactive(False, init=False, bindings=True)
 
-    def exit(self, result: Any = None, return_code: int = 0,
-             message: RenderableType | None = None) -> None:
-        self.exiting = True
-        super().exit(result, return_code, message)
-
     def __init__(self, path: str | Path, *, starter: str | None = None,
                  poll_interval: float = 1.0, state: EditorState | None = None,
-                 cursor_blink: bool = True, python: PythonConsent | None = None,
+                 python: PythonConsent | None = None,
                  calibration: str | Path | None = None) -> None:
         super().__init__()
         #: a calibration result to show (`--calibration`), else the one `dagtui calibrate`
@@ -131,10 +117,6 @@ class EditorApp(Remappable, App[None]):
         self.state.check_later = self._check_later
         #: set once the first validation has run (right after the first frame)
         self.first_check_done = asyncio.Event()
-        #: False in snapshot tests and screenshots, so the picture never depends on timing
-        self.cursor_blink = cursor_blink
-        #: every notification shown, newest last (tests read it; the toasts vanish)
-        self.notices: list[str] = []
         self.poll_interval = poll_interval
         #: the bottom panels (problems, paths, graph), mounted right after the first frame
         self._bottom: BottomPanels | None = None
@@ -159,14 +141,9 @@ class EditorApp(Remappable, App[None]):
         return self._python
 
     @property
-    def on_main_screen(self) -> bool:
-        """True while the editor itself (not a dialog, the debugger or the palette) is shown."""
-        stack = self.screen_stack
-        return len(stack) == 1
-
-    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
-        self.notices.append(str(message))
-        super().notify(message, *args, **kwargs)
+    def exiting(self) -> bool:
+        """True once the app is on its way out (the disk poll stops asking)."""
+        return self.app.return_code is not None
 
     def settle_blink(self, root: Any) -> None:
         """Apply the blink setting to the text widgets under `root` (just mounted)."""
@@ -222,15 +199,15 @@ class EditorApp(Remappable, App[None]):
         source = TextArea("", read_only=True, id="source", show_line_numbers=True,
                           soft_wrap=False)
         source.border_title = "File (read-only: it does not parse)"
-        source.cursor_blink = self.cursor_blink
         await self.query_one("#right").mount(source)
+        settle_blink(self.query_one("#right"))
         return source
 
     async def on_mount(self) -> None:
         if self.state.new_file and not self.state.graph.nodes and self.state.text is None:
             from dagtui.tui.screens.dialogs import StarterScreen
 
-            self.push_screen(StarterScreen(str(self.state.path), [
+            self.app.push_screen(StarterScreen(str(self.state.path), [
                 (name, backend.starter_description(name)) for name in backend.starter_names()
             ]), self._starter_chosen)
         from dagtui.tui.calibration import load_calibration
@@ -238,8 +215,8 @@ class EditorApp(Remappable, App[None]):
         self.query_one(GraphTree).set_calibration(
             load_calibration(self.state.path, self.calibration_file))
         await self.sync()
-        self.settle_blink(self.screen)
-        self._fit(self.size.width, self.size.height)
+        self.settle_blink(self)
+        self._fit(self.app.size.width, self.app.size.height)
         tree = self.query_one(GraphTree)
         tree.focus()
         if self.state.selected:
@@ -262,7 +239,7 @@ class EditorApp(Remappable, App[None]):
         """On a small terminal the panels give way to the tree and the form: the bottom
         panels get fewer rows, and the footer packs its keys tighter and leaves the palette
         key (ctrl+p still works) so the editor's own keys are not cut off."""
-        main = self.screen_stack[0]
+        main = self
         main.set_class(height < SHORT_ROWS, "short")
         main.set_class(narrow(width), "narrow")
         footer = next(iter(main.query(Footer)), None)
@@ -307,14 +284,10 @@ class EditorApp(Remappable, App[None]):
             await self.sync()
         self.first_check_done.set()
 
-    @asynccontextmanager
-    async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
-        """Textual's `run_test`, handing over the pilot only once the first validation
-        has run, so every test starts from the same, fully checked, screen."""
-        async with super().run_test(*args, **kwargs) as pilot:
-            await asyncio.wait_for(self.first_check_done.wait(), timeout=60)
-            await pilot.pause()
-            yield pilot
+    async def ready(self) -> None:
+        """Once the first validation has run (`DagtuiApp.run_test` waits for it, so every
+        test starts from the same, fully checked, screen)."""
+        await asyncio.wait_for(self.first_check_done.wait(), timeout=60)
 
     async def _first_form(self) -> None:
         self._form_ready = True
@@ -322,7 +295,7 @@ class EditorApp(Remappable, App[None]):
 
     async def _starter_chosen(self, name: str | None) -> None:
         if name is None:
-            self.exit()
+            self.leave()
             return
         self.state.start_from(name)
         tree = self.query_one(GraphTree)
@@ -344,7 +317,7 @@ class EditorApp(Remappable, App[None]):
             async with self._sync_lock:
                 await self._sync(rebuild_form)
         except NoMatches:
-            if self.is_running:
+            if self.app.is_running:
                 raise
             # the app is shutting down while a handler was still redrawing: nothing to draw
 
@@ -399,7 +372,7 @@ class EditorApp(Remappable, App[None]):
         try:
             await self._sync_form_now(rebuild)
         except NoMatches:
-            if self.is_running:
+            if self.app.is_running:
                 raise
 
     async def _sync_form_now(self, rebuild: bool) -> None:
@@ -438,7 +411,7 @@ class EditorApp(Remappable, App[None]):
     def _sync_header(self) -> None:
         state = self.state
         metric = state.graph.metric
-        width = self.size.width
+        width = self.app.size.width
         # a narrow terminal drops the app's name first: the file, the metric's name, its
         # threshold and the model pinned are what the line is for
         name = Text.assemble(("dagtui", "bold"), " — ") if not narrow(width) else Text()
@@ -520,6 +493,12 @@ class EditorApp(Remappable, App[None]):
         with contextlib.suppress(AssertionError, IndexError, NoMatches):
             self.query_one(NodeForm).verdict_widget(index, "verdict").focus()
 
+    @property
+    def graph_shown(self) -> Graph | None:
+        """The graph being edited, for the palette's node finder (None while the file does
+        not parse: there are no nodes to go to)."""
+        return None if self.state.read_only else self.state.graph
+
     def go_to(self, node_id: str, field: str | None = None) -> None:
         """Select `node_id` in the tree (and focus `field` in the form)."""
         tree = self.query_one(GraphTree)
@@ -529,7 +508,7 @@ class EditorApp(Remappable, App[None]):
 
     async def _go_to_field(self, field: str | None) -> None:
         await self._sync_form(rebuild=False)
-        if not self.is_running:
+        if not self.app.is_running:
             return
         if field is not None:
             self.query_one(NodeForm).focus_field(field)
@@ -623,14 +602,11 @@ class EditorApp(Remappable, App[None]):
 
     # -- actions --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Editor actions act only while the editor's own screen is on top.
-
-        App bindings are consulted whatever screen is shown (priority ones even over modal
-        dialogs), so without this `d` pressed over the debugger would delete a node the
-        person cannot see, and ctrl+s / F1 would save the graph / show the editor's help.
-        False also hides them from the footer of the screen on top.
-        """
-        if action in EDITOR_ACTIONS and not self.on_main_screen:
+        """Which editor keys act now (False also hides them from the footer). They are the
+        screen's own bindings, so they act only while the editor is on top: nothing here
+        has to switch them off under the debugger or a dialog. Covered by one, its footer
+        (dimmed behind a dialog) lists only the palette key, the one that still works."""
+        if self.app.screen is not self and action != "command_palette":
             return False
         if action in BOTTOM_ACTIONS and self._bottom is None:
             return False  # pressed in the instant before the bottom panels are mounted
@@ -706,7 +682,7 @@ class EditorApp(Remappable, App[None]):
             self.query_one(GraphTree).select_node_id(node_id)
             self.notify(f"added {node_id}")
 
-        self.push_screen(AddNodeScreen(where, state.suggest_id("node"), state.check_new_id,
+        self.app.push_screen(AddNodeScreen(where, state.suggest_id("node"), state.check_new_id,
                                        default_type), done)
 
     async def action_add_verdict(self) -> None:
@@ -768,7 +744,7 @@ class EditorApp(Remappable, App[None]):
             self.state.delete_node(nid, detach=True)
             await self._after_delete(nid)
 
-        self.push_screen(ChoiceScreen(f"Delete {nid} and detach it?", detail,
+        self.app.push_screen(ChoiceScreen(f"Delete {nid} and detach it?", detail,
                                       [("delete", "Delete and detach", "error"),
                                        ("cancel", "Cancel", "default")]), done)
 
@@ -799,7 +775,7 @@ class EditorApp(Remappable, App[None]):
             self.query_one(GraphTree).select_node_id(new)
             self.notify(f"renamed {old} → {new} (every reference updated)")
 
-        self.push_screen(TextScreen(f"Rename {old}",
+        self.app.push_screen(TextScreen(f"Rename {old}",
                                     "Every children / then / evidence reference follows.",
                                     old, check=check), done)
 
@@ -850,7 +826,7 @@ class EditorApp(Remappable, App[None]):
         self.notify(message, timeout=2)
 
     def action_goto(self) -> None:
-        self.push_screen(CommandPalette(providers=[EditorNodes],
+        self.app.push_screen(CommandPalette(providers=[EditorNodes],
                                         placeholder="Go to node (id or label)…"))
 
     def action_show_tab(self, tab: str) -> None:
@@ -888,7 +864,7 @@ class EditorApp(Remappable, App[None]):
         self._tab_shown(event.pane.id or "")
 
     def _tab_shown(self, tab: str) -> None:
-        self.screen.set_class(tab == "graph", "graph-tab")
+        self.set_class(tab == "graph", "graph-tab")
         if tab != "graph":
             self.graph_big = False
         if self._bottom is None:
@@ -900,7 +876,7 @@ class EditorApp(Remappable, App[None]):
             self._show_graph()
 
     def watch_graph_big(self, big: bool) -> None:
-        self.screen_stack[0].set_class(big, "graph-big")
+        self.set_class(big, "graph-big")
 
     def _show_graph(self) -> None:
         self.bottom.graph.show(self.state.graph, self.state.selected,
@@ -918,7 +894,7 @@ class EditorApp(Remappable, App[None]):
                 if choice == "reload":
                     await self._reload()
 
-            self.push_screen(ChoiceScreen("Reload from disk?",
+            self.app.push_screen(ChoiceScreen("Reload from disk?",
                                           "Your unsaved changes will be lost.",
                                           [("reload", "Reload", "error"),
                                            ("cancel", "Keep editing", "default")]), done)
@@ -938,16 +914,79 @@ class EditorApp(Remappable, App[None]):
 
     def action_debug(self) -> None:
         self.state.settle()  # it refuses a graph with errors: those of the last keystroke
-        try:
-            from dagtui.tui import debugger
-        except ImportError:
-            self.notify("debugger not available yet", severity="warning")
+        self.open_debugger()
+
+    def open_debugger(self, *, case: str | None = None, pause_at: str | None = None,
+                      on_close: Callable[[], None] | None = None) -> None:
+        """F5: step the graph being edited with its cases file.
+
+        From the calibration view: `case` is the case to step and `pause_at` the node to
+        run on to and stop before (its cases file is the one the calibration used, when it
+        still exists). When the calibration ran a model, the debugger asks that model (same
+        endpoint, so the answers calibration cached are replayed free) with the other
+        labelled nodes answering their labels: the node is asked exactly what calibration
+        asked it.
+
+        The judge is offline by default (the case labels, or a person when there are none);
+        `j` switches to the graph's model. "Edit & re-run" edits come back here as ordinary
+        undoable edits. `on_close` runs once the debugger has closed (the calibration view
+        reopens itself that way).
+        """
+        from dagtui.judges.base import Judge
+        from dagtui.judges.factory import default_judge_name, make_judge
+        from dagtui.tui.calibration import load_calibration
+        from dagtui.tui.debugger.cases import graph_cases
+        from dagtui.tui.debugger.human import TuiHumanJudge
+        from dagtui.tui.debugger.screen import DebuggerScreen
+
+        if any(isinstance(s, DebuggerScreen) for s in self.app.screen_stack):
+            return  # already open
+        state = self.state
+        if state.read_only:
+            self.notify("the file does not parse: fix it before debugging", severity="error")
             return
-        opener = getattr(debugger, "open_debugger", None)
-        if opener is None:
-            self.notify("debugger not available yet", severity="warning")
+        if state.errors:
+            self.notify(f"fix the {state.errors} error(s) first: an invalid graph cannot run",
+                        severity="error")
             return
-        opener(self)
+        graph = state.graph
+        path = str(state.path)
+        calibration = load_calibration(path, self.calibration_file)
+        cases_file = (calibration or {}).get("cases_file") if case is not None else None
+        cases, source, problem = graph_cases(
+            graph, path, cases_file if cases_file and Path(cases_file).exists() else None)
+        if problem:
+            self.notify(problem, severity="warning", title="cases")
+        app = self.app
+
+        def factory(name: str) -> Judge:
+            return make_judge(name, graph, human=lambda: TuiHumanJudge(app))
+
+        def edited(nid: str, name: str, value: Any) -> None:
+            state.set_field(nid, name, value)
+
+        def cases_written(name: str) -> None:
+            # the debugger appended written cases to a new file: the graph now names it
+            if state.graph.metric.cases is None:
+                state.set_metric("cases", name)
+
+        def closed(_: object) -> None:
+            self.call_later(self.sync, rebuild_form=True)
+            if on_close is not None:
+                on_close()
+
+        judge = factory(default_judge_name(cases))
+        judged = (calibration or {}).get("judge") or {}
+        model = judged.get("model") if case is not None else None
+        if model:
+            judge = make_judge("litellm", graph, model=model, api_base=judged.get("api_base"))
+        app.push_screen(DebuggerScreen(graph, path, cases=cases, judge=judge,
+                                       cases_source=source, judge_factory=factory,
+                                       on_edit=edited, python=self.python, case=case,
+                                       pause_at=pause_at, calibration=calibration,
+                                       force_labels=bool(model), on_cases_file=cases_written,
+                                       checked=state.current_check()),
+                        closed)
 
     def action_calibration(self) -> None:
         """The calibration view; `enter` on a case opens the debugger on it, paused at the
@@ -970,23 +1009,21 @@ class EditorApp(Remappable, App[None]):
         if not self.state.read_only:
             tree.show(self.state.graph, self.state.problem_counts(),
                       self.state.graph.metric.name)
-        self.push_screen(CalibrationScreen(data, node, tree.stale, case), self._calibration_jump)
+        self.app.push_screen(CalibrationScreen(data, node, tree.stale, case), self._calibration_jump)
 
     def _calibration_jump(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:
-            from dagtui.tui.debugger import open_debugger
-
             case, node = choice
             # esc in the debugger returns to the view it was opened from, at that case
-            open_debugger(self, case=case, pause_at=node,
-                          on_close=lambda: self._open_calibration(node, case))
+            self.open_debugger(case=case, pause_at=node,
+                               on_close=lambda: self._open_calibration(node, case))
 
     def action_help(self) -> None:
         from dagtui.tui.screens.help import HelpScreen
 
         # the focused widget's keys come from the screen's active bindings; the others'
         # (a long field may not even be mounted yet) from their classes
-        self.push_screen(HelpScreen(self.screen, "editor", editor_groups(),
+        self.app.push_screen(HelpScreen(self, "editor", editor_groups(),
                                     heading="dagtui edit — keys"))
 
     async def action_quit(self) -> None:
@@ -997,8 +1034,8 @@ class EditorApp(Remappable, App[None]):
             await self.action_save()
             return not self.state.dirty
 
-        ask_to_quit(self, unsaved=f"{self.state.path} has unsaved changes."
-                    if self.state.dirty else None, leave=self.exit, save=save,
+        ask_to_quit(self.app, unsaved=f"{self.state.path} has unsaved changes."
+                    if self.state.dirty else None, leave=self.leave, save=save,
                     errors=self.state.errors, quit_key=("editor.quit", "ctrl+q,q"))
 
     # -- external editor ------------------------------------------------------------------
@@ -1062,7 +1099,7 @@ class EditorApp(Remappable, App[None]):
         import subprocess
         argv = [*shlex.split(command), path]
         try:
-            with self.suspend():
+            with self.app.suspend():
                 return subprocess.call(argv)
         except SuspendNotSupported:
             return subprocess.call(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -1072,7 +1109,7 @@ class EditorApp(Remappable, App[None]):
     async def _poll_disk(self) -> None:
         if self._asking_disk or self.exiting or not self.state.changed_on_disk():
             return
-        if len(self.screen_stack) > 1 or not self.query("#header-file"):
+        if self.app.screen is not self or not self.query("#header-file"):
             return  # a dialog is open (ask when it is closed), or the app is shutting down
         if not self.state.dirty:
             try:
@@ -1095,7 +1132,7 @@ class EditorApp(Remappable, App[None]):
                 self.notify("kept your edits; saving will ask whether to merge the change "
                             "on disk or overwrite it", severity="warning")
 
-        self.push_screen(ChoiceScreen("The file changed on disk",
+        self.app.push_screen(ChoiceScreen("The file changed on disk",
                                       f"{self.state.path} was changed by another program "
                                       "while you have unsaved edits.",
                                       [("keep", "Keep my edits", "primary"),
@@ -1128,7 +1165,7 @@ class EditorApp(Remappable, App[None]):
             ("reload", "Reload (lose my edits)", "error")]
         if not note:  # after "Don't save", the safe choice focused first
             choices.insert(1, ("merge", "Merge: keep their change and mine", "primary"))
-        self.push_screen(ChoiceScreen("Not saved: the file changed on disk",
+        self.app.push_screen(ChoiceScreen("Not saved: the file changed on disk",
                                       note or f"{self.state.path} was changed by another "
                                       "program since it was read; saving now would discard "
                                       "that change. A merge keeps the nodes they changed "
@@ -1146,11 +1183,8 @@ class EditorApp(Remappable, App[None]):
             self.notify(f"merged the change on disk into {self.state.path}")
 
     # -- command palette ------------------------------------------------------------------
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        if screen is not self.screen_stack[0]:
-            # the debugger (F5) or a dialog is on top: the editor's actions are off there
-            yield from super().get_system_commands(screen)
-            return
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """The editor's actions by name, each with its key and binding id."""
         for spec in EDITOR_KEYS:
             if spec.action in ("quit", "command_palette"):
                 continue
@@ -1158,24 +1192,18 @@ class EditorApp(Remappable, App[None]):
             yield SystemCommand(title[0].upper() + title[1:],
                                 f"{describe_key(spec.key)}   ({spec.id})",
                                 self._palette_runner(spec.action))
-        yield from super().get_system_commands(screen)
 
-    def _palette_runner(self, action: str) -> Any:
+    def _palette_runner(self, action: str) -> Callable[[], Any]:
         async def run() -> None:
-            await self.run_action(action)
+            await self.app.run_action(action, self)
         return run
 
+    def action_command_palette(self) -> None:
+        """ctrl+p (`editor.palette`): Textual's palette, with this screen's commands."""
+        self.app.action_command_palette()
 
-def binding_ids() -> set[str]:
-    """Every remappable binding id of the editor, its widgets and dialogs, and of the
-    debugger it opens with F5 (one keys file serves both)."""
-    return all_binding_ids("editor")
-
-
-def known_binding_ids() -> set[str]:
-    """Every id a keys file may name: the editor's, the debugger's and the suite view's
-    (`dagtui edit SUITE.toml` opens the suite view, and one file serves them all)."""
-    return all_binding_ids()
+    async def quit_requested(self) -> None:
+        await self.action_quit()
 
 
 def metric_line(name: str, threshold: float, model: str | None, room: int) -> Text:
