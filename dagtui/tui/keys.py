@@ -7,8 +7,9 @@ the UI opens by `dagtui.keyfile`, applied with Textual's `App.set_keymap`). The 
 F1 and the command palettes read the same rows, so a key added here shows up everywhere
 without a second list.
 
-The tree, problem list, graph view and long-field widgets keep their own `BINDINGS` (they
-are reused outside these screens); `binding_ids` and F1 read those from the classes.
+The tree, problem list, graph view and field widgets take their `BINDINGS` from tables
+here too (`TREE_KEYS`, ...); the debugger's path tree and the calibration view declare
+theirs on the class, and `binding_ids` and F1 read those from the classes.
 """
 
 from __future__ import annotations
@@ -203,6 +204,41 @@ ADD_NODE_KEYS: list[KeySpec] = [
             "add a node: highlight the type below"),
 ]
 
+#: the editor's graph tree (also the debugger's base: `widgets.graph_tree.GraphTree`)
+TREE_KEYS: list[KeySpec] = [
+    KeySpec("tree.down", "j", "cursor_down", "Down", False, "Down"),
+    KeySpec("tree.up", "k", "cursor_up", "Up", False, "Up"),
+    KeySpec("tree.collapse", "h", "collapse_or_parent", "Collapse", False, "Collapse"),
+    KeySpec("tree.expand", "l", "expand_row", "Expand", False, "Expand"),
+    KeySpec("tree.last", "G", "scroll_end", "Last", False, "Last"),
+]
+
+#: the editor's problem list (`widgets.panels.ProblemsTable`)
+PROBLEMS_KEYS: list[KeySpec] = [
+    KeySpec("problems.down", "j", "cursor_down", "Down", False, "Down"),
+    KeySpec("problems.up", "k", "cursor_up", "Up", False, "Up"),
+    KeySpec("problems.view", "v", "view_message", "whole message", True, "whole message"),
+]
+
+#: the graph drawing (`widgets.graph_view.GraphView`)
+GRAPH_VIEW_KEYS: list[KeySpec] = [
+    KeySpec("graph.left", "left,h", "scroll_left", "scroll left", False, "scroll left"),
+    KeySpec("graph.right", "right,l", "scroll_right", "scroll right", False, "scroll right"),
+    KeySpec("graph.down", "down,j", "scroll_down", "scroll down", False, "scroll down"),
+    KeySpec("graph.up", "up,k", "scroll_up", "scroll up", False, "scroll up"),
+    KeySpec("graph.page_up", "pageup", "page_up", "page up", False, "page up"),
+    KeySpec("graph.page_down", "pagedown", "page_down", "page down", False, "page down"),
+    KeySpec("graph.home", "home", "scroll_home", "back to the top left (the root)", False,
+            "back to the top left (the root)"),
+    KeySpec("graph.end", "end", "scroll_end", "scroll to the bottom", False,
+            "scroll to the bottom"),
+]
+
+#: a field of the node form, one line or long (`widgets.field_input`, `widgets.long_text`)
+FIELD_KEYS: list[KeySpec] = [
+    KeySpec("field.select_all", "ctrl+a", "select_all", "select all", False, "select all"),
+]
+
 #: the debugger's human judge
 HUMAN_KEYS: list[KeySpec] = [
     KeySpec("debugger.human.submit", "f2", "submit", "answer", False,
@@ -288,15 +324,12 @@ def declared(owner: type) -> list[Binding]:
                   for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])))
 
 
-def editor_widgets() -> list[tuple[str, type]]:
-    """The editor's widgets with keys of their own, titled as F1 shows them."""
-    from dagtui.tui.widgets.field_input import FieldInput
-    from dagtui.tui.widgets.graph_tree import GraphTree
-    from dagtui.tui.widgets.graph_view import GraphView
-    from dagtui.tui.widgets.panels import ProblemsTable
-
-    return [("tree", GraphTree), ("problems list", ProblemsTable), ("graph (g g)", GraphView),
-            ("form field", FieldInput)]
+def editor_widgets() -> list[tuple[str, list[KeySpec]]]:
+    """The editor's widgets with keys of their own, titled as F1 shows them. Their tables
+    live here, not read from the widget classes: the widgets import this module (for
+    `bindings`), so this one importing them would close a circle."""
+    return [("tree", TREE_KEYS), ("problems list", PROBLEMS_KEYS),
+            ("graph (g g)", GRAPH_VIEW_KEYS), ("form field", FIELD_KEYS)]
 
 
 def debugger_widgets() -> list[tuple[str, type]]:
@@ -335,8 +368,8 @@ def key_scopes_table() -> list[KeyScope]:
     dialogs = ("debugger", "suite")
     return [
         KeyScope("editor", ("editor",), ("editor", "editor"), bound(EDITOR_KEYS)),
-        *[KeyScope(f"editor: {title}", ("editor",), ("editor", title), declared(cls))
-          for title, cls in editor_widgets()],
+        *[KeyScope(f"editor: {title}", ("editor",), ("editor", title), bound(table))
+          for title, table in editor_widgets()],
         KeyScope("editor: calibration view", ("editor",), None, declared(CalibrationScreen)),
         KeyScope("editor: add-node dialog", ("editor",), ("editor", "add-node dialog"),
                  bound(ADD_NODE_KEYS)),

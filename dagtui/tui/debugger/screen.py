@@ -20,7 +20,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import Worker, WorkerState
 
@@ -49,10 +48,11 @@ from dagtui.tui.debugger.run_model import DebugRun, answer_summary
 from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
 from dagtui.tui.fit import fit_footer
 from dagtui.tui.keys import DEBUGGER_KEYS, DEBUGGER_NOTES, bindings, debugger_groups, pane_keys
+from dagtui.tui.screens.base import DagtuiScreen
 
 WORKER_GROUP = "debugger-judge"
 
-class DebuggerScreen(RunActions, Screen[None]):
+class DebuggerScreen(RunActions, DagtuiScreen):
     """Step one case through `graph` with `judge`.
 
     `cases`: the cases to pick from (`case` picks the first shown: name, index or a Case);
@@ -71,6 +71,8 @@ class DebuggerScreen(RunActions, Screen[None]):
     #: ctrl+p lists every action below by name, and the nodes by id or label (`palette.py`)
     COMMANDS = {DebuggerCommands, DebuggerNodes}
     BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(PANES))
+    #: F1 is the debugger's list of keys: Textual's "Keys" panel is left out of ctrl+p
+    SHOW_KEYS_PANEL = False
 
     #: the judge worker is stepping: most keys wait (hidden or dimmed), `x` stops it;
     #: setting it refreshes the footer's keys (`check_action`)
@@ -501,6 +503,10 @@ class DebuggerScreen(RunActions, Screen[None]):
             self.refresh_view()
             self.notify("back to the live run")
             return
+        self.leave_asking()
+
+    async def quit_requested(self) -> None:
+        """ctrl+q: leave as esc does, asking first when work would be lost."""
         self.leave_asking()
 
     def leave_asking(self) -> None:
