@@ -85,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
     ordered = order_cases(cases, args.order, judge, graph, planned=planned)
     session = LabelSession(graph, ordered, file, annotator=args.annotator,
                            relabel=args.relabel, judge=judge)
-    from dagtui.tui.label import run_label
+    from dagtui.tui.app import label_app
 
     try:
-        run_label(session, reveal=args.reveal, title=f"{args.graph} · {path}")
+        label_app(session, reveal=args.reveal, title=f"{args.graph} · {path}").run()
     except CaseError as exc:
         err(str(exc))
         return ExitCode.USAGE

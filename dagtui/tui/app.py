@@ -36,6 +36,7 @@ from dagtui.tui.keys import Remappable
 from dagtui.tui.screens.base import DagtuiScreen
 
 if TYPE_CHECKING:
+    from dagtui.labels.session import LabelSession
     from textual.pilot import Pilot
 
     from dagtui.graph.checks import PythonConsent
@@ -192,3 +193,11 @@ def suite_app(path: str | Path, *, select: str | None = None, cursor_blink: bool
     return DagtuiApp(SuiteScreen(path, select=select), title="dagtui suite",
                      cursor_blink=cursor_blink, keymap=keymap)
 
+
+def label_app(session: LabelSession, *, reveal: bool = False, title: str = "",
+              cursor_blink: bool = True) -> DagtuiApp:
+    """`dagtui label`: the labelling screen over `session` (esc leaves)."""
+    from dagtui.tui.label.screen import LabelScreen
+
+    return DagtuiApp(LabelScreen(session, reveal=reveal, title=title), title="dagtui label",
+                     cursor_blink=cursor_blink)

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App
 
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.labels.session import LabelSession
 from dagtui.labels.write import LabelFile
+from dagtui.tui.app import label_app
 from dagtui.tui.label import LabelScreen
 
 pytestmark = pytest.mark.timeout(120)
@@ -73,10 +73,10 @@ def session_for(tmp_path: Path, cases_name: str, text: str, **kw: Any) -> LabelS
 async def label_with(session: LabelSession, keys: list[str], size: tuple[int, int] = (120, 36),
                      **kw: Any) -> dict[str, str]:
     """Press `keys` on the screen over `session`; the text each part showed at the end."""
-    app: App[Any] = App()
+    app = label_app(session, title="doc.toml", **kw)
     async with app.run_test(size=size) as pilot:
-        screen = LabelScreen(session, title="doc.toml", **kw)
-        await app.push_screen(screen)
+        screen = app.screen
+        assert isinstance(screen, LabelScreen)
         await pilot.pause()
         await pilot.press(*keys)
         await pilot.pause()
@@ -159,8 +159,5 @@ def test_label_screen_snapshot(tmp_path: Path, snap_compare: Any,
                           judge=lambda node, prompt: ("Correct order", "in order"))
     session.pick(2)
 
-    async def push(pilot: Any) -> None:
-        await pilot.app.push_screen(LabelScreen(session, title="doc.toml · doc.cases.jsonl"))
-        await pilot.pause()
-
-    assert snap_compare(App(), terminal_size=size, run_before=push)
+    app = label_app(session, title="doc.toml · doc.cases.jsonl")
+    assert snap_compare(app, terminal_size=size)

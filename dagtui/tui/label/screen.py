@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from dagtui.labels.session import LabelSession, show_label, verdict_labels
 from dagtui.tui.fit import fit_footer, narrow
 from dagtui.tui.keys import LABEL_KEYS, bindings
+from dagtui.tui.screens.base import DagtuiScreen
 from dagtui.tui.screens.dialogs import Dialog, TextScreen
 
 #: verdict lists longer than this are picked by typing (`/`) rather than by digit
@@ -76,7 +77,7 @@ class FuzzyPickScreen(Dialog):
         self.dismiss(int(event.option.id or 0))
 
 
-class LabelScreen(Screen[None]):
+class LabelScreen(DagtuiScreen):
     """`dagtui label` over `session`; `reveal` shows the judge's cached answers from the
     start; `title` names the graph and the cases file in the top line."""
 
@@ -322,10 +323,7 @@ class LabelScreen(Screen[None]):
                                         heading="dagtui label — keys"))
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.dismiss(None)
-        else:
-            self.app.exit()
+        self.leave()
 
 
 def _keys(out: Text, pairs: list[tuple[str, str]]) -> None:
@@ -351,15 +349,3 @@ def _score_problem(text: str) -> str | None:
     except ValueError:
         return "a number from 0 to 10"
     return None if 0 <= value <= 10 else "a number from 0 to 10"
-
-
-def run_label(session: LabelSession, *, reveal: bool = False, title: str = "") -> None:
-    """`dagtui label` until the one app takes the screen: a plain Textual `App` (no App
-    subclass of its own) that pushes `LabelScreen` once it is ready."""
-
-    async def push(pilot: Any) -> None:
-        await pilot.app.push_screen(LabelScreen(session, reveal=reveal, title=title))
-
-    app: App[Any] = App()
-    app.title = "dagtui label"
-    app.run(auto_pilot=push)
