@@ -166,6 +166,37 @@ def matrix_text(nid: str, node: dict[str, Any]) -> Text:
     return text
 
 
+def probe_text(data: dict[str, Any] | None, node_id: str) -> Text | None:
+    """The bias probes' results for a node (`dagtui calibrate --probes` saves them in the
+    calibration's `probes`): per probe the share of verdicts that flipped and how agreement
+    and kappa with the labels moved, normal → probed; None when no probe ran on it."""
+    probes = (data or {}).get("probes")
+    per = ((probes or {}).get("nodes") or {}).get(node_id) if isinstance(probes, dict) \
+        else None
+    if not isinstance(per, dict) or not per:
+        return None
+    from dagtui.calibration.report import _moved, _num  # the report's own wording
+
+    text = Text("bias probes", style="bold")
+    for name, r in per.items():
+        if not isinstance(r, dict):
+            continue
+        if r.get("skipped"):
+            text.append(f"\n  {name}: skipped ({r['skipped']})", style="dim")
+            continue
+        variants = ", ".join(r.get("variants") or [])
+        text.append(f"\n  {name} ({variants}): ")
+        flip = r.get("flip_rate")
+        text.append(f"flipped {r.get('flipped', 0)}/{r.get('compared', 0)} ({pct(flip)})",
+                    style="bold red" if isinstance(flip, int | float) and flip > 0
+                    else "green")
+        text.append(f" · agreement {_moved(r.get('agreement'), r.get('agreement_probed'), pct)}"
+                    f" · κ {_moved(r.get('kappa'), r.get('kappa_probed'), _num)}")
+        if r.get("errors"):
+            text.append(f" · {len(r['errors'])} failed calls", style="yellow")
+    return text
+
+
 def forced_overrides(graph: Any, case: Any, node_id: str) -> dict[str, Any]:
     """Teacher forcing in the debugger: every labelled judgement and check node but
     `node_id` answers with its label, so the run follows the labels' path to `node_id` and

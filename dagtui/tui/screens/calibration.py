@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from dagtui.tui.calibration import badge, matrix_text, pct
+from dagtui.tui.calibration import badge, matrix_text, pct, probe_text
 
 
 class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
@@ -100,6 +100,10 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
         text = matrix_text(nid, node)
         if self.stale.get(nid):
             text.append(f"\nstale: {', '.join(self.stale[nid])}", style="bold yellow")
+        probed = probe_text(self.data, nid)
+        if probed is not None:
+            text.append("\n\n")
+            text.append_text(probed)
         matrix.update(text)
         rows: list[Option] = []
         for d in node.get("disagreements") or []:
