@@ -949,6 +949,12 @@ class EditorApp(Remappable, App[None]):
             return
         opener(self)
 
+    def action_remeasure(self) -> None:
+        """The criteria loop: the selected node re-measured on its labelled cases."""
+        from dagtui.tui.screens.calibration import remeasure
+
+        remeasure(self)
+
     def action_calibration(self) -> None:
         """The calibration view; `enter` on a case opens the debugger on it, paused at the
         node, and esc there comes back here (the result is re-read, so a calibration run

@@ -12,8 +12,8 @@ import pytest
 import dagtui
 from dagtui.judges.base import CallbackJudge
 from dagtui.tui.calibration import probe_text
-from dagtui.tui.screens.calibration import CalibrationScreen
 from tui.debugger_helpers import ROOT, SIZE
+from tui.test_calibration_view import editor, open_view
 
 pytestmark = pytest.mark.timeout(120)
 CASES = "meeting_summary.calibration.jsonl"
@@ -43,18 +43,9 @@ async def test_probe_results_per_node_in_the_calibration_view(tmp_path: Path,
     order = cal.probes.nodes["order"]["order"]
     assert order.flipped > 0  # the first option moved: the verdict moved with it
 
-    from dagtui.tui.app import EditorApp
-
-    app = EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+    app = editor()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("K")
-        await pilot.pause()
-        view = app.screen
-        assert isinstance(view, CalibrationScreen)
-        await pilot.press("down", "down")  # extract, present, order
-        await pilot.pause()
-        assert view.selected == "order"
+        view = await open_view(pilot, "order", 2)  # extract, present, order
         matrix = str(view.query_one("#cal-matrix").render())
         assert "bias probes" in matrix
         assert (f"order ({', '.join(order.variants)}): flipped {order.flipped}/"
