@@ -54,7 +54,7 @@ from dagtui.text import verdict_text as show
 #: labelled cases N needs, and cases each class needs, before alignment is tried
 MIN_LABELS = 10
 MIN_PER_CLASS = 3
-METHODS = ("examples", "rewrite", "both")
+METHODS = ("examples", "rewrite", "both", "gepa")
 #: example cases per label in one example set
 PER_LABEL = 1
 
@@ -552,6 +552,10 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     if not 0 < holdout < 1:
         raise AlignRefused(f"--holdout must be between 0 and 1 (got {holdout:g})")
     methods = resolve_methods(method, tries)
+    if "gepa" in methods:
+        from dagtui.calibration.gepa_search import require_gepa
+
+        require_gepa()  # before any call: the extra is missing
     checked = _checked_of(graph)
     g = checked.graph if checked.graph is not None else checked.require()
     if python is None:
@@ -570,7 +574,7 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
                        inner.describe(), plan.split, [], node_before=target.to_toml())
     start = time.perf_counter()
     measures: list[Measure] = []
-    total = 1 + len(tries) + candidates * len(methods & {"examples", "rewrite"}) + 2
+    total = 1 + len(tries) + candidates * len(methods) + 2
 
     def spent() -> bool:
         return capped is not None and capped.refused > 0
@@ -595,6 +599,15 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
             result.calls += calls.calls
             result.cache_hits += calls.cache_hits
             pool += [Candidate(f"rewrite {i}", "rewrite", text=t)
+                     for i, t in enumerate(texts, start=1)]
+        if "gepa" in methods and not spent():
+            from dagtui.calibration.gepa_search import gepa_texts
+
+            texts, sent, hits = await gepa_texts(ctx, g, target, plan.split.train, candidates,
+                                                 proposer, seed)
+            result.calls += sent
+            result.cache_hits += hits
+            pool += [Candidate(f"gepa {i}", "gepa", text=t)
                      for i, t in enumerate(texts, start=1)]
         total = 1 + len(pool) + 2
         for cand in pool:  # one at a time: a judge halting stops the search early
@@ -840,7 +853,8 @@ def _walk_in_thread(walk: Callable[[], Any]) -> Any:
 
 def resolve_methods(method: str | None, tries: Sequence[str]) -> set[str]:
     """The candidate methods to use: `both` means examples and rewrite; none named means
-    both, or only the `--try` wordings when some are given (an A/B test needs no proposer)."""
+    both, or only the `--try` wordings when some are given (an A/B test needs no proposer);
+    `gepa` is GEPA's search (`gepa_search`)."""
     if method == "both" or (method is None and not tries):
         return {"examples", "rewrite"}
     return {method} if method else set()
@@ -854,6 +868,10 @@ def planned_calls(plan: Plan, *, tries: int, methods: set[str], candidates: int)
     held = sum(plan.calls_per_case[n] for n in plan.split.held_out)
     pool = tries + (candidates if "examples" in methods else 0) \
         + (candidates if "rewrite" in methods else 0)
+    # GEPA: its budget of K + 1 passes over train, and at most one proposal per minibatch
+    # pair (its found wordings are measured again on train from the shared answers)
+    gepa = train * (candidates + 1) + len(plan.split.train) * (candidates + 1) // 2 \
+        if "gepa" in methods else 0
     return train * (1 + pool) + (1 if "rewrite" in methods else 0) + 2 * held \
-        + plan.upstream_calls
+        + plan.upstream_calls + gepa
 

@@ -47,8 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--holdout", type=_fraction, default=0.3,
                    help="share of each label's cases held out (0.3)")
     p.add_argument("--seed", type=int, default=None, help="split and bootstrap seed")
-    p.add_argument("--method", choices=("examples", "rewrite", "both"),
-                   help="candidate kinds (default both, or only --try wordings when given)")
+    p.add_argument("--method", choices=("examples", "rewrite", "both", "gepa"),
+                   help="candidate kinds (default both, or only --try wordings when given); "
+                        "gepa: GEPA's reflective search (pip install 'dagtui[align]')")
     p.add_argument("--candidates", type=positive_int, default=4, metavar="K",
                    help="example sets and rewrites each (4)")
     p.add_argument("--proposer", metavar="MODEL", help="rewriting model (default: the judge's)")
