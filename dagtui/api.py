@@ -165,7 +165,7 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
 
         report.calibration = run_calibration(
             g, engine.judge.describe(), report.count("pass"), report.count("fail"),
-            path=calibration if isinstance(calibration, str | os.PathLike) else None)
+            results=report.results, path=calibration if isinstance(calibration, str | os.PathLike) else None)
     return report
 
 

@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
     from dagtui.calibration.saved import run_calibration, summary_lines
 
     report.calibration = run_calibration(graph, judge.describe(), report.count("pass"),
-                                         report.count("fail"))
+                                         report.count("fail"), results=report.results)
     try:
         for failed in (finished.error, stream.error if stream is not None else None):
             if failed is not None:  # a line, or putting the results file in place

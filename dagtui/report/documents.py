@@ -233,6 +233,34 @@ def models() -> Documents:
         unusable: str | None = Field(description="Why no correction could be made.")
         method: str
 
+    class FragileCase(Closed):
+        """A case whose pass/fail rests on a weak node (docs/calibration.md)."""
+
+        case: str
+        outcome: Literal["pass", "fail"]
+        chance: float = Field(description="Its chance of a misjudged outcome.")
+        weak: list[str] = Field(description="Its fragile nodes that err often.")
+        fragile: list[str] = Field(description="Every node whose one wrong verdict flips it.")
+
+    class FragileNode(Closed):
+        """How many cases rest on one node, and its measured error rate."""
+
+        cases: int
+        error_rate: float | None
+
+    class Fragile(Closed):
+        """The run's fragile outcomes (docs/calibration.md)."""
+
+        judged: int
+        unknown: int = Field(description="Cases whose path the path table did not hold.")
+        expected_misjudged: float
+        weak_cases: int
+        weak_error: float
+        cases: list[FragileCase]
+        nodes: dict[str, FragileNode]
+        unavailable: str | None
+        method: str
+
     class RunCalibration(Closed):
         """The saved calibration's state for this run, and the corrected pass rate."""
 
@@ -243,6 +271,7 @@ def models() -> Documents:
         end_to_end: list[str] | SkipJsonSchema[None] = None
         removed: list[str] | SkipJsonSchema[None] = None
         corrected_pass_rate: CorrectedPassRate | None
+        fragile: Fragile | SkipJsonSchema[None] = None
 
     class Report(Closed):
         """The report `dagtui run --json FILE` writes when the run ends."""

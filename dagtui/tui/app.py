@@ -36,11 +36,11 @@ from dagtui.tui.keys import Remappable
 from dagtui.tui.screens.base import DagtuiScreen
 
 if TYPE_CHECKING:
-    from dagtui.labels.session import LabelSession
     from textual.pilot import Pilot
 
     from dagtui.graph.checks import PythonConsent
     from dagtui.graph.model import Graph
+    from dagtui.labels.session import LabelSession
     from dagtui.tui.debugger.screen import DebuggerScreen
     from dagtui.tui.screens.editor import EditorScreen
     from dagtui.tui.state import EditorState

@@ -94,7 +94,11 @@ EDITOR_KEYS: list[KeySpec] = [
             priority=True),
     KeySpec("editor.calibration", "K", "calibration", "calibration", False,
             "calibration view (from dagtui calibrate): per-node kappa, confusion, "
-            "disagreeing cases; enter opens the debugger there"),
+            "disagreeing cases, probes; enter opens the debugger there, a aligns the node"),
+    KeySpec("editor.remeasure", "f6", "remeasure", "re-measure", False,
+            "re-measure the selected node as edited on its labelled cases (the saved "
+            "calibration's cases and model; cached requests cost nothing): kappa "
+            "calibrated -> now beside its criteria", priority=True),
     KeySpec("editor.quit", "ctrl+q,q", "quit", "quit", True,
             "quit (asks when there are unsaved changes)"),
 ]

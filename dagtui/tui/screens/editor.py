@@ -988,6 +988,19 @@ class EditorScreen(DagtuiScreen):
                                        checked=state.current_check()),
                         closed)
 
+    def field_message(self, nid: str, field: str, text: Text) -> None:
+        """`text` beside `field` of node `nid`'s form, when that form is the one shown (the
+        criteria loop's kappa; the next check of an edit replaces it)."""
+        form = self.query_one(NodeForm)
+        if form.node_id == nid and form.page is not None and field in form.page.messages:
+            form.message(field).update(text)
+
+    def action_remeasure(self) -> None:
+        """The criteria loop: the selected node re-measured on its labelled cases."""
+        from dagtui.tui.screens.calibration import remeasure
+
+        remeasure(self)
+
     def action_calibration(self) -> None:
         """The calibration view; `enter` on a case opens the debugger on it, paused at the
         node, and esc there comes back here (the result is re-read, so a calibration run
@@ -1009,7 +1022,8 @@ class EditorScreen(DagtuiScreen):
         if not self.state.read_only:
             tree.show(self.state.graph, self.state.problem_counts(),
                       self.state.graph.metric.name)
-        self.app.push_screen(CalibrationScreen(data, node, tree.stale, case), self._calibration_jump)
+        self.app.push_screen(CalibrationScreen(data, node, tree.stale, case, editor=self),
+                             self._calibration_jump)
 
     def _calibration_jump(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:
