@@ -15,9 +15,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dagtui.inputs import TRACE_LIMIT, InputError, read_text
+
+if TYPE_CHECKING:
+    from dagtui.report.outcome import RunOutcome
+    from dagtui.run.batch import BatchResult
 
 
 class MergeError(ValueError):
@@ -241,10 +245,10 @@ def _in_order(reports: list[Loaded], items_of: Any) -> list[Any]:
     return [item for _, item in pairs]
 
 
-def merge_graph_reports(reports: list[Loaded]) -> Any:
-    """One `dagtui.run.batch.RunReport` from graph reports, as the whole run would have made it."""
+def merge_graph_reports(reports: list[Loaded]) -> BatchResult:
+    """One `dagtui.run.batch.BatchResult` from graph reports, as the whole run would have made it."""
     from dagtui.report.trace import RunResult
-    from dagtui.run.batch import RunReport
+    from dagtui.run.batch import BatchResult
 
     first = reports[0].data
     results = [RunResult.from_dict(r) for r in _in_order(reports, lambda r: r.data["results"])]
@@ -259,14 +263,14 @@ def merge_graph_reports(reports: list[Loaded]) -> Any:
     order = list(first.get("nodes") or {})
     for rep in reports[1:]:
         order += [n for n in rep.data.get("nodes") or {} if n not in order]
-    return RunReport(str(first.get("metric", "")), float(first.get("threshold", 0.5)),
+    return BatchResult(str(first.get("metric", "")), float(first.get("threshold", 0.5)),
                   results=results,
                   wall_time=max(float(r.data.get("wall_time") or 0.0) for r in reports),
                   judge=dict(first.get("judge") or {}), node_order=order)
 
 
-def merge_suite_reports(reports: list[Loaded]) -> Any:
-    """One `dagtui.suite.gating.SuiteResult` from suite reports."""
+def merge_suite_reports(reports: list[Loaded]) -> RunOutcome:
+    """One suite run (`dagtui.suite.report.SuiteOutcome`) from suite reports."""
     from dagtui.report.trace import RunResult
     from dagtui.suite.gating import CaseRecord, RuleOutcome, RuleStats, SuiteResult
 
@@ -311,7 +315,9 @@ def merge_suite_reports(reports: list[Loaded]) -> Any:
         result.ungated_calls = sum(int(u) for u in ungated_total)
         methods = {t.get("ungated_method") for t in totals}
         result.ungated_method = "measured" if methods == {"measured"} else "estimated"
-    return result
+    from dagtui.suite.report import SuiteOutcome
+
+    return SuiteOutcome(result)
 
 
 def _record(rec: dict[str, Any], record_cls: Any, outcome_cls: Any, result_cls: Any) -> Any:
@@ -329,15 +335,15 @@ def _record(rec: dict[str, Any], record_cls: Any, outcome_cls: Any, result_cls: 
                       str(rec.get("reason") or ""), outcome)
 
 
-def merge_files(paths: list[str]) -> tuple[str, Any, list[Loaded]]:
-    """("graph" or "suite", the merged report, the reports read)."""
+def merge_files(paths: list[str]) -> tuple[RunOutcome, list[Loaded]]:
+    """(the merged run, graph or suite, the reports read)."""
     if not paths:
         raise MergeError("no reports given")
     reports = [load_report(p) for p in paths]
     _check_set(reports)
     kind = reports[0].kind
     merged = merge_graph_reports(reports) if kind == "graph" else merge_suite_reports(reports)
-    return kind, merged, reports
+    return merged, reports
 
 
 def shard_info(shard: Any, positions: list[int]) -> dict[str, Any]:
