@@ -23,9 +23,12 @@ from dagtui.exitcodes import ExitCode
 if TYPE_CHECKING:
     from dagtui.report.junit import JUnitDocument
 
-#: how one judged item ended: a verdict (pass, fail), a judge error, never judged because
-#: the judge halted (not_run), or stopped by a suite's gate before any judge (skipped)
-Status = Literal["pass", "fail", "error", "not_run", "skipped"]
+#: how one case of a graph run ended: a verdict (pass, fail), a judge error, or never judged
+#: because the judge halted (not_run)
+CaseStatus = Literal["pass", "fail", "error", "not_run"]
+#: how one item of any run ended: a case's status, or stopped by a suite's gate before any
+#: judge saw it (skipped)
+Status = Literal[CaseStatus, "skipped"]
 
 
 @dataclass

@@ -92,7 +92,7 @@ def _batch_lines(report: BatchResult) -> Iterator[str]:
                 f"error {k}:{v}" for k, v in st.errors.items())
         yield (f"  {shorten(nid, 16):16} {st.reached:7d} {st.calls:6d} "
                f"{st.prompt_tokens + st.completion_tokens:8d} {node_cost} "
-               f"{seconds(st.p50):>7} {seconds(st.p95):>7}")
+               f"{seconds(st.latency_p50):>7} {seconds(st.latency_p95):>7}")
         if verdicts:
             yield f"    verdicts {verdicts}"
     kinds = report.error_kinds()

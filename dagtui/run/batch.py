@@ -20,11 +20,12 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from dagtui.graph.model import about
 from dagtui.report.outcome import Counts
-from dagtui.report.trace import RunResult
+from dagtui.report.trace import RunResult, written
 from dagtui.run.cases import Case, CaseError
 from dagtui.run.engine import Engine
 from dagtui.run.tally import BINS, Tally
@@ -48,34 +49,39 @@ def percentile(values: list[float], q: float) -> float | None:
 class NodeStats:
     """How one node behaved across a run."""
 
+    #: what the report leaves out (the node is its key; the latencies give the percentiles)
+    #: and what it writes beside the fields (`dagtui.report.trace.written`)
+    UNWRITTEN: ClassVar[tuple[str, ...]] = ("node", "latencies")
+    WRITTEN: ClassVar[tuple[str, ...]] = ("latency_p50", "latency_p95")
+
     node: str
     reached: int = 0
-    verdicts: Counter = field(default_factory=Counter)
+    verdicts: Counter = field(default_factory=Counter, metadata=about(
+        "Cases by the verdict (or score) given."))
     calls: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
     latencies: list[float] = field(default_factory=list)
-    errors: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter, metadata=about("Judge errors by kind."))
 
     @property
-    def p50(self) -> float | None:
+    def latency_p50(self) -> float | None:
+        """Median seconds of the calls it sent."""
         return percentile(self.latencies, 50)
 
     @property
-    def p95(self) -> float | None:
+    def latency_p95(self) -> float | None:
+        """95th percentile seconds of the calls it sent."""
         return percentile(self.latencies, 95)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "reached": self.reached,
-            "verdicts": {verdict_text(k): v for k, v in self.verdicts.items()},
-            "calls": self.calls, "cache_hits": self.cache_hits,
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "cost": self.cost, "latency_p50": self.p50, "latency_p95": self.p95,
-            "errors": dict(self.errors),
-        }
+        data = {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in self.UNWRITTEN}
+        data["verdicts"] = {verdict_text(k): v for k, v in self.verdicts.items()}
+        data["errors"] = dict(self.errors)
+        return {**data, **written(self)}
 
 
 @dataclass
