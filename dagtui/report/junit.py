@@ -103,10 +103,10 @@ def _counts(counts: Counts, time: float | None) -> str:
 
 
 def _case(case: JUnitCase) -> str:
-    """One `<testcase>` and what it holds, as lines."""
+    """One `<testcase>` and what it holds (nothing: an empty element)."""
     time = "" if case.time is None else f' time="{case.time:.3f}"'
     head = (f"    <testcase classname={quoteattr(case.classname)} "
-            f"name={quoteattr(case.name)}{time}>\n")
+            f"name={quoteattr(case.name)}{time}")
     element = ELEMENTS[case.status]
     if element == "system-out":
         inner = f"<system-out>{escape(case.text)}</system-out>" if case.text else ""
@@ -116,4 +116,4 @@ def _case(case: JUnitCase) -> str:
         kind = f" type={quoteattr(case.kind or 'other')}" if element == "error" else ""
         body = f">{escape(case.text)}</{element}>" if case.text else "/>"
         inner = f"<{element}{kind} message={quoteattr(case.message)}{body}"
-    return head + (f"      {inner}\n" if inner else "") + "    </testcase>\n"
+    return f"{head}>\n      {inner}\n    </testcase>\n" if inner else f"{head}/>\n"

@@ -119,7 +119,7 @@ def summary_lines(result: SuiteResult) -> Iterator[str]:
     buffer = io.StringIO()
     width = max(TABLE_WIDTH, shutil.get_terminal_size((TABLE_WIDTH, 24)).columns)
     Console(file=buffer, width=width, color_system=None).print(summary_table(result))
-    yield from buffer.getvalue().rstrip("\n").split("\n")
+    yield from (line.rstrip() for line in buffer.getvalue().rstrip("\n").split("\n"))
     for line in savings_lines(result) + error_lines(result):
         yield wrapped(line)
 
