@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import os
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from dagtui.commands import flags
@@ -248,10 +247,10 @@ def run(args: argparse.Namespace) -> int:
 
     traces = None
     if args.trace_dir:  # written as each case ends, while its details are in memory
-        from dagtui.report.trace import Trace, trace_file_name
+        from dagtui.report.trace import save_trace
 
         def traces(i: int, case: Any, r: Any) -> None:
-            Trace.of(graph, case, judge, r).save(Path(args.trace_dir) / trace_file_name(i, r.case))
+            save_trace(args.trace_dir, i, graph, case, judge, r)
 
     agreement = Agreement(graph)
     finished = Finished(stream, progress, traces=traces, agreement=agreement)

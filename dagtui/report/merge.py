@@ -65,10 +65,6 @@ def load_report(path: str) -> Loaded:
 
 # ------------------------------------------------------------------ the shape of a report
 
-_COUNTED = ("candidates", "paused", "not_run", "skipped_deps", "filtered", "sampled_out",
-            "over_budget", "evaluated", "passed", "failed", "below_threshold", "errors",
-            "categorical", "calls")
-
 
 def report_problem(data: dict[str, Any], kind: str) -> str | None:
     """What in a report is not what `dagtui run --json` writes (`results[3].score: should
@@ -155,7 +151,9 @@ def _rule_problem(rule: Any, at: str) -> str | None:
              _wrong(rule.get("ungated_calls"), int, f"{at}.ungated_calls"),
              _wrong(rule.get("saved_by"), dict, f"{at}.saved_by"),
              _wrong(rule.get("cases"), list, f"{at}.cases")]
-    found += [_wrong(rule.get(k), int, f"{at}.{k}") for k in _COUNTED]
+    from dagtui.suite.gating import RuleStats
+
+    found += [_wrong(rule.get(k), int, f"{at}.{k}") for k in RuleStats.COUNTED]
     saved = rule.get("saved_by")
     found += [_wrong(n, int, f"{at}.saved_by.{k}", none=False)
               for k, n in (saved.items() if isinstance(saved, dict) else ())]
@@ -282,15 +280,12 @@ def merge_suite_reports(reports: list[Loaded]) -> RunOutcome:
             raise MergeError(f"{rep.path} has rules {ids}, {reports[0].path} {rule_ids}: "
                              "merge the shards of one run of one suite")
     rules: dict[str, RuleStats] = {}
-    counted = ("candidates", "paused", "not_run", "skipped_deps", "filtered", "sampled_out",
-               "over_budget", "evaluated", "passed", "failed", "below_threshold", "errors",
-               "categorical", "calls")
     for k, rid in enumerate(rule_ids):
         parts = [rep.data["rules"][k] for rep in reports]
         head = parts[0]
         st = RuleStats(rid, int(head.get("level", 0)), str(head.get("status", "active")),
                        str(head.get("kind", "?")))
-        for name in counted:
+        for name in RuleStats.COUNTED:
             setattr(st, name, sum(int(p.get(name) or 0) for p in parts))
         costs = [p.get("cost") for p in parts]
         st.cost_known = all(c is not None for c in costs)

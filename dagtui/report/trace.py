@@ -34,6 +34,14 @@ def trace_file_name(index: int, *parts: str) -> str:
     return f"{index + 1:03d}_{'__'.join(_safe_part(p) for p in parts)}.json"
 
 
+def save_trace(directory: str | Path, index: int, graph: Graph, case: Any, judge: Any,
+               result: RunResult, *parts: str) -> Path:
+    """Save one case's trace into a `--trace-dir`, named by `trace_file_name(index, *parts)`
+    (default: the result's case): the one writer of a graph run's traces and a suite's."""
+    name = trace_file_name(index, *(parts or (result.case,)))
+    return Trace.of(graph, case, judge, result).save(Path(directory) / name)
+
+
 def _safe_part(part: str) -> str:
     """`part` as it is when it is already safe (`A-Za-z0-9._-`, at most 60 characters, no
     `_` or `.` at either end); else its safe form with a short hash of the original, so two

@@ -25,7 +25,7 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, ClassVar, Protocol, cast
 
 from dagtui import saferegex
 from dagtui.report.outcome import Counts, Status
@@ -138,6 +138,12 @@ class RuleStats:
     """Per-rule books. `candidates` is every case of the dataset; each lands in exactly one
     of paused / skipped_deps / filtered / sampled_out / over_budget / not_run / evaluated."""
 
+    #: the counts the JSON report writes per rule (and `dagtui merge` adds up)
+    COUNTED: ClassVar[tuple[str, ...]] = (
+        "candidates", "paused", "skipped_deps", "filtered", "sampled_out", "over_budget",
+        "evaluated", "passed", "failed", "below_threshold", "errors", "not_run",
+        "categorical", "calls")
+
     rule: str
     level: int
     status: str
@@ -176,12 +182,7 @@ class RuleStats:
         return counts
 
     def as_dict(self) -> dict[str, Any]:
-        keys = (
-            "rule", "level", "status", "kind", "candidates", "paused", "skipped_deps",
-            "filtered", "sampled_out", "over_budget", "evaluated", "passed", "failed",
-            "below_threshold",
-            "errors", "not_run", "categorical", "calls",
-        )
+        keys = ("rule", "level", "status", "kind", *self.COUNTED)
         d: dict[str, Any] = {k: getattr(self, k) for k in keys}
         d["cost"] = self.cost if self.cost_known else None
         d["ungated_calls"] = self.ungated_calls
