@@ -9,13 +9,15 @@ such a reader be checked against the format rather than against one sample, and 
 keys can be null; `dagtui merge` checks each shard's report against them.
 
 The records a run keeps are the definition: a call (`CallRecord`), a step (`StepRecord`), a
-path step, a case's result (`RunResult`), a trace (`Trace`) and a node's figures
-(`NodeStats`) are turned into models from their own dataclass fields and the properties their
-`WRITTEN` names, the very list their `to_dict` writes (`_Records`); each key's description
-is its field's `about(...)` meaning or its property's docstring. What no record holds as
-such is declared here: the report's totals (counted by `dagtui.run.tally`, not kept), the
-open objects (the case's fields, the judge's description), and the calibration report, whose
-records keep their per-case findings as plain dicts. Every key a writer always writes is
+path step, a case's result (`RunResult`), a trace (`Trace`), a node's figures (`NodeStats`),
+a histogram bin and the report itself (`ScoreBin`, `ReportFigures`) are turned into models
+from their own dataclass fields and what they declare of them — `WRITTEN` properties,
+`UNWRITTEN`, `OPTIONAL` and `RENAMED` fields — which is also what their `to_dict` reads
+(`dagtui.report.trace.record_data`); each key's description is its field's `about(...)`
+meaning or its property's docstring. What no record holds is declared here: the open objects
+(the case's fields, the judge's description), a shard's part, the run's view of the saved
+calibration, and the calibration report, whose records keep their per-case findings as plain
+dicts (its model says more than they do). Every key a writer always writes is
 required, and an object whose writer fixes its keys is closed (`additionalProperties:
 false`), so a key renamed on either side shows up as a validation error
 (tests/test_schema_documents.py validates real runs).
@@ -75,7 +77,7 @@ def models() -> Documents:
     from dagtui.judges.base import CallRecord
     from dagtui.report.trace import PathStep, RunResult, StepRecord
     from dagtui.report.trace import Trace as TraceRecord
-    from dagtui.run.batch import NodeStats
+    from dagtui.run.batch import NodeStats, ReportFigures, ScoreBin
 
     class Closed(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -112,19 +114,11 @@ def models() -> Documents:
         doc="One case's run, saved to be reloaded, replayed or compared.",
         replace={"case": Case, "judge": Judge, "result": result},
         add={"steps": (list[step], None, False)})  # type: ignore[valid-type]
-    ReportResult = report_result
 
-    class Bin(Closed):
-        """One bin of the score histogram."""
-
-        from_: float = Field(alias="from")
-        to: float
-        count: int
-
-    node_figures = records.model(
+    records.model(
         NodeStats, name="NodeFigures", replace={"verdicts": dict[str, int],
                                                 "errors": dict[str, int]})
-    NodeFigures = node_figures
+    records.model(ScoreBin, name="Bin")
 
     class Shard(Closed):
         """`--shard I/N`: which part of the split this report holds."""
@@ -166,41 +160,12 @@ def models() -> Documents:
         removed: list[str] | SkipJsonSchema[None] = None
         corrected_pass_rate: CorrectedPassRate | None
 
-    class Report(Closed):
-        """The report `dagtui run --json FILE` writes when the run ends."""
-
-        metric: str
-        threshold: float
-        judge: Judge
-        cases: int
-        passed: int
-        failed: int
-        errors: int
-        not_run: int
-        halt: str | None = Field(description="Why the judge halted, when it did.")
-        pass_rate: float | None
-        wall_time: float
-        calls: int
-        cache_hits: int
-        cached_steps: int
-        tokens: int
-        cost: float | None
-        judge_errors: dict[str, int]
-        retried: dict[str, int]
-        corrections: int
-        histogram: list[Bin]
-        nodes: dict[str, NodeFigures]  # type: ignore[valid-type]
-        results: list[ReportResult]  # type: ignore[valid-type]
-        exit_code: Literal[0, 1, 3] = Field(
-            description="The run's exit code: 3 when the judge halted, else 1 when a case "
-                        "failed, else 3 when a case ended in a judge error, else 0.")
-        shard: Shard | SkipJsonSchema[None] = None
-        calibration: RunCalibration | SkipJsonSchema[None] = Field(
-            None, description="The graph's saved calibration as the run saw it (absent when "
-                              "none is saved).")
+    report = records.model(ReportFigures, name="Report", replace={
+        "judge": Judge, "results": list[report_result],  # type: ignore[valid-type]
+        "shard": Shard, "calibration": RunCalibration})
 
     calibration = _calibration_model(Closed, Judge)
-    return Documents(report=Report, results=results_line, trace=trace, calibration=calibration)
+    return Documents(report=report, results=results_line, trace=trace, calibration=calibration)
 
 
 def _calibration_model(Closed: Any, Judge: Any) -> Any:  # noqa: N803 (the model bases)
@@ -442,12 +407,14 @@ class _Records:
         hints = typing.get_type_hints(cls)
         spec: dict[str, Any] = {}
         unwritten = (*leave_out, *getattr(cls, "UNWRITTEN", ()))
+        optional = (*optional, *getattr(cls, "OPTIONAL", ()))
+        renamed = {**getattr(cls, "RENAMED", {}), **(rename or {})}
         for f in dataclasses.fields(cls):
             if f.name in unwritten:
                 continue
             ann = (replace or {}).get(f.name) or self._annotation(hints[f.name])
-            spec[(rename or {}).get(f.name, f.name)] = _key(
-                ann, f.metadata.get("meaning"), f.name in optional)
+            spec[f.name] = _key(ann, f.metadata.get("meaning"), f.name in optional,
+                                alias=renamed.get(f.name))
         for prop in getattr(cls, "WRITTEN", ()):
             getter = getattr(cls, prop).fget
             ann = self._annotation(typing.get_type_hints(getter)["return"])
@@ -477,15 +444,17 @@ class _Records:
         return ann
 
 
-def _key(ann: Any, meaning: str | None, optional: bool) -> tuple[Any, Any]:
-    """A model field: required, or (`optional`) sometimes left out but never null."""
+def _key(ann: Any, meaning: str | None, optional: bool, *, alias: str | None = None
+         ) -> tuple[Any, Any]:
+    """A model field: required, or (`optional`) sometimes left out but never null; `alias`
+    the key it is written under when that is not its name (`from`, `dagtui_trace`)."""
     from pydantic import Field
     from pydantic.json_schema import SkipJsonSchema
 
     if optional:
         skipped: Any = SkipJsonSchema  # a generic a type checker cannot apply at run time
-        return ann | skipped[None], Field(None, description=meaning)
-    return ann, Field(description=meaning)
+        return ann | skipped[None], Field(None, alias=alias, description=meaning)
+    return ann, Field(alias=alias, description=meaning)
 
 
 def _doc_line(doc: str | None, *, paragraph: bool = False) -> str | None:

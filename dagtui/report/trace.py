@@ -59,6 +59,19 @@ def written(record: Any) -> dict[str, Any]:
     return {name: getattr(record, name) for name in record.WRITTEN}
 
 
+def record_data(record: Any) -> dict[str, Any]:
+    """A record as its document writes it, by what the record declares (and the JSON Schema
+    reads, `dagtui.report.documents`): each field but those its `UNWRITTEN` names, under the
+    key its `RENAMED` gives, those its `OPTIONAL` names only when set, then each `WRITTEN`
+    property. Values are as they are: a record inside is the caller's to turn."""
+    renamed = getattr(record, "RENAMED", {})
+    optional = getattr(record, "OPTIONAL", ())
+    data = {renamed.get(f.name, f.name): getattr(record, f.name) for f in fields(record)
+            if f.name not in getattr(record, "UNWRITTEN", ())
+            and not (f.name in optional and not getattr(record, f.name))}
+    return {**data, **written(record)} if hasattr(record, "WRITTEN") else data
+
+
 def graph_hash(graph: Graph) -> str:
     """Content hash of what a graph means (its TOML-ready data), not of its formatting."""
     blob = json.dumps(graph.to_raw(), sort_keys=True, ensure_ascii=False, default=str)
@@ -249,9 +262,10 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Every field and every `WRITTEN` property, the steps last."""
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "steps"}
+        data = record_data(self)
         data["path"] = [asdict(p) for p in self.path]
-        return {**data, **written(self), "steps": [s.to_dict() for s in self.steps]}
+        data["steps"] = [s.to_dict() for s in data.pop("steps")]  # last: the longest
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:

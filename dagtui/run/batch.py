@@ -20,12 +20,12 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from dagtui.graph.model import about
 from dagtui.report.outcome import Counts
-from dagtui.report.trace import RunResult, written
+from dagtui.report.trace import RunResult, record_data
 from dagtui.run.cases import Case, CaseError
 from dagtui.run.engine import Engine
 from dagtui.run.tally import BINS, Tally
@@ -77,11 +77,67 @@ class NodeStats:
         return percentile(self.latencies, 95)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in self.UNWRITTEN}
+        data = record_data(self)
         data["verdicts"] = {verdict_text(k): v for k, v in self.verdicts.items()}
         data["errors"] = dict(self.errors)
-        return {**data, **written(self)}
+        return data
+
+
+@dataclass
+class ScoreBin:
+    """One bin of the score histogram."""
+
+    RENAMED: ClassVar[dict[str, str]] = {"low": "from"}
+
+    low: float
+    to: float
+    count: int
+
+
+@dataclass
+class ReportFigures:
+    """The report `dagtui run --json FILE` writes when the run ends: what the run counted
+    (`BatchResult.figures`), and its cases' results."""
+
+    #: keys written only when set
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("shard", "calibration")
+
+    metric: str
+    threshold: float
+    judge: dict[str, Any]
+    cases: int
+    passed: int
+    failed: int
+    errors: int
+    not_run: int
+    halt: str | None = field(metadata=about("Why the judge halted, when it did."))
+    pass_rate: float | None
+    wall_time: float
+    calls: int
+    cache_hits: int
+    cached_steps: int
+    tokens: int
+    cost: float | None
+    judge_errors: dict[str, int]
+    retried: dict[str, int]
+    corrections: int
+    histogram: list[ScoreBin]
+    nodes: dict[str, NodeStats]
+    #: each case's `RunResult.to_dict` (its steps when asked), in dataset order
+    results: list[dict[str, Any]]
+    exit_code: Literal[0, 1, 3] = field(metadata=about(
+        "The run's exit code: 3 when the judge halted, else 1 when a case failed, else 3 "
+        "when a case ended in a judge error, else 0."))
+    #: `BatchResult.shard`
+    shard: dict[str, Any] | None = None
+    calibration: dict[str, Any] | None = field(default=None, metadata=about(
+        "The graph's saved calibration as the run saw it (absent when none is saved)."))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = record_data(self)
+        data["histogram"] = [record_data(b) for b in self.histogram]
+        data["nodes"] = {k: v.to_dict() for k, v in self.nodes.items()}
+        return data
 
 
 @dataclass
@@ -214,29 +270,23 @@ class BatchResult:
         """Why the judge halted, as one line, or none."""
         return [self.halt] if self.halt else []
 
+    def figures(self, results: list[dict[str, Any]]) -> ReportFigures:
+        """What the run counted, with `results` as the report's per-case list."""
+        t = self.tally()
+        counts = self.counts()
+        return ReportFigures(
+            self.graph_name, self.threshold, self.judge, t.cases, counts.passed,
+            counts.failed, counts.errors, counts.not_run, t.halt, counts.pass_rate,
+            self.wall_time, t.calls, t.cache_hits, t.cached_steps, t.tokens, t.cost,
+            dict(t.error_kinds.counter()), dict(t.retried.counter()), t.corrections,
+            [ScoreBin(i / BINS, (i + 1) / BINS, c) for i, c in enumerate(t.bins)],
+            _node_stats(t, self.node_order), results,
+            cast(Literal[0, 1, 3], counts.exit_code()), self.shard, self.calibration)
+
     def to_dict(self, *, steps: bool = False, results: bool = True) -> dict[str, Any]:
         """The report as plain data; `results=False` leaves the per-case list empty (the
         aggregates still count every case)."""
-        t = self.tally()
-        counts = self.counts()
-        return {
-            "metric": self.graph_name, "threshold": self.threshold, "judge": self.judge,
-            "cases": t.cases, "passed": counts.passed, "failed": counts.failed,
-            "errors": counts.errors, "not_run": counts.not_run, "halt": t.halt,
-            "pass_rate": counts.pass_rate, "wall_time": self.wall_time,
-            "calls": t.calls, "cache_hits": t.cache_hits,
-            "cached_steps": t.cached_steps, "tokens": t.tokens,
-            "cost": t.cost,
-            "judge_errors": dict(t.error_kinds.counter()),
-            "retried": dict(t.retried.counter()), "corrections": t.corrections,
-            "histogram": [{"from": i / BINS, "to": (i + 1) / BINS, "count": c}
-                          for i, c in enumerate(t.bins)],
-            "nodes": {k: v.to_dict() for k, v in _node_stats(t, self.node_order).items()},
-            "results": list(self._result_dicts(steps)) if results else [],
-            "exit_code": counts.exit_code(),
-            **({"shard": self.shard} if self.shard else {}),
-            **({"calibration": self.calibration} if self.calibration else {}),
-        }
+        return self.figures(list(self._result_dicts(steps)) if results else []).to_dict()
 
     def _result_dicts(self, steps: bool) -> Iterator[dict[str, Any]]:
         """Each result as the report writes it, in dataset order, one at a time."""
