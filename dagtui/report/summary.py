@@ -11,7 +11,7 @@ at the edge would break words; a suite's table is laid out by rich at its own wi
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from dagtui.text import counted, for_terminal, shorten, verdict_text
@@ -44,6 +44,17 @@ def wrapped(text: str) -> str:
         lines.append(textwrap.fill(line, SUMMARY_WIDTH, subsequent_indent=indent,
                                    break_on_hyphens=False, break_long_words=False))
     return "\n".join(lines)
+
+
+def judge_error_lines(kinds: Mapping[str, int], retried: Mapping[str, int], items: str
+                      ) -> tuple[str, str]:
+    """The two lines on judge errors a run's summary prints (`items`: cases, or a suite's
+    pairs): the errors by kind, not failures, and what was retried."""
+    def by_kind(counts: Mapping[str, int]) -> str:
+        return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "none"
+
+    return (f"judge errors ({items} without a verdict, not failures): {by_kind(kinds)}",
+            f"retried and recovered or not, by kind: {by_kind(retried)}")
 
 
 def seconds(value: float | None) -> str:
@@ -99,11 +110,9 @@ def _batch_lines(report: BatchResult) -> Iterator[str]:
     retried = report.retried_kinds()
     if kinds or retried or report.corrections():
         yield ""
-        yield ("judge errors (cases without a verdict, not failures): "
-               + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none"))
-        yield ("retried and recovered or not, by kind: "
-               + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none")
-               + f"; corrective turns: {report.corrections()}")
+        errors, retries = judge_error_lines(kinds, retried, "cases")
+        yield errors
+        yield f"{retries}; corrective turns: {report.corrections()}"
     failing = report.first("fail")
     if failing:
         yield ""

@@ -25,7 +25,7 @@ from rich.table import Table
 from dagtui.report.junit import JUnitCase, JUnitDocument, JUnitSuite
 from dagtui.report.outcome import Counts
 from dagtui.report.outputs import json_document_parts, write_outcome
-from dagtui.report.summary import wrapped
+from dagtui.report.summary import judge_error_lines, wrapped
 from dagtui.suite.gating import (
     EVALUATED,
     FILTERED,
@@ -149,10 +149,7 @@ def error_lines(result: SuiteResult, limit: int = 10) -> list[str]:
                 shown.append(f"  error {st.rule} {rec.case}: {o.error_kind or 'other'}: {o.error}")
     lines: list[str] = []
     if kinds or retried:
-        lines.append("judge errors (pairs without a verdict, not failures): "
-                     + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none"))
-        lines.append("retried and recovered or not, by kind: "
-                     + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none"))
+        lines += judge_error_lines(kinds, retried, "pairs")
     lines += shown
     if result.not_run:
         lines.append(f"{result.not_run} (rule, case) pair(s) not run: "
