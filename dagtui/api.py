@@ -34,7 +34,7 @@ from dagtui.labels.check import (
     warn_ignored,
 )
 from dagtui.report.trace import RunResult
-from dagtui.run.batch import RunReport, evaluate_cases
+from dagtui.run.batch import BatchResult, evaluate_cases
 from dagtui.run.cases import Case, case_from_dict, cases_source, load_cases
 from dagtui.run.engine import Engine
 
@@ -137,7 +137,7 @@ async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases:
                      python_path: Iterable[str | os.PathLike[str]] = (),
                      scheduler: str | None = None, lenient: bool = False,
                      calibration: str | os.PathLike[str] | bool | None = None,
-                     **opts: Any) -> RunReport:
+                     **opts: Any) -> BatchResult:
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
@@ -174,9 +174,9 @@ def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = N
              allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
              scheduler: str | None = None, lenient: bool = False,
              calibration: str | os.PathLike[str] | bool | None = None,
-             **opts: Any) -> RunReport:
+             **opts: Any) -> BatchResult:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
-    `[metric].cases`). Returns a batch RunReport (pass rate, per-node stats, results).
+    `[metric].cases`). Returns a batch BatchResult (pass rate, per-node stats, results).
     Labels the cases carry are checked first (`dagtui.labels.check`): a bad one raises
     `LabelError` (a `CaseError`) before any call, or with `lenient=True` is dropped with a
     `LabelWarning`.

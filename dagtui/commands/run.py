@@ -17,8 +17,6 @@ import argparse
 import asyncio
 import os
 import sys
-import textwrap
-from pathlib import Path
 from typing import Any, TextIO
 
 from dagtui.commands import flags
@@ -26,7 +24,9 @@ from dagtui.commands.label_opts import add_lenient_option, checked_case_stream
 from dagtui.commands.python_opts import add_python_options, python_consent
 from dagtui.exitcodes import ExitCode
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.text import counted, for_markup, for_terminal, say, shorten
+from dagtui.report.summary import HALT_WIDTH, print_summary
+from dagtui.report.summary import wrapped as _wrapped
+from dagtui.text import counted, for_markup, say, shorten
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -125,12 +125,6 @@ def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
         return loaded, None, ExitCode.USAGE
     warn_misspelt(loaded, cases)
     return loaded, cases, ExitCode.OK
-
-
-#: the widest line of the run's summary (a terminal's or CI log's 80 columns)
-SUMMARY_WIDTH = 80
-#: how much of a judge's halt (often the provider's whole error text) a message shows
-HALT_WIDTH = 200
 
 
 def halt_lines(halt: str, model: Any = None) -> list[str]:
@@ -253,10 +247,10 @@ def run(args: argparse.Namespace) -> int:
 
     traces = None
     if args.trace_dir:  # written as each case ends, while its details are in memory
-        from dagtui.report.trace import Trace, trace_file_name
+        from dagtui.report.trace import save_trace
 
         def traces(i: int, case: Any, r: Any) -> None:
-            Trace.of(graph, case, judge, r).save(Path(args.trace_dir) / trace_file_name(i, r.case))
+            save_trace(args.trace_dir, i, graph, case, judge, r)
 
     agreement = Agreement(graph)
     finished = Finished(stream, progress, traces=traces, agreement=agreement)
@@ -403,79 +397,3 @@ class Progress:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-
-
-def _fmt_s(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
-
-
-def _wrapped(text: str) -> str:
-    """Each line of `text` longer than `SUMMARY_WIDTH` wrapped at a space, its rest indented
-    under its start (a terminal's own wrap at the edge would break words and tables)."""
-    lines = []
-    for line in text.split("\n"):
-        if len(line) <= SUMMARY_WIDTH:
-            lines.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip()) + 4)
-        lines.append(textwrap.fill(line, SUMMARY_WIDTH, subsequent_indent=indent,
-                                   break_on_hyphens=False, break_long_words=False))
-    return "\n".join(lines)
-
-
-def print_summary(report: Any, out: TextIO) -> None:
-    """The summary table, plain text (readable in CI logs and terminals alike)."""
-    from dagtui.text import verdict_text
-
-    def w(text: str) -> None:  # names, labels and judge text: shown, never obeyed
-        out.write(for_terminal(_wrapped(text)))
-
-    n = len(report.results)
-    rate = report.pass_rate
-    not_run = report.count("not_run")
-    w(f"\n{report.graph_name}: {counted(n, 'case')}, {report.count('pass')} passed, "
-      f"{report.count('fail')} failed, {report.count('error')} judge errors"
-      + (f", {not_run} not run" if not_run else "")
-      + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
-    if report.halt:
-        w(f"{shorten(report.halt, HALT_WIDTH, flat='squash')}; {counted(not_run, 'case')} "
-          "not run\n")
-    cost = report.cost
-    w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
-      f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
-      f"{report.threshold:g}\n")
-    hist = report.histogram()
-    peak = max((c for _, _, c in hist), default=0) or 1
-    w("\nscores\n")
-    for lo, hi, c in hist:
-        bar = "█" * max(1 if c else 0, round(20 * c / peak))
-        w(f"  {lo:.1f}–{hi:.1f} {c:4d} {bar}\n")
-    # 80 columns at most: the figures on the node's line, its verdicts wrapped under it
-    w(f"\n{'node':18} reached  calls   tokens      cost     p50     p95\n")
-    for nid, st in report.node_stats().items():
-        # no priced call in the run: the total says `-`, so no node claims `0.0000`
-        node_cost = f"{st.cost:9.4f}" if cost is not None else f"{'-':>9}"
-        verdicts = ", ".join(f"{verdict_text(k)}:{v}" for k, v in st.verdicts.most_common())
-        if st.errors:
-            verdicts += (", " if verdicts else "") + ", ".join(
-                f"error {k}:{v}" for k, v in st.errors.items())
-        w(f"  {shorten(nid, 16):16} {st.reached:7d} {st.calls:6d} "
-          f"{st.prompt_tokens + st.completion_tokens:8d} {node_cost} "
-          f"{_fmt_s(st.p50):>7} {_fmt_s(st.p95):>7}\n")
-        if verdicts:
-            w(f"    verdicts {verdicts}\n")
-    kinds = report.error_kinds()
-    retried = report.retried_kinds()
-    if kinds or retried or report.corrections():
-        w("\njudge errors (cases without a verdict, not failures): "
-          + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none") + "\n")
-        w("retried and recovered or not, by kind: "
-          + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none")
-          + f"; corrective turns: {report.corrections()}\n")
-    failing = report.first("fail")
-    if failing:
-        w("\nfailing cases\n")
-        for r in failing:
-            w(f"  {r.case}: score {r.score:.2f} — {r.describe_path()}\n")
-    for r in report.first("error"):
-        w(f"  error {r.case}: {r.error_kind}: {r.error}\n")

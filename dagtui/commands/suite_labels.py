@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from dagtui.commands.test import warn_unlabelled
 from dagtui.exitcodes import ExitCode
 from dagtui.graph.checks import PythonConsent
-from dagtui.suite.labels import LabelsReport
+from dagtui.suite.labels import SuiteLabelTestResult
 from dagtui.text import counted, for_terminal
 
 if TYPE_CHECKING:
     from dagtui.graph.analysed import CheckedGraph
 
 
-def print_report(report: LabelsReport, path: str, cases: list[Any], out: TextIO, *,
+def print_report(report: SuiteLabelTestResult, path: str, cases: list[Any], out: TextIO, *,
                  verbose: bool = False) -> None:
     """The summary line, each failing case (every case with `verbose`) with the path each
     rule took and what is wrong, then the per-rule agreement table; names, labels and paths

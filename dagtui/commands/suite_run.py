@@ -228,7 +228,8 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
                       read: CheckedGraph | None = None) -> int:
     """Run a suite file from the command line; returns the exit code. `read`: the file as
     `dagtui run` read it to learn it is a suite (not read again)."""
-    from dagtui.suite.report import print_summary, write_json, write_junit
+    from dagtui.report.summary import print_summary
+    from dagtui.suite.report import SuiteOutcome, write_json, write_junit
 
     target = path or _target(args)
     if not target:
@@ -304,15 +305,13 @@ def run_suite_command(args: argparse.Namespace, path: str | None = None, *,
     finally:
         if stream is not None:
             stream.close()
-    from rich.console import Console
-
     from dagtui.judges.health import is_unusable
 
     halts = result.halts()
     for line in halts:  # a judge that never worked, or went down: said once, on stderr
         say(f"dagtui run: {line}", file=sys.stderr)
     if not (result.calls == 0 and halts and all(is_unusable(h) for h in halts)):
-        print_summary(result, Console(width=max(120, _width())))
+        print_summary(SuiteOutcome(result), sys.stdout)
     try:
         if stream is not None and stream.error is not None:
             raise stream.error

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from dagtui.report.trace import RunResult
-from dagtui.run.batch import RunReport, new_report, preflight_all
+from dagtui.run.batch import BatchResult, new_report, preflight_all
 from dagtui.run.cases import Case
 from dagtui.run.engine import Engine
 
@@ -378,7 +378,7 @@ def evaluate_in_workers(
     scheduler: str | None = None,
     on_case: Callable[[int, Case, RunResult], None] | None = None,
     log: ResultLog | None = None,
-) -> RunReport:
+) -> BatchResult:
     """Like `batch.evaluate_cases`, with the cases run by Dask workers: those of `cluster`
     when given (it stays up for the next batch), else of a cluster made and closed here (a
     `LocalCluster` of `workers` processes, or the one at `scheduler`). `cases` may be read

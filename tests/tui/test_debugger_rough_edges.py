@@ -51,7 +51,7 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
 
     from dagtui.api import load
     from dagtui.commands.run import print_summary
-    from dagtui.run.batch import RunReport
+    from dagtui.run.batch import BatchResult
     from dagtui.run.cases import load_cases
     from tui.debugger_helpers import CASES, GRAPH
 
@@ -59,7 +59,7 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
     results = [asyncio.run(graph.a_measure(case, judge="labels"))
                for case in load_cases(CASES)[:2]]
     out = io.StringIO()
-    print_summary(RunReport("m", 0.5, results), out)
+    print_summary(BatchResult("m", 0.5, results), out)
     text = out.getvalue()
     assert "cost -" in text and "0.0000" not in text
 
