@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dagtui.graph.model import Graph, TaskNode
-from dagtui.graph.paths import PathInfo, PathReport, VerdictValue, analyze
+from dagtui.graph.paths import PathAnalysis, PathInfo, VerdictValue, analyze
 
 #: a fragile node that errs at least this often makes its case "rest on one weak node"
 WEAK_ERROR = 0.1
@@ -49,7 +49,7 @@ class PathIndex:
     """The path table searched for fragility, one answer per distinct path (memoised: the
     cases of a run share few paths)."""
 
-    def __init__(self, report: PathReport) -> None:
+    def __init__(self, report: PathAnalysis) -> None:
         self.complete = report.complete
         self.paths: list[tuple[dict[str, VerdictValue], bool]] = [
             (dict(p.choices), bool(p.passes)) for p in report.paths if p.passes is not None]
@@ -126,7 +126,7 @@ class Fragile:
 
 
 def fragile_outcomes(graph: Graph, saved: Mapping[str, Any], results: Iterable[Any], *,
-                     report: PathReport | None = None,
+                     report: PathAnalysis | None = None,
                      weak_error: float = WEAK_ERROR) -> Fragile:
     """The fragile outcomes of a run's `results` (RunResults, in dataset order) under the
     saved calibration `saved` (a fresh one: its error rates are trusted)."""
