@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from dagtui.commands.run import run_suite
 from dagtui.run.spec import RunSpec
-
 from dagtui.suite import load_suite_file
 from dagtui.suite.runner import EngineRuleRunner, run_inline_check
 
