@@ -79,9 +79,11 @@ class LoadedGraph:
         else:
             key = (str(judge), repr(sorted(opts.items())))
         eng = self._engines.get(key)
-        if eng is None:
-            eng = Engine(self.checked, make_judge(judge, self.graph, **opts),
-                         python=self.python)
+        if eng is None:  # the run pipeline's engine (`dagtui.run.execute.build_engine`)
+            from dagtui.run.execute import build_engine
+
+            eng = build_engine(self.checked, run_spec(judge, concurrency=8,
+                                                      python=self.python, **opts))
             self._engines[key] = eng
         return eng
 
