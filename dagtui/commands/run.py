@@ -1,4 +1,7 @@
-"""`dagtui run GRAPH --cases FILE`: a dataset through a real judge, for CI.
+"""`dagtui run TARGET --cases FILE`: a dataset through a real judge, for CI. The target is a
+graph file (`run_graph`) or a suite file (`run_suite`, its exit codes below); both run
+through the one pipeline, `dagtui.run.execute`, on the `RunSpec` the flags give
+(`dagtui.commands.flags.run_spec`).
 
 Checks the graph (errors: exit 1) and every case (missing fields: exit 2) before the first
 call, runs cases concurrently (in this process, or spread over Dask workers — `--workers`

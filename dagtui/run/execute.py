@@ -59,7 +59,9 @@ def make_run_judge(spec: RunSpec, graph: Graph, cache: Any) -> Judge:
     """The judge of a graph run (`dagtui.judges.factory.make_judge`, the one factory)."""
     from dagtui.judges.factory import make_judge
 
-    return make_judge(spec.judge, graph, **spec.judge_kwargs(cache=cache))
+    options = spec.judge_kwargs(cache=cache)
+    model = options.pop("model")  # `--model labels` names the labels judge, as ever
+    return make_judge(spec.judge if spec.judge is not None else model, graph, **options)
 
 
 def build_engine(target: Any, spec: RunSpec) -> Engine:
@@ -81,7 +83,7 @@ def _model_judged(spec: RunSpec) -> bool:
     from dagtui.judges.base import Judge
     from dagtui.judges.factory import JUDGE_NAMES
 
-    judge = spec.judge
+    judge = spec.judge if spec.judge is not None else spec.model
     return not isinstance(judge, Judge) and (judge is None or judge == "litellm"
                                              or judge not in JUDGE_NAMES)
 
