@@ -347,6 +347,7 @@ def models() -> Documents:
         disagreements: list[Disagreement]
         errors: list[NodeError]
         unlabelled: list[str] = Field(description="Cases reaching the node with no label.")
+        unsure: int = Field(description="Cases labelled \"unsure\" here: left out of kappa.")
         items_labelled: int
         items_found: int
         dropped: list[Dropped]
@@ -361,6 +362,18 @@ def models() -> Documents:
         fleiss: float | None = Field(description="Fleiss' kappa across the samples.")
         close_calls: list[CloseCall]
         recall: float | None = Field(description="Task nodes: labelled items found.")
+
+    class PairAgreement(Closed):
+        """Two annotators on one judgement node (docs/calibration.md, Several annotators)."""
+
+        node: str
+        first: str
+        second: str
+        cases: int = Field(description="Cases both labelled with a verdict.")
+        unsure: int = Field(description="Cases both labelled where either was unsure.")
+        agreement: float | None
+        kappa: float | None = Field(description="Cohen's kappa between the two.")
+        kappa_ci: tuple[float, float] | None = Field(description="Its bootstrap 95% interval.")
 
     class OutcomeCounts(Closed):
         """Pass/fail end to end: cases people passed (and of those the judge passed), cases
@@ -491,5 +504,10 @@ def models() -> Documents:
             description="Fingerprints of what was measured; null in files from before them.")
         probes: Probes | SkipJsonSchema[None] = Field(
             None, description="The bias probes (calibrate --probes); absent without them.")
+        annotator: str | None = Field(
+            description="Whose labels the judge is compared with (--annotator); null: the "
+                        "adjudicated 'expected'.")
+        human_agreement: dict[str, list[PairAgreement]] = Field(
+            description="node -> each pair of annotators' agreement (the ceiling).")
 
     return Documents(report=Report, results=ResultsLine, trace=Trace, calibration=Calibration)

@@ -124,12 +124,39 @@ DEBUGGER_KEYS: list[KeySpec] = [
             "start the case again from the first node"),
     KeySpec("debugger.edit_case", "i", "edit_case", "edit case", False,
             "edit every field of the current case inline"),
+    KeySpec("debugger.save_labels", "L", "save_labels", "save labels", False,
+            "write the verdicts given as the human judge into the case's labels "
+            "(cases file)"),
     KeySpec("debugger.judge", "J", "pick_judge", "judge", False,
             "switch judge: labels, human, or the graph's model"),
     KeySpec("debugger.open_trace", "t", "open_trace", "open trace", False,
             "open a saved trace read-only"),
     KeySpec("debugger.copy_pane", "y", "copy_pane", "copy pane", False,
             "copy the whole text of the pane shown (prompt, response, ...) to the clipboard"),
+]
+
+#: `dagtui label` (`dagtui.tui.label`): one key per label; digits pick a verdict (1-9) or a
+#: scored leaf's score (0-9, `t` for 10)
+LABEL_KEYS: list[KeySpec] = [
+    KeySpec("label.back", "escape", "back", "quit", True, "leave (every label is written)"),
+    KeySpec("label.help", "f1", "keys", "keys", True, "this list of keys"),
+    *[KeySpec(f"label.pick{i}", str(i), f"pick({i})", str(i), False,
+              f"label: verdict {i} of the node, or the score {i}") for i in range(10)],
+    KeySpec("label.ten", "t", "pick(10)", "10", False, "label: the score 10"),
+    KeySpec("label.find", "slash", "find", "find label", True,
+            "pick the verdict by typing part of it (long label lists)"),
+    KeySpec("label.accept", "a", "accept", "accept", True,
+            "task node: its label is the judge's cached extraction"),
+    KeySpec("label.edit", "e", "edit", "edit", True,
+            "type the label: a task's evidence text, or a score"),
+    KeySpec("label.unsure", "question_mark", "unsure", "unsure", False,
+            "unsure: kept in the file, never compared with the judge"),
+    KeySpec("label.undo", "u", "undo", "undo", False, "take back the last label"),
+    KeySpec("label.skip", "s", "skip", "skip", False, "leave this node for now"),
+    KeySpec("label.next", "n", "case(1)", "next", True, "the next case"),
+    KeySpec("label.prev", "p", "case(-1)", "prev", True, "the previous case"),
+    KeySpec("label.reveal", "r", "reveal", "judge", True,
+            "show or hide the judge's cached answer"),
 ]
 
 SUITE_KEYS: list[KeySpec] = [
@@ -322,6 +349,7 @@ def key_scopes_table() -> list[KeyScope]:
         KeyScope("debugger: case editor", ("debugger",), ("debugger", "dialogs"),
                  bound(CASE_KEYS)),
         KeyScope("suite view", ("suite",), ("suite", "suite"), bound(SUITE_KEYS)),
+        KeyScope("label", ("label",), ("label", "label"), bound(LABEL_KEYS)),
         KeyScope("dialogs", dialogs, ("debugger", "dialogs"), bound(DIALOG_KEYS, TEXT_KEYS)),
         KeyScope("key list (F1)", dialogs, ("debugger", "dialogs"), bound(HELP_KEYS)),
     ]
@@ -362,7 +390,8 @@ def suite_groups() -> list[KeyGroup]:
 
 
 #: the screens whose ids a screen's keys may name: F5 opens the debugger in the editor
-_REACHES = {"editor": ("editor", "debugger"), "debugger": ("debugger",), "suite": ("suite",)}
+_REACHES = {"editor": ("editor", "debugger"), "debugger": ("debugger",), "suite": ("suite",),
+            "label": ("label",)}
 
 
 def binding_ids(screen: str | None = None) -> set[str]:

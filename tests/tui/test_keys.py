@@ -57,10 +57,17 @@ def test_f1_and_list_keys_read_one_table_of_groups() -> None:
     """F1's groups (and the docs' tables) and `--list-keys` come from key_scopes_table:
     every key F1 shows is listed, and every listed key but the calibration view's (its own
     screen, no F1) is in some F1."""
-    from dagtui.tui.keys import debugger_groups, editor_groups, key_groups, suite_groups
+    from dagtui.tui.keys import (
+        debugger_groups,
+        editor_groups,
+        help_groups,
+        key_groups,
+        suite_groups,
+    )
 
     listed = {b.id for _title, bound in key_groups() for b in bound}
-    shown = {b.id for groups in (editor_groups(), debugger_groups(), suite_groups())
+    shown = {b.id for groups in (editor_groups(), debugger_groups(), suite_groups(),
+                                 help_groups("label"))
              for _title, bound in groups for b in bound}
     assert shown <= listed
     assert listed - shown == {"calibration.close"}
