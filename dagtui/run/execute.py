@@ -39,11 +39,6 @@ if TYPE_CHECKING:
     from dagtui.suite.loader import SuiteLoad
     from dagtui.suite.model import Rule
 
-#: what `execute` runs: a graph (checked once, or a bare one validated at the engine),
-#: an engine already built (its judge and cache kept across calls), or a loaded suite
-Target = "CheckedGraph | Graph | Engine | SuiteLoad"
-
-
 def open_run_cache(spec: RunSpec, graph_path: str | os.PathLike[str] | None) -> Cache | None:
     """The judge cache `spec` asks for: none with `no_cache`, else `cache_dir`, else the
     `.dagtui/` of the graph (or suite) file, refreshing with `refresh`."""
@@ -90,8 +85,10 @@ def _model_judged(spec: RunSpec) -> bool:
 
 def execute(target: Any, cases: Any, spec: RunSpec, sinks: Sequence[Sink] = (), *,
             positions: list[int] | None = None) -> Any:
-    """Run `cases` through `target` (see `Target`) as `spec` says, telling `sinks` about
-    each finished case; the run's tally (`RunReport` or `SuiteResult`). Blocking: not from
+    """Run `cases` through `target` as `spec` says, telling `sinks` about
+    each finished case; the run's tally (`RunReport` or `SuiteResult`). `target`: a graph
+    (a `CheckedGraph`, trusted; a bare `Graph`, validated at the engine), an `Engine`
+    already built (its judge and cache kept across calls) or a `SuiteLoad`. Blocking: not from
     inside a running event loop (await `a_execute` there). `positions`: the cases' places
     in the whole dataset when they are one shard of it (`spec.shard`)."""
     from dagtui.suite.loader import SuiteLoad

@@ -107,7 +107,8 @@ class RunSpec:
         """A spec from `settings` (field names), each unset one that has an environment
         fallback taken from `environ` (default `os.environ`): see the module docstring.
         `allow_python` / `python_path` are the consent for python check nodes, joined
-        with the environment's (`PythonConsent.from_env`)."""
+        with the process environment's (`PythonConsent.from_env`, which reads `os.environ`
+        whatever `environ` is)."""
         env = os.environ if environ is None else environ
         if not settings.get("model"):
             settings["model"] = env.get(MODEL_ENV) or None
