@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dagtui.commands import flags
 from dagtui.commands.flags import (
     add_call_flags,
     interval_width,
@@ -44,7 +45,7 @@ from dagtui.commands.flags import (
     temperature,
 )
 from dagtui.commands.label_opts import add_lenient_option, checked_case_list
-from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.python_opts import add_python_options
 from dagtui.commands.run import err, halt_lines, load_graph_and_cases
 from dagtui.exitcodes import ExitCode
 from dagtui.text import counted, say
@@ -126,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
-    cases, ignored, code = checked_case_list(graph, cases, getattr(args, "lenient", False))
+    spec = flags.run_spec(args)
+    cases, ignored, code = checked_case_list(graph, cases, spec.lenient)
     if code:
         return code
     if args.plan:
@@ -142,17 +144,16 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     from dagtui.judges.factory import model_for
 
-    model = model_for(graph, args.model)
+    model = model_for(graph, spec.model)
     if args.dry_run:
         # the metric's name and the model come from a file and a flag: shown, never obeyed
-        say(dry_run(checked, labelled, model, args.samples, python_consent(args), probes),
-            end="")
+        say(dry_run(checked, labelled, model, spec.samples, spec.python, probes), end="")
         return ExitCode.OK
     from dagtui.calibration.core import a_calibrate, note_ignored
     from dagtui.calibration.report import render_markdown, render_text
-    from dagtui.judges.cache import open_cache
     from dagtui.report.outputs import report_target_problems, safe_json, safe_text
     from dagtui.run.cases import CaseError, cases_source
+    from dagtui.run.execute import open_run_cache
 
     bad_outputs = report_target_problems(
         json_out=args.json_out, files={"--markdown": args.markdown},
@@ -162,17 +163,15 @@ def run(args: argparse.Namespace) -> int:
         err(problem)
     if bad_outputs:
         return ExitCode.USAGE
-    cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
-                            graph=args.graph)
+    cache: Any = open_run_cache(spec, args.graph)
     bar = _progress_bar()
-    try:
+    try:  # the judge's settings as a run's (`dagtui.run.spec.RunSpec`)
         cal = asyncio.run(a_calibrate(
-            checked, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
-            api_base=args.api_base, cache=False if cache is None else cache,
-            timeout=args.timeout,
-            retries=args.retries, temperature=args.temperature, python=python_consent(args),
-            progress=bar.update if bar is not None else None, probes=probes,
-            annotator=args.annotator))
+            checked, cases, judge=model, samples=spec.samples, concurrency=spec.concurrency,
+            api_base=spec.api_base, cache=False if cache is None else cache,
+            timeout=spec.timeout, retries=spec.retries, temperature=spec.temperature or 0.0,
+            python=spec.python, progress=bar.update if bar is not None else None,
+            probes=probes, annotator=args.annotator))
     except CaseError as exc:
         err(str(exc))
         return ExitCode.USAGE

@@ -134,6 +134,19 @@ def resolve_workers(value: int | str | None, n_cases: int, judge: Any) -> int:
     return count
 
 
+def workers_for(value: int | str | None, n_cases: int, judge: Any,
+                scheduler: str | None = None) -> int:
+    """The one rule for "in process or on Dask", for a graph run and a suite rule alike:
+    the worker processes a batch of `n_cases` gets (`resolve_workers`), at least 2 for a
+    litellm judge when a `scheduler` names a cluster; 1 means in process."""
+    from dagtui.judges.litellm_judge import LiteLLMJudge
+
+    count = resolve_workers(value, n_cases, judge)
+    if scheduler is not None and isinstance(judge, LiteLLMJudge):
+        return max(2, count)
+    return count
+
+
 def dask_installed() -> bool:
     """True when `distributed` can be imported (looked up, not imported)."""
     import importlib.util

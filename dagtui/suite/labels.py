@@ -37,7 +37,7 @@ A graph rule's table maps its node ids to verdicts (task nodes: evidence text, o
 geval leaves: a 0..10 score) plus an optional `expected_score` (0..1) for the rule; the
 dotted form `"correctness.agrees": false` is accepted too. Budgets (`max_calls`) never bind
 here, since the labels judge spends no calls. This module is the test itself;
-`dagtui.commands.suite_labels` loads the files, prints the report and gives the exit code.
+`dagtui.commands.test.test_suite` loads the files, prints the report and gives the exit code.
 """
 
 from __future__ import annotations
