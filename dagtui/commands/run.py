@@ -68,6 +68,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
     flags.add_cache_flags(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
+    p.add_argument("--fail-on-unscored", action="store_true",
+                   help="exit 1 when a case is unscored (a judge could not tell, and the "
+                        "node's unsure ends the case); else such cases are counted apart")
     p.add_argument("--measure-ungated", action="store_true",
                    help="suites: also run every active rule on every case, cache off, to "
                         "measure the calls gating saved (else they are estimated)")
@@ -281,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
         from dagtui.report.merge import shard_info
 
         report.shard = shard_info(args.shard, positions)
+    report.fail_on_unscored = bool(getattr(args, "fail_on_unscored", False))
     from dagtui.calibration.saved import run_calibration, summary_lines
 
     report.calibration = run_calibration(graph, judge.describe(), report.count("pass"),
@@ -433,8 +437,10 @@ def print_summary(report: Any, out: TextIO) -> None:
     n = len(report.results)
     rate = report.pass_rate
     not_run = report.count("not_run")
+    unscored = report.count("unscored")
     w(f"\n{report.graph_name}: {counted(n, 'case')}, {report.count('pass')} passed, "
       f"{report.count('fail')} failed, {report.count('error')} judge errors"
+      + (f", {unscored} unscored" if unscored else "")
       + (f", {not_run} not run" if not_run else "")
       + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
     if report.halt:
@@ -464,6 +470,8 @@ def print_summary(report: Any, out: TextIO) -> None:
           f"{_fmt_s(st.p50):>7} {_fmt_s(st.p95):>7}\n")
         if verdicts:
             w(f"    verdicts {verdicts}\n")
+        if st.unsure:
+            w(f"    unsure {st.unsure} of {st.reached} ({st.unsure / st.reached:.0%})\n")
     kinds = report.error_kinds()
     retried = report.retried_kinds()
     if kinds or retried or report.corrections():
@@ -479,3 +487,5 @@ def print_summary(report: Any, out: TextIO) -> None:
             w(f"  {r.case}: score {r.score:.2f} — {r.describe_path()}\n")
     for r in report.first("error"):
         w(f"  error {r.case}: {r.error_kind}: {r.error}\n")
+    for r in report.first("unscored"):
+        w(f"  unscored {r.case}: {r.unscored}\n")

@@ -42,5 +42,16 @@ class LabelsJudge(Judge):
                 f"which this path reaches; add \"{nid}\" to its \"expected\""
                 + (f" (one of {ask.prompt.labels})" if ask.prompt.labels else ""),
             )
-        value = check_value(ask, ask.prompt.answer.coerce(expected[nid]))  # "true": true
+        label = expected[nid]
+        if ask.item is not None:  # a map node's item: its own label (`map_labels`)
+            from dagtui.labels.map_labels import NO_LABEL, item_label
+
+            text = next(iter(ask.evidence.values()), "")
+            label = item_label(label, ask.item, str(text))
+            if label is NO_LABEL:
+                raise JudgeError("label_missing", f"case {ask.case.name!r} ({ask.case.where}) "
+                                 f"has no label for item {ask.item + 1} ({text!r}) of map node "
+                                 f"{nid!r}; label each item (a list in the items' order, or "
+                                 "a table keyed by item text)")
+        value = check_value(ask, ask.prompt.answer.coerce(label))  # "true": true
         return Reply(value, "from the case's labels", method=scored_method(ask, "label"))

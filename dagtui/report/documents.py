@@ -29,8 +29,9 @@ TITLES = {
     "calibration": "dagtui calibration report (dagtui calibrate --json FILE)",
 }
 
-#: a case's status: a verdict (pass, fail), a judge error, or never judged (the judge halted)
-Status = Literal["pass", "fail", "error", "not_run"]
+#: a case's status: a verdict (pass, fail), a judge error, unscored (a judge could not tell
+#: and the node's `unsure` ended the case), or never judged (the judge halted)
+Status = Literal["pass", "fail", "error", "unscored", "not_run"]
 
 
 class Documents(NamedTuple):
@@ -127,6 +128,12 @@ def models() -> Documents:
         error: str | None
         error_kind: str | None
         cached: bool = Field(description="Answered from the cache, no call sent.")
+        unsure: bool = Field(description="The judge could not tell from the material.")
+        unscored: bool = Field(description="The case ended here unscored (the node's "
+                                           "unsure).")
+        items: list[dict[str, Any]] | None = Field(
+            description="A map node's items: each one's item text, answer, reason and "
+                        "cached, or error; those past max_items with judged = false.")
 
     class PathStep(Closed):
         """One decision on the case's path."""
@@ -152,6 +159,8 @@ def models() -> Documents:
         error_node: str | None
         wall_time: float
         expected_score: float | None
+        unscored: str | None = Field(description="Why the case is unscored, when it is.")
+        unscored_node: str | None
         calls: int
         cache_hits: int
         cached_steps: int
@@ -197,6 +206,8 @@ def models() -> Documents:
         latency_p50: float | None
         latency_p95: float | None
         errors: dict[str, int] = Field(description="Judge errors by kind.")
+        unsure: int = Field(description="Visits where the judge could not tell.")
+        unsure_rate: float | None = Field(description="unsure / reached.")
 
     class Shard(Closed):
         """`--shard I/N`: which part of the split this report holds."""
@@ -255,6 +266,8 @@ def models() -> Documents:
         failed: int
         errors: int
         not_run: int
+        unscored: int = Field(description="Cases a judge could not tell about, ended by the "
+                                          "node's unsure: neither pass, fail nor error.")
         halt: str | None = Field(description="Why the judge halted, when it did.")
         pass_rate: float | None
         wall_time: float
@@ -271,7 +284,8 @@ def models() -> Documents:
         results: list[ReportResult]
         exit_code: Literal[0, 1, 3] = Field(
             description="The run's exit code: 3 when the judge halted, else 1 when a case "
-                        "failed, else 3 when a case ended in a judge error, else 0.")
+                        "failed (or, with --fail-on-unscored, was unscored), else 3 when a "
+                        "case ended in a judge error, else 0.")
         shard: Shard | SkipJsonSchema[None] = None
         calibration: RunCalibration | SkipJsonSchema[None] = Field(
             None, description="The graph's saved calibration as the run saw it (absent when "

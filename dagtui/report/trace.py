@@ -86,6 +86,14 @@ class StepRecord:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     error_kind: str | None = None
+    #: the judge could not tell from the material (the node's `unsure` said what followed)
+    unsure: bool = False
+    #: the run stopped here unscored: an unsure answer with `unsure = "unscored"` (or
+    #: `"human"` where no person is asked)
+    unscored: bool = False
+    #: a map node's items: each one's text and answer, reason, cached, or error; the items
+    #: past `max_items` with `judged = false`
+    items: list[dict[str, Any]] | None = None
 
     @property
     def verdict(self) -> Any:
@@ -143,7 +151,8 @@ class RunResult:
     """One case through the graph.
 
     `score` is 0..1 (None when the run ended in an error); `status` is pass, fail, error,
-    or not_run (the judge halted before the case could be judged: `dagtui.judges.health`).
+    unscored (a judge could not tell, and the node's `unsure` ends the case there), or
+    not_run (the judge halted before the case could be judged: `dagtui.judges.health`).
     """
 
     case: str
@@ -159,11 +168,17 @@ class RunResult:
     error_node: str | None = None
     wall_time: float = 0.0
     expected_score: float | None = None
+    #: why the case is unscored (a node's judge could not tell, and its `unsure` ends the
+    #: case): neither pass, fail nor error; None for a scored case
+    unscored: str | None = None
+    unscored_node: str | None = None
 
     @property
     def status(self) -> str:
         if self.error_kind == "not_run":
             return "not_run"
+        if self.unscored is not None and self.error is None:
+            return "unscored"
         if self.error is not None or self.score is None:
             return "error"
         return "pass" if self.success else "fail"
@@ -218,6 +233,7 @@ class RunResult:
             "path": [asdict(p) for p in self.path], "leaf": self.leaf,
             "error": self.error, "error_kind": self.error_kind, "error_node": self.error_node,
             "wall_time": self.wall_time, "expected_score": self.expected_score,
+            "unscored": self.unscored, "unscored_node": self.unscored_node,
             "calls": self.calls, "cache_hits": self.cache_hits,
             "cached_steps": self.cached_steps, "retries": self.retries,
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
@@ -234,7 +250,8 @@ class RunResult:
             steps=[StepRecord.from_dict(s) for s in data.get("steps", [])],
             leaf=data.get("leaf"), error=data.get("error"), error_kind=data.get("error_kind"),
             error_node=data.get("error_node"), wall_time=data.get("wall_time", 0.0),
-            expected_score=data.get("expected_score"),
+            expected_score=data.get("expected_score"), unscored=data.get("unscored"),
+            unscored_node=data.get("unscored_node"),
         )
 
 

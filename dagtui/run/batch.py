@@ -57,6 +57,13 @@ class NodeStats:
     cost: float = 0.0
     latencies: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
+    #: visits where the judge could not tell (the node's `unsure`)
+    unsure: int = 0
+
+    @property
+    def unsure_rate(self) -> float | None:
+        """The share of visits the judge could not tell about (None: never reached)."""
+        return self.unsure / self.reached if self.reached else None
 
     @property
     def p50(self) -> float | None:
@@ -73,7 +80,8 @@ class NodeStats:
             "calls": self.calls, "cache_hits": self.cache_hits,
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "cost": self.cost, "latency_p50": self.p50, "latency_p95": self.p95,
-            "errors": dict(self.errors),
+            "errors": dict(self.errors), "unsure": self.unsure,
+            "unsure_rate": self.unsure_rate,
         }
 
 
@@ -99,6 +107,9 @@ class RunReport:
     #: rate corrected for the judge's errors (`dagtui.calibration.saved.run_calibration`);
     #: None when nobody asked (the report then has no `calibration` key)
     calibration: dict[str, Any] | None = None
+    #: `--fail-on-unscored`: an unscored case makes the exit code 1 (else it is counted apart
+    #: and the exit code ignores it)
+    fail_on_unscored: bool = False
 
     def tally(self) -> Tally:
         """The aggregates of `results` (kept by a ResultLog, else counted now)."""
@@ -190,7 +201,7 @@ class RunReport:
         return _node_stats(self.tally(), self.node_order)
 
     def exit_code(self) -> int:
-        return _exit_code(self.tally())
+        return _exit_code(self.tally(), self.fail_on_unscored)
 
     # ---------------------------------------------------------------- outputs
 
@@ -202,7 +213,8 @@ class RunReport:
             "metric": self.graph_name, "threshold": self.threshold, "judge": self.judge,
             "cases": t.cases, "passed": t.statuses["pass"],
             "failed": t.statuses["fail"], "errors": t.statuses["error"],
-            "not_run": t.statuses["not_run"], "halt": t.halt,
+            "not_run": t.statuses["not_run"], "unscored": t.statuses["unscored"],
+            "halt": t.halt,
             "pass_rate": _pass_rate(t), "wall_time": self.wall_time,
             "calls": t.calls, "cache_hits": t.cache_hits,
             "cached_steps": t.cached_steps, "tokens": t.tokens,
@@ -213,7 +225,7 @@ class RunReport:
                           for i, c in enumerate(t.bins)],
             "nodes": {k: v.to_dict() for k, v in _node_stats(t, self.node_order).items()},
             "results": list(self._result_dicts(steps)) if results else [],
-            "exit_code": _exit_code(t),
+            "exit_code": _exit_code(t, self.fail_on_unscored),
             **({"shard": self.shard} if self.shard else {}),
             **({"calibration": self.calibration} if self.calibration else {}),
         }
@@ -263,7 +275,8 @@ class RunReport:
         t = self.tally()
         name = quoteattr(self.graph_name)
         counts = (f'tests="{t.cases}" failures="{t.statuses["fail"]}" '
-                  f'errors="{t.statuses["error"]}" skipped="{t.statuses["not_run"]}" '
+                  f'errors="{t.statuses["error"]}" '
+                  f'skipped="{t.statuses["not_run"] + t.statuses["unscored"]}" '
                   f'time="{self.wall_time:.3f}"')
         yield safe_text('<?xml version="1.0" encoding="UTF-8"?>\n'
                         f'<testsuites name={name} {counts}>\n'
@@ -304,6 +317,8 @@ def _junit_case(name: str, r: RunResult) -> list[str]:
                      f"{escape(r.describe_path())}\n{escape(r.reason)}</failure>")
     elif r.status == "not_run":
         lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}/>")
+    elif r.status == "unscored":
+        lines.append(f"      <skipped message={quoteattr('unscored: ' + (r.unscored or ''))}/>")
     elif r.status == "error":
         lines.append(f"      <error type={quoteattr(r.error_kind or 'other')} "
                      f"message={quoteattr(r.error or '')}>"
@@ -319,10 +334,10 @@ def _pass_rate(t: Tally) -> float | None:
     return passed / (passed + failed) if passed + failed else None
 
 
-def _exit_code(t: Tally) -> int:
+def _exit_code(t: Tally, fail_on_unscored: bool = False) -> int:
     if t.statuses["not_run"]:
         return ExitCode.JUDGE
-    if t.statuses["fail"]:
+    if t.statuses["fail"] or (fail_on_unscored and t.statuses["unscored"]):
         return ExitCode.FAILURES
     if t.statuses["error"]:
         return ExitCode.JUDGE
@@ -343,6 +358,7 @@ def _node_stats(t: Tally, known: list[str]) -> dict[str, NodeStats]:
         st.verdicts = totals.verdicts.counter()
         st.errors = totals.errors.counter()
         st.latencies = list(totals.latencies)
+        st.unsure = totals.unsure
     return stats
 
 
