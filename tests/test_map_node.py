@@ -235,3 +235,32 @@ def test_picture_and_json_show_the_node():
         lambda ask: "a\nb" if ask.kind == "task" else True)).run_sync(CASE)
     data = json.loads(json.dumps(result.to_dict()))
     assert [i["item"] for i in data["steps"][1]["items"]] == ["a", "b"]
+
+
+def test_item_labels_are_calibrated_per_item_and_per_case():
+    from sklearn.metrics import cohen_kappa_score
+
+    from dagtui.calibration.core import calibrate
+    from dagtui.calibration.report import render_text
+
+    graph = checked(graph_text()).require()
+    # the judge: supported claims true, the rest false (per_item); the labels disagree on
+    # one item of the first case and on none of the second
+    cases = [
+        Case("one", {"actual_output": "x", "context": "y"},
+             expected={"supported": [True, True, False, False, False]}),
+        Case("two", {"actual_output": "x", "context": "y"},
+             expected={"supported": {c: c in SUPPORTED for c in CLAIMS}}),
+    ]
+    with StubServer(responder=per_item(CLAIMS)) as stub:
+        cal = calibrate(graph, cases, judge=judge_for(stub))
+    nc = cal.nodes["supported"]
+    judge_says = [c in SUPPORTED for c in CLAIMS] * 2
+    labels = [True, True, False, False, False] + judge_says[:5]
+    assert nc.cases == 10 and nc.agreement == 0.9
+    assert nc.kappa == pytest.approx(cohen_kappa_score(labels, judge_says), abs=1e-12)
+    assert nc.item_cases == 2 and nc.case_agreement == 0.5  # 4.0 vs 6.0, then 6.0 = 6.0
+    assert [d["case"] for d in nc.disagreements] == ["one"]
+    assert "item 3" in nc.disagreements[0]["reason"]
+    assert "per case, the aggregate agrees in 50% of 2 cases" in " ".join(
+        render_text(cal).split())

@@ -236,3 +236,20 @@ def _claims_graph() -> str:
 
     return starter_text("claims").replace('model = "gpt-4.1-mini"', f'model = "{MODEL}"') \
         .replace('params = ["context"]', 'params = ["input"]')
+
+
+def test_calibrate_counts_unsure_answers_and_labels():
+    from dagtui.calibration.core import calibrate
+    from dagtui.calibration.report import render_text
+
+    graph = checked(graph_text("{ score = 5 }")).require()
+    cases = [Case("both", CASE.fields, expected={"dated": "cannot tell"}),
+             Case("judge only", {**CASE.fields, "input": "When, again?"},
+                  expected={"dated": True})]
+    with StubServer(responder=cannot_tell) as stub:
+        judge = LiteLLMJudge(MODEL, api_base=stub.base_url, api_key="test", retries=0)
+        cal = calibrate(graph, cases, judge=judge)
+    nc = cal.nodes["dated"]
+    assert (nc.cases, nc.unsure, nc.unsure_both) == (2, 2, 1)
+    assert "dated unsure: 2 of 2 (100%), the label too in 1" in " ".join(
+        render_text(cal).split())

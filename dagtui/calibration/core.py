@@ -44,12 +44,15 @@ from pathlib import Path
 from typing import Any
 
 from dagtui.calibration import fingerprint, stats
-from dagtui.calibration.forcing import ForcingJudge, Observation, SharedAnswers
+from dagtui.calibration.forcing import ForcingJudge, ItemAnswers, Observation, SharedAnswers
 from dagtui.calibration.items import TaskLabelError, split_items, task_label
+from dagtui.graph import mapping
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
+from dagtui.graph.model import BinaryNode, CheckNode, Graph, MapNode, NonBinaryNode, TaskNode
+from dagtui.graph.unsure import UNSURE
 from dagtui.judges.base import Judge
 from dagtui.judges.labels import LabelsJudge
+from dagtui.kinds import kind_of
 from dagtui.labels.check import (
     LabelProblem,
     check_cases,
@@ -57,6 +60,7 @@ from dagtui.labels.check import (
     normalize_label,
     warn_ignored,
 )
+from dagtui.labels.map_labels import NO_LABEL, item_label
 from dagtui.report.trace import RunResult
 from dagtui.run.cases import Case
 from dagtui.run.engine import Engine
@@ -106,6 +110,13 @@ class NodeCalibration:
     margin: float | None = None
     fleiss: float | None = None
     close_calls: list[dict[str, Any]] = field(default_factory=list)
+    # unsure (`dagtui.graph.unsure`): answers "cannot tell", and those whose label says so too
+    unsure: int = 0
+    unsure_both: int = 0
+    # map nodes: agreement and kappa above are over items; these compare each case's
+    # aggregate (the verdict, or a fraction leaf's score) with the one its labels give
+    item_cases: int = 0
+    case_agreement: float | None = None
 
     @property
     def recall(self) -> float | None:
@@ -429,6 +440,8 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
     for nid, node in graph.nodes.items():
         classes = [v.verdict for v in node.verdicts] \
             if isinstance(node, BinaryNode | NonBinaryNode | CheckNode) else []
+        if kind_of(node).per_item:
+            classes = [True, False]
         out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
     for case, run in zip(cases, forced0, strict=True):
         if run.error is not None and run.error_kind in ("label_missing", "out_of_set"):
@@ -447,13 +460,15 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
                 nc.errors.append({"case": case.name, "error": obs.error, "kind": obs.error_kind})
     for nid, node in graph.nodes.items():
         nc = out.nodes[nid]
-        if isinstance(node, BinaryNode | NonBinaryNode):
+        if kind_of(node).per_item:
+            _map_items(nc, node, cases, observed, seed)  # type: ignore[arg-type]
+        elif isinstance(node, BinaryNode | NonBinaryNode):
             _judgement(nc, node, cases, observed, seed)
         elif isinstance(node, TaskNode):
             _task(nc, cases, observed)
         elif node.is_scored_leaf:  # a G-Eval or DeepEval metric leaf: a 0..10 score
             _geval(nc, cases, observed)
-        if samples > 1 and not isinstance(node, CheckNode):
+        if samples > 1 and not isinstance(node, CheckNode) and not kind_of(node).per_item:
             _stability(nc, cases, observed, samples)
     for case, h, f in zip(cases, human, free, strict=True):
         out.outcomes.append(_outcome(graph, case, h, f, threshold))
@@ -476,6 +491,7 @@ def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Seq
         label = normalize_label(node, (case.expected or {}).get(node.id))
         labels.append(label)
         verdicts.append(obs.value)
+        _count_unsure(nc, label, obs.value)
         if label != obs.value or type(label) is not type(obs.value):
             nc.disagreements.append({"case": case.name, "label": show(label),
                                      "verdict": show(obs.value), "reason": obs.reason})
@@ -484,6 +500,63 @@ def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Seq
     nc.kappa = stats.cohen_kappa(labels, verdicts)
     nc.kappa_ci = stats.bootstrap_kappa(labels, verdicts, seed=seed)
     nc.confusion = stats.confusion(labels, verdicts)
+
+
+def _count_unsure(nc: NodeCalibration, label: Any, answer: Any) -> None:
+    """Count a "cannot tell" answer, and whether the label said so too."""
+    if answer == UNSURE:
+        nc.unsure += 1
+        nc.unsure_both += 1 if label == UNSURE else 0
+
+
+def _map_items(nc: NodeCalibration, node: MapNode, cases: Sequence[Case],
+               observed: dict[tuple[str, str, int], Observation], seed: int) -> None:
+    """A map node: the judge against the labels item by item (agreement, kappa, confusion
+    over every labelled item), and case by case (each case's aggregate against the one
+    its item labels give, `case_agreement`)."""
+    labels: list[Hashable] = []
+    verdicts: list[Hashable] = []
+    agree = 0
+    for case in cases:
+        obs = observed.get((case.name, node.id, 0))
+        value = (case.expected or {}).get(node.id)
+        if obs is None or not obs.ok or not isinstance(obs.value, ItemAnswers) \
+                or value is None or isinstance(value, bool):
+            continue
+        judged = [obs.value[i] for i in sorted(obs.value)]
+        mine: list[Any] = []
+        theirs: list[Any] = []
+        for i, (text, answer, reason) in enumerate(judged):
+            label = item_label(value, i, text)
+            if label is NO_LABEL:
+                continue
+            mine.append(answer)
+            theirs.append(label)
+            _count_unsure(nc, label, answer)
+            if label != answer or type(label) is not type(answer):
+                nc.disagreements.append({"case": case.name, "label": show(label),
+                                         "verdict": show(answer),
+                                         "reason": f"item {i + 1} ({text}): {reason}"})
+        labels += theirs
+        verdicts += mine
+        if len(mine) != len(judged):  # an item without a label: the case's aggregate is unknown
+            continue
+        nc.item_cases += 1
+        agree += 1 if _items_outcome(node, mine) == _items_outcome(node, theirs) else 0
+    nc.cases = len(labels)
+    nc.agreement = stats.raw_agreement(labels, verdicts)
+    nc.kappa = stats.cohen_kappa(labels, verdicts)
+    nc.kappa_ci = stats.bootstrap_kappa(labels, verdicts, seed=seed)
+    nc.confusion = stats.confusion(labels, verdicts)
+    nc.case_agreement = agree / nc.item_cases if nc.item_cases else None
+
+
+def _items_outcome(node: MapNode, answers: list[Any]) -> Any:
+    """What a map node's items come to: "cannot tell" when one is, else the aggregate."""
+    if any(a == UNSURE for a in answers):
+        return UNSURE
+    outcome = mapping.aggregate(node.aggregate, [a is True for a in answers], node.empty)
+    return outcome.score if outcome.score is not None else outcome.verdict
 
 
 def _task(nc: NodeCalibration, cases: Sequence[Case],

@@ -165,6 +165,21 @@ def _flip_text(f: dict[str, Any]) -> str:
     return f"{f['case']} ({f['variant']}: {f['normal']} → {f['probed']}, label {f['label']})"
 
 
+def _item_lines(nc: NodeCalibration) -> list[str]:
+    """A map node's per-case agreement (its kappa above is over items), and the unsure
+    rate of a node whose judge may say "cannot tell"."""
+    out = []
+    if nc.type == "map":
+        out.append(f"  {nc.node}: kappa over {counted(nc.cases, 'item')}; per case, the "
+                   f"aggregate agrees in {_pct(nc.case_agreement)} of "
+                   f"{counted(nc.item_cases, 'case')}")
+    if nc.unsure:
+        out.append(f"  {nc.node} unsure: {nc.unsure} of {nc.cases} "
+                   f"({_pct(nc.unsure / nc.cases if nc.cases else None)}), the label too in "
+                   f"{nc.unsure_both}")
+    return out
+
+
 def render_text(cal: Calibration) -> str:
     """The terminal report."""
     out = [_headline(cal), "", "teacher forcing: every node judged on the cases its labels "
@@ -188,6 +203,7 @@ def render_text(cal: Calibration) -> str:
         if nc.unlabelled:
             out.append(f"  {nc.node} reached without a label in {len(nc.unlabelled)}: "
                        + ", ".join(nc.unlabelled[:LIST_MAX]) + _more(nc.unlabelled))
+        out += _item_lines(nc)
     out += ["", "end to end (the judge's own path): " + _end_to_end(cal),
             "  outcomes flipped, by the first node that diverged: " + _blame_line(cal)]
     rows = _outcome_rows(cal)

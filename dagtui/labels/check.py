@@ -42,6 +42,7 @@ from typing import Any
 from dagtui.calibration.items import TaskLabelError, task_label
 from dagtui.graph.compiled import CompiledGraph
 from dagtui.graph.model import BinaryNode, CheckNode, Graph, Judgement, Verdict
+from dagtui.graph.unsure import UNSURE
 from dagtui.kinds import find_kind
 from dagtui.kinds.answers import is_score
 from dagtui.labels.map_labels import labelled_outcome, map_label_problem
@@ -317,6 +318,8 @@ def _label_problem(node: Any, value: Any) -> tuple[str, str] | None:
                                "task nodes")
     if verdict_of(node, value) is not None:
         return None
+    if value == UNSURE and getattr(node, "unsure_rule", None) is not None:
+        return None  # the person could not tell either (calibrate counts both unsure)
     return "not_a_verdict", _not_a_verdict(node, value, shown)
 
 

@@ -375,6 +375,13 @@ def models() -> Documents:
         fleiss: float | None = Field(description="Fleiss' kappa across the samples.")
         close_calls: list[CloseCall]
         recall: float | None = Field(description="Task nodes: labelled items found.")
+        unsure: int = Field(description="Answers \"cannot tell\" (a map node's: items).")
+        unsure_both: int = Field(description="Of those, the label said \"cannot tell\" too.")
+        item_cases: int = Field(description="Map nodes: cases with every judged item "
+                                            "labelled.")
+        case_agreement: float | None = Field(
+            description="Map nodes: the share of those cases whose aggregate (verdict or "
+                        "fraction score) is the one the item labels give.")
 
     class OutcomeCounts(Closed):
         """Pass/fail end to end: cases people passed (and of those the judge passed), cases
