@@ -57,7 +57,7 @@ class Engine:
     """
 
     def __init__(self, graph: Graph | CheckedGraph, judge: Judge, *, validate: bool = True,
-                 python: PythonConsent | None = None) -> None:
+                 python: PythonConsent | None = None, person: Judge | None = None) -> None:
         topo: Topology | None = None
         if isinstance(graph, CheckedGraph):
             topo = graph.topology  # compiled once, by the check it trusts
@@ -69,6 +69,9 @@ class Engine:
             topo = checked.topology
         self.graph = graph
         self.judge = judge
+        #: who decides when a node's judge cannot tell and its `unsure` is "human" (the
+        #: debugger's person); None: nobody is asked, the case is unscored (a run, CI)
+        self.person = person
         self.python = python if python is not None else PythonConsent.from_env()
         self.topo = topo or Topology.of(graph)
         self.task_parents: dict[str, list[str]] = {
@@ -199,6 +202,7 @@ class Engine:
                 await judge_items(self, session, rec, node, evidence)  # type: ignore[arg-type]
             else:
                 await self._ask_judge(session, rec, node, evidence)
+                await self.ask_person_if_unsure(session, rec, node, evidence)
             if rec.error is None:
                 verdict = self._follow(rec, node)
                 if verdict is not None:  # matched once here; the session follows it
@@ -248,6 +252,20 @@ class Engine:
         rec.raw = reply.raw
         rec.answer, rec.reason = reply.value, reply.reason
         rec.method, rec.sampled = reply.method, reply.sampled
+
+    async def ask_person_if_unsure(self, session: Session, rec: StepRecord, node: NodeBase,
+                                   evidence: dict[str, Any]) -> None:
+        """The judge could not tell and the node says `unsure = "human"`: the person
+        (`person`) answers the same request instead; without one the case stays unscored."""
+        rule = _unsure_rule(node)
+        if self.person is None or rule is None or rule.mode != "human" or rec.answer != UNSURE:
+            return
+        prompt = self.prompt_for(session, node, evidence)
+        reply = await self.person.answer(Ask(self.graph, node, prompt, session.case, evidence,
+                                             session.sample))
+        rec.unsure = True
+        rec.notes.append("the judge could not tell; a person answered (unsure = \"human\")")
+        rec.answer, rec.reason = reply.value, reply.reason or rec.reason
 
     # ------------------------------------------------------------------ prompts
 

@@ -40,13 +40,26 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
     judged = items[:cap] if cap is not None else items
     skipped = items[len(judged):]
     model = getattr(node, "model", None) or None
+    person_lock = asyncio.Lock()
+
+    rule = node.unsure_rule
+    person = engine.person if rule is not None and rule.mode == "human" else None
 
     async def one(i: int, item: str) -> tuple[Prompt, Reply]:
         shown = {parent: item} if parent is not None else {}
         prompt = engine.prompt_for(session, node, shown)
         ask = Ask(engine.graph, node, prompt, session.case, shown, session.sample, model,
                   item=i)
-        return prompt, await engine.judge.answer(ask)
+        reply = await engine.judge.answer(ask)
+        if reply.value == UNSURE and person is not None:  # unsure = "human": a person decides
+            async with person_lock:  # one question on the screen at a time
+                asked = await person.answer(ask)
+            reply = Reply(asked.value, asked.reason or reply.reason, raw=reply.raw,
+                          calls=reply.calls, method="human")
+            rec.notes.append(f"the judge could not tell about item {i + 1}; a person "
+                             "answered (unsure = \"human\")")
+            rec.unsure = True
+        return prompt, reply
 
     results = await asyncio.gather(*(one(i, it) for i, it in enumerate(judged)),
                                    return_exceptions=True)

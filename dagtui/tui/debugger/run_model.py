@@ -25,6 +25,7 @@ from dagtui.run.cases import Case, CaseError
 from dagtui.run.engine import Engine, Session
 from dagtui.run.schedule import Reach, Topology, run_order
 from dagtui.text import verdict_text
+from dagtui.tui.debugger.human import TuiHumanJudge
 
 #: statuses a node can have in the path tree
 PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
@@ -146,7 +147,11 @@ class DebugRun:
         #: `graph`'s check, validated when the engine is built (`checked`: an earlier run's,
         #: so another judge on the same graph does not validate it again)
         self.checked = checked if checked is not None else CheckedGraph.of_graph(graph)
-        self.engine: Engine | None = (Engine(self.checked, judge, python=self.python)
+        #: asked when a node's judge cannot tell and its unsure is "human" (the screen
+        #: gives it the app: `DebuggerScreen._attach_judge`)
+        self.person = TuiHumanJudge()
+        self.engine: Engine | None = (Engine(self.checked, judge, python=self.python,
+                                             person=self.person)
                                       if judge is not None else None)
         self.topo = self.engine.topo if self.engine else Topology.of(graph)
         self.case = case
@@ -195,7 +200,7 @@ class DebugRun:
         """Swap in an edited graph (validated by the engine; raises GraphError)."""
         assert self.judge is not None
         checked = CheckedGraph.of_graph(graph)
-        engine = Engine(checked, self.judge, python=self.python)
+        engine = Engine(checked, self.judge, python=self.python, person=self.person)
         self.checked = checked
         self.graph, self.engine, self.topo = graph, engine, engine.topo
         self._order = None
