@@ -170,9 +170,12 @@ def test_path_analysis_counts_one_call_per_item():
     capped = analyze(checked(graph_text(extra="max_items = 20")).require())
     assert capped.per_item == ["supported"] and capped.item_cap == 20
     assert capped.min_calls == 1 and capped.max_calls == 21
-    assert "+ 1 per item (supported; at most 20 items)" in capped.calls_text()
+    assert capped.calls_text() == ("1–21 calls/case (expected 1.00 + 1 per item of "
+                                   "supported, at most 20 items)")
     uncapped = analyze(checked(graph_text()).require())
-    assert uncapped.item_cap is None and "no cap" in uncapped.calls_text()
+    assert uncapped.item_cap is None
+    assert uncapped.calls_text() == ("1+ calls/case (expected 1.00 + 1 per item of "
+                                     "supported, no cap)")
 
 
 def test_validate_warns_and_export_refuses_naming_the_node():

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from stub_server import StubServer, first_user, smart_answer
 from test_map_node import checked
+from test_map_node import graph_text as map_graph
 
 from dagtui.cli import main
 from dagtui.graph.analysed import CheckedGraph
@@ -126,24 +127,7 @@ def test_then_routes_to_another_node():
 
 
 def test_a_map_items_unsure_applies_the_nodes_rule():
-    text = f'''
-[metric]
-name = "claims"
-model = "{MODEL}"
-
-[nodes.extract]
-type = "task"
-instructions = "List the claims."
-output_label = "Claim"
-params = ["actual_output"]
-children = ["supported"]
-
-[nodes.supported]
-type = "map"
-criteria = "Is this claim supported?"
-aggregate = "fraction"
-unsure = {{ score = 3 }}
-'''
+    text = map_graph(extra="unsure = { score = 3 }")
 
     def answer(body):
         text = first_user(body)
@@ -153,7 +137,8 @@ unsure = {{ score = 3 }}
 
     with StubServer(responder=answer) as stub:
         judge = LiteLLMJudge(MODEL, api_base=stub.base_url, api_key="test", retries=0)
-        result = Engine(checked(text), judge).run_sync(CASE)
+        result = Engine(checked(text), judge).run_sync(Case("c", {**CASE.fields,
+                                                                   "context": "?"}))
     assert result.score == 0.3 and result.steps[1].unsure
 
 

@@ -177,24 +177,24 @@ class PathReport:
     #: None when one of them has no cap
     item_cap: int | None = None
 
-    @property
-    def per_item_text(self) -> str:
-        """` + 1 per item (claims; at most 20 items)`, or "" without map nodes."""
-        if not self.per_item:
-            return ""
-        cap = f"at most {self.item_cap} items" if self.item_cap is not None else "no cap"
-        return f" + 1 per item ({', '.join(self.per_item)}; {cap})"
 
     def calls_text(self) -> str:
-        """`2–3 calls/case (expected 2.5)` for footers and summaries."""
+        """`2–3 calls/case (expected 2.5)` for footers and summaries; with map nodes
+        `1–21 calls/case (expected 1.00 + 1 per item of supported, at most 20 items)`."""
         if self.min_calls is None or self.max_calls is None:
             return "calls/case unknown (too many paths to enumerate)"
+        uncapped = bool(self.per_item) and self.item_cap is None
         span = (
-            str(self.min_calls) if self.min_calls == self.max_calls
+            f"{self.min_calls}+" if uncapped
+            else str(self.min_calls) if self.min_calls == self.max_calls
             else f"{self.min_calls}–{self.max_calls}"
         )
-        exp = f" (expected {self.expected_calls:.2f})" if self.expected_calls is not None else ""
-        return f"{span} calls/case{exp}{self.per_item_text}"
+        exp = f"expected {self.expected_calls:.2f}" if self.expected_calls is not None else ""
+        if self.per_item:
+            cap = f"at most {self.item_cap} items" if self.item_cap is not None else "no cap"
+            exp = (f"{exp} + " if exp else "") + \
+                f"1 per item of {', '.join(self.per_item)}, {cap}"
+        return f"{span} calls/case" + (f" ({exp})" if exp else "")
 
 
 class _Budget(Exception):

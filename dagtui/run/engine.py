@@ -191,7 +191,11 @@ class Engine:
                          evidence_from=list(evidence))
         start = time.perf_counter()
         try:
-            if nid in session.overrides:
+            item_overrides = session.item_overrides(nid)
+            if item_overrides is not None:  # a what-if on some items of a map node
+                await judge_items(self, session, rec, node, evidence,  # type: ignore[arg-type]
+                                  item_overrides)
+            elif nid in session.overrides:
                 rec.prompt = self._skipped_prompt(session, node, evidence)
                 self._apply_override(rec, node, session.overrides[nid])
             elif (run := kind_of(node).run) is not None:  # decided in code: no judge
@@ -490,8 +494,17 @@ class Session:
     def done(self) -> bool:
         return self.halted or self.state.finished
 
+    def item_overrides(self, node: str) -> dict[int, Any] | None:
+        """A map node's what-if on some of its items (`override(node, {index: value})`),
+        else None (a whole-node override, or none)."""
+        value = self.overrides.get(node)
+        if isinstance(value, dict) and kind_of(self.engine.graph.nodes[node]).per_item:
+            return {int(k): v for k, v in value.items()}
+        return None
+
     def override(self, node: str, value: Any) -> None:
-        """Answer `node` with `value` instead of asking the judge (before it runs)."""
+        """Answer `node` with `value` instead of asking the judge (before it runs); for a
+        map node, `{index: value}` answers those items (0-based) and asks the rest."""
         if node not in self.engine.graph.nodes:
             raise KeyError(f"no node {node!r}")
         self.overrides[node] = value

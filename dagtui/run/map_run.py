@@ -10,12 +10,15 @@ node's error (the case errors, naming the item); it never becomes a score.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dagtui.graph.mapping import aggregate, split_items
 from dagtui.graph.model import MapNode
 from dagtui.graph.unsure import UNSURE
-from dagtui.judges.base import Ask, JudgeError, Reply
+from dagtui.judges.base import Ask, JudgeError, Reply, check_value
 from dagtui.judges.prompts import Prompt
 from dagtui.report.trace import StepRecord
 
@@ -30,12 +33,35 @@ def map_items(node: MapNode, evidence: dict[str, Any]) -> tuple[str | None, list
     return None, []
 
 
+def _prompt_key(prompt: Prompt) -> str:
+    """A short fingerprint of an item's request (an earlier answer is reused only for the
+    same bytes: an edited criteria asks again)."""
+    blob = json.dumps(prompt.messages, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _earlier(session: Session, node: MapNode) -> dict[str, dict[str, Any]]:
+    """Item text -> its entry in the earlier run's step (`Session.reuse`), unless the node
+    is to be asked afresh."""
+    previous = session.reuse.get(node.id)
+    if previous is None or not previous.items or node.id in session.fresh:
+        return {}
+    return {e["item"]: e for e in previous.items
+            if "answer" in e and e.get("source") in ("judge", "reused", "human")}
+
+
 async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: MapNode,
-                      evidence: dict[str, Any]) -> None:
+                      evidence: dict[str, Any],
+                      overrides: Mapping[int, Any] | None = None) -> None:
     """Judge every item (up to `max_items`) and set `rec`'s answer to the node's outcome:
     the aggregate verdict, a fraction leaf's score, or `UNSURE` when an item could not be
-    told (the node's `unsure` then says what happens)."""
+    told (the node's `unsure` then says what happens). `overrides` answers items by index
+    instead of the judge (a what-if on one item); an item whose request is unchanged since
+    the earlier run reuses its answer (edit and re-run)."""
     parent, items = map_items(node, evidence)
+    overrides = overrides or {}
+    earlier = _earlier(session, node)
+    sources: dict[int, str] = {}
     cap = node.max_items
     judged = items[:cap] if cap is not None else items
     skipped = items[len(judged):]
@@ -50,6 +76,16 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
         prompt = engine.prompt_for(session, node, shown)
         ask = Ask(engine.graph, node, prompt, session.case, shown, session.sample, model,
                   item=i)
+        if i in overrides:
+            sources[i] = "override"
+            value = check_value(ask, prompt.answer.coerce(overrides[i]))
+            rec.notes.append(f"item {i + 1} overridden (what-if)")
+            return prompt, Reply(value, "item overridden (what-if)", method="override")
+        old = earlier.get(item)
+        if old is not None and old.get("key") == _prompt_key(prompt):
+            sources[i] = "reused"
+            return prompt, Reply(old["answer"], old.get("reason", ""))
+        sources[i] = "judge"
         reply = await engine.judge.answer(ask)
         if reply.value == UNSURE and person is not None:  # unsure = "human": a person decides
             async with person_lock:  # one question on the screen at a time
@@ -59,6 +95,7 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
             rec.notes.append(f"the judge could not tell about item {i + 1}; a person "
                              "answered (unsure = \"human\")")
             rec.unsure = True
+            sources[i] = "human"
         return prompt, reply
 
     results = await asyncio.gather(*(one(i, it) for i, it in enumerate(judged)),
@@ -82,7 +119,8 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
                 rec.prompt = prompt.messages
             rec.calls.extend(reply.calls)
             cached = bool(reply.calls) and all(c.cache_hit for c in reply.calls)
-            entry.update(answer=reply.value, reason=reply.reason, cached=cached)
+            entry.update(answer=reply.value, reason=reply.reason, cached=cached,
+                         source=sources.get(i, "judge"), key=_prompt_key(prompt))
             answers.append(reply.value)
         entries.append(entry)
     entries.extend({"item": item, "judged": False} for item in skipped)
@@ -108,3 +146,25 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
         return
     rec.answer = outcome.score if outcome.score is not None else outcome.verdict
     rec.reason = f"{outcome.passed} of {outcome.judged} items pass"
+
+
+def item_lines(items: list[dict[str, Any]]) -> list[str]:
+    """A map node's items as the debugger lists them: number, answer, the item, and the
+    reason (or error) indented under it."""
+    from dagtui.text import verdict_text
+
+    out = []
+    for i, entry in enumerate(items, start=1):
+        if entry.get("judged") is False:
+            out.append(f"{i:3}. not judged  {entry['item']}")
+            continue
+        if "error" in entry:
+            out.append(f"{i:3}. ERROR  {entry['item']}")
+            out.append(f"       {entry.get('error_kind')}: {entry['error']}")
+            continue
+        how = entry.get("source", "judge")
+        tag = "" if how == "judge" else f" ({how})"
+        out.append(f"{i:3}. {verdict_text(entry.get('answer'))}{tag}  {entry['item']}")
+        if entry.get("reason"):
+            out.append(f"       {entry['reason']}")
+    return out

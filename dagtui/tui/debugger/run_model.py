@@ -16,7 +16,7 @@ from typing import Any
 
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.checks import PythonConsent
-from dagtui.graph.model import Graph, Judgement, NodeBase
+from dagtui.graph.model import Graph, Judgement, NodeBase, branches_of
 from dagtui.graph.paths import show_number
 from dagtui.judges.base import Judge
 from dagtui.kinds import extracts, kind_of, scores
@@ -96,7 +96,7 @@ def answer_summary(record: StepRecord) -> str:
 def allowed_answers(node: NodeBase) -> list[Any]:
     """The verdicts a person may pick for a node (empty: free text or a score)."""
     if isinstance(node, Judgement):
-        return [v.verdict for v in node.verdicts]
+        return [v.verdict for v in branches_of(node)]  # unsure's route too, when it has one
     return []
 
 
