@@ -118,10 +118,14 @@ def test_score_ends_the_path_with_its_score():
 
 
 def test_then_routes_to_another_node():
-    text = graph_text('{ then = "second" }', SECOND)
+    stronger = SECOND.replace('params = ["input", "actual_output"]\n',
+                              'params = ["input", "actual_output"]\nmodel = "openai/stronger"\n')
+    text = graph_text('{ then = "second" }', stronger)
     result, stub = run(text)
     assert [p.node for p in result.path] == ["dated", "second"]
     assert result.score == 0.8 and len(stub.requests) == 2
+    # the second opinion is the stronger model's
+    assert [r["body"]["model"] for r in stub.requests] == ["stub-judge", "stronger"]
     report = analyze(checked(text).require())
     assert report.dead_nodes == [] and 0.8 in report.reachable_scores
 
@@ -155,6 +159,11 @@ def test_export_refuses_a_node_that_declares_unsure():
 
     refusals = deepeval_refusals(checked(graph_text('"unscored"')).require())
     assert any(r.nodes == ("dated",) and "unsure" in r.message for r in refusals)
+    own_model = graph_text(None).replace('params = ["input", "actual_output"]\n',
+                                         'params = ["input", "actual_output"]\n'
+                                         'model = "openai/stronger"\n')
+    (refusal,) = deepeval_refusals(checked(own_model).require())
+    assert refusal.nodes == ("dated",) and "pins model 'openai/stronger'" in refusal.message
 
 
 def write_case(tmp_path: Path) -> str:

@@ -57,6 +57,7 @@ def deepeval_refusals(graph: Graph) -> list[Refusal]:
         return [Refusal((), "the graph has no nodes; DeepEval needs at least one")]
     out += _no_deepeval_node(graph)
     out += _unsure(graph)
+    out += _judgement_models(graph)
     out += _params(graph)
     out += _verdicts(graph)
     out += _edges(graph)
@@ -129,6 +130,17 @@ def _unsure(graph: Graph) -> list[Refusal]:
         return []
     return [Refusal(nids, "declares unsure (a \"cannot tell\" answer), which DeepEval's "
                           "judgement nodes cannot offer; remove unsure to export")]
+
+
+def _judgement_models(graph: Graph) -> list[Refusal]:
+    """Judgements with a model of their own: DeepEval asks every judgement node with the
+    DAGMetric's model."""
+    return [Refusal((nid,), f"pins model {node.model!r}, but DeepEval's DAG asks every "
+                            "judgement node with the DAGMetric's own model; remove it or make "
+                            "it the metric's model")
+            for nid, node in graph.nodes.items()
+            if isinstance(node, BinaryNode | NonBinaryNode) and node.model is not None
+            and node.model != graph.metric.model]
 
 
 def _params(graph: Graph) -> list[Refusal]:

@@ -635,6 +635,12 @@ JUDGEMENT_VERDICTS = about(
     codes=("DAG010", "DAG011", "DAG014", "DAG017", "DAG105", "DAG106"))
 
 
+#: a judgement's own judge model (a stronger one for what `unsure` routes to it)
+NODE_MODEL = about(
+    "this node's own judge model, e.g. a stronger one for the question another node's "
+    "`unsure` routes here", short="judge model for this node only",
+    default_words="the run's judge", codes=("DAG004", "DAG118"))
+
 #: a judgement's `unsure` (`dagtui.graph.unsure`)
 UNSURE_FIELD = about(
     "what a \"cannot tell from the material\" answer does; declared, the judge is offered "
@@ -654,6 +660,7 @@ class BinaryNode(Judgement, NodeBase):
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=JUDGEMENT_VERDICTS)
     unsure: str | dict[str, Any] | None = field(default=None, metadata=UNSURE_FIELD)
+    model: str | None = field(default=None, metadata=NODE_MODEL)
     examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
@@ -668,6 +675,7 @@ class NonBinaryNode(Judgement, NodeBase):
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=JUDGEMENT_VERDICTS)
     unsure: str | dict[str, Any] | None = field(default=None, metadata=UNSURE_FIELD)
+    model: str | None = field(default=None, metadata=NODE_MODEL)
     examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
@@ -901,6 +909,7 @@ class MapNode(Judgement, NodeBase):
         "[Unsure](#unsure-cannot-tell))", short=UNSURE_FIELD["short"],
         type_words=UNSURE_FIELD["type_words"], default_words=UNSURE_FIELD["default_words"],
         codes=("DAG026", "DAG008")))
+    model: str | None = field(default=None, metadata=NODE_MODEL)
 
     @property
     def is_judgement(self) -> bool:

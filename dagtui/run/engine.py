@@ -247,7 +247,7 @@ class Engine:
             rec.method, rec.sampled = previous.method, previous.sampled
             rec.notes.append(f"reused from an earlier run (step {previous.index})")
             return
-        # a node that names its own `model` (a geval or metric leaf) is judged by that model
+        # a node that names its own `model` (a leaf, a judgement, a map) is judged by it
         model = getattr(node, "model", None) or None
         ask = Ask(self.graph, node, prompt, session.case, evidence, session.sample, model)
         reply: Reply = await self.judge.answer(ask)
