@@ -251,9 +251,11 @@ def test_item_labels_are_calibrated_per_item_and_per_case():
     # one item of the first case and on none of the second
     cases = [
         Case("one", {"actual_output": "x", "context": "y"},
-             expected={"supported": [True, True, False, False, False]}),
+             expected={"extract": "\n".join(CLAIMS),
+                       "supported": [True, True, False, False, False]}),
         Case("two", {"actual_output": "x", "context": "y"},
-             expected={"supported": {c: c in SUPPORTED for c in CLAIMS}}),
+             expected={"extract": "\n".join(CLAIMS),
+                       "supported": {c: c in SUPPORTED for c in CLAIMS}}),
     ]
     with StubServer(responder=per_item(CLAIMS)) as stub:
         cal = calibrate(graph, cases, judge=judge_for(stub))
@@ -267,3 +269,5 @@ def test_item_labels_are_calibrated_per_item_and_per_case():
     assert "item 3" in nc.disagreements[0]["reason"]
     assert "per case, the aggregate agrees in 50% of 2 cases" in " ".join(
         render_text(cal).split())
+    first = next(o for o in cal.outcomes if o.case == "one")
+    assert first.blame == "supported" and "the item labels to 4.0" in first.why

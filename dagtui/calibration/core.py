@@ -678,6 +678,11 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
                 if missing:
                     return nid, "dropped " + ", ".join(repr(m) for m in missing)
             continue
+        if kind_of(node).per_item:  # a map node: what the items came to, each way
+            if step.error is None and mine.answer != step.answer:
+                return nid, (f"its items came to {show(mine.answer)}, the item labels to "
+                             f"{show(step.answer)}")
+            continue
         if node.is_scored_leaf:
             want = expected.get(nid)
             if isinstance(want, int | float) and not isinstance(want, bool) \
