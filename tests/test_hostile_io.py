@@ -202,14 +202,14 @@ def test_a_directory_walk_reports_a_fifo_and_never_opens_it(capsys, tmp_path: Pa
 @pytest.mark.parametrize("kind", ["fifo", "dev_zero", "sparse"])
 async def test_the_editor_shows_the_error_instead_of_hanging(fifo: Path, sparse: Path,
                                                              kind: str) -> None:
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
     target = {"fifo": fifo, "dev_zero": Path("/dev/zero"), "sparse": sparse}[kind]
-    app = EditorApp(str(target), poll_interval=0, cursor_blink=False)
+    app = editor_app(str(target), poll_interval=0, cursor_blink=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        assert app.state.read_only
-        message = " ".join(d.message for d in app.state.diagnostics)
+        assert app.editor.state.read_only
+        message = " ".join(d.message for d in app.editor.state.diagnostics)
         assert {"fifo": "FIFO", "dev_zero": "character device", "sparse": "limited to"}[kind] \
             in message
         await pilot.press("ctrl+q")

@@ -237,13 +237,16 @@ def test_calibrate_counts_unsure_answers_and_labels():
     from dagtui.calibration.report import render_text
 
     graph = checked(graph_text("{ score = 5 }")).require()
-    cases = [Case("both", CASE.fields, expected={"dated": "cannot tell"}),
+    # the person's "unsure" label (dagtui.labels.check.UNSURE) and the judge's "cannot tell"
+    cases = [Case("both", CASE.fields, expected={"dated": "unsure"}),
              Case("judge only", {**CASE.fields, "input": "When, again?"},
                   expected={"dated": True})]
     with StubServer(responder=cannot_tell) as stub:
         judge = LiteLLMJudge(MODEL, api_base=stub.base_url, api_key="test", retries=0)
         cal = calibrate(graph, cases, judge=judge)
     nc = cal.nodes["dated"]
-    assert (nc.cases, nc.unsure, nc.unsure_both) == (2, 2, 1)
-    assert "dated unsure: 2 of 2 (100%), the label too in 1" in " ".join(
-        render_text(cal).split())
+    assert (nc.cases, nc.judge_unsure, nc.unsure, nc.unsure_both) == (1, 1, 1, 1)
+    text = " ".join(render_text(cal).split())
+    assert "dated labelled unsure in 1 (left out of kappa); the judge could not tell " \
+           "either in 1" in text
+    assert "dated: the judge could not tell in 1 of 1 case (100%)" in text

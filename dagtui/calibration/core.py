@@ -43,13 +43,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dagtui.calibration import fingerprint, stats
+from dagtui.calibration import annotators, fingerprint, stats
 from dagtui.calibration.forcing import ForcingJudge, ItemAnswers, Observation, SharedAnswers
 from dagtui.calibration.items import TaskLabelError, split_items, task_label
 from dagtui.graph import mapping
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.model import BinaryNode, CheckNode, Graph, MapNode, NonBinaryNode, TaskNode
-from dagtui.graph.unsure import UNSURE
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Judge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.kinds import kind_of
@@ -57,10 +57,11 @@ from dagtui.labels.check import (
     LabelProblem,
     check_cases,
     ignored_summary,
+    is_unsure,
     normalize_label,
     warn_ignored,
 )
-from dagtui.labels.map_labels import NO_LABEL, item_label
+from dagtui.labels.map_labels import NO_LABEL, item_label, person_unsure
 from dagtui.report.trace import RunResult
 from dagtui.run.cases import Case
 from dagtui.run.engine import Engine
@@ -93,6 +94,8 @@ class NodeCalibration:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     unlabelled: list[str] = field(default_factory=list)
+    #: cases labelled "unsure" here (`dagtui.labels.check.UNSURE`): kept out of kappa
+    unsure: int = 0
     # task nodes
     items_labelled: int = 0
     items_found: int = 0
@@ -110,8 +113,10 @@ class NodeCalibration:
     margin: float | None = None
     fleiss: float | None = None
     close_calls: list[dict[str, Any]] = field(default_factory=list)
-    # unsure (`dagtui.graph.unsure`): answers "cannot tell", and those whose label says so too
-    unsure: int = 0
+    # a node declaring `unsure` (`dagtui.graph.unsure`): the judge's "cannot tell" answers
+    # (a map node's: items) on the cases measured, and the cases labelled "unsure" where the
+    # judge's own run could not tell either (judge and person unsure together)
+    judge_unsure: int = 0
     unsure_both: int = 0
     # map nodes: agreement and kappa above are over items; these compare each case's
     # aggregate (the verdict, or a fraction leaf's score) with the one its labels give
@@ -185,6 +190,11 @@ class Calibration:
     provenance: dict[str, Any] | None = None
     #: the bias probes' results (`probes.Probes`), when `--probes` asked for them
     probes: Any = None
+    #: whose labels the judge is compared with: an annotator's name (`--annotator`), or
+    #: None for the adjudicated `expected`
+    annotator: str | None = None
+    #: per judgement node, how far each pair of annotators agree (`annotators.PairAgreement`)
+    human_agreement: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def scored(self) -> list[CaseOutcome]:
@@ -241,6 +251,9 @@ class Calibration:
             "wall_time": self.wall_time, "provenance": self.provenance,
             # only when probes ran: a calibration without them is written as before
             **({"probes": self.probes.to_dict()} if self.probes is not None else {}),
+            "annotator": self.annotator,
+            "human_agreement": {nid: [p.to_dict() for p in pairs]
+                                for nid, pairs in self.human_agreement.items()},
         }
 
 
@@ -271,10 +284,12 @@ def _checked_of(graph: Any) -> CheckedGraph:
 
 
 def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
-    """Overrides that make labelled check nodes follow their label (the labels' path)."""
+    """Overrides that make labelled check nodes follow their label (the labels' path); an
+    "unsure" label overrides nothing (the code's own verdict is followed)."""
     expected = case.expected or {}
     return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()
-            if isinstance(node, CheckNode) and nid in expected}
+            if isinstance(node, CheckNode) and nid in expected
+            and not is_unsure(node, expected[nid])}
 
 
 async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]], limit: int,
@@ -299,7 +314,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                       python_path: Iterable[str | os.PathLike[str]] = (),
                       progress: Callable[[int, int], None] | None = None,
                       lenient: bool = False, probes: Sequence[str] = (),
-                      **judge_opts: Any) -> Calibration:
+                      annotator: str | None = None, **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
@@ -311,7 +326,10 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     `lenient=True` drops them instead, with a `LabelWarning` each, listed in
     `ignored_labels`. `probes` (`order`, `padding`) re-asks every labelled judgement node
     with its options reordered or its case material padded (`dagtui.calibration.probes`),
-    after everything else; the results are in `result.probes`."""
+    after everything else; the results are in `result.probes`. `annotator`: compare the
+    judge with that person's labels (a case's `annotations`) instead of the adjudicated
+    `expected`; either way `result.human_agreement` holds each pair of annotators' agreement
+    (`dagtui.calibration.annotators`), and "unsure" labels are left out of every figure."""
     from dagtui.api import _cases, make_judge
     from dagtui.calibration import probes as bias
     from dagtui.run.batch import preflight_all
@@ -330,8 +348,12 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     checked = _checked_of(graph)
     # validated at most once, when the first engine is built: the others trust that check
     g = checked.graph if checked.graph is not None else checked.require()
-    batch, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
+    checked_cases, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
     warn_ignored(ignored)
+    pairs = annotators.human_agreement(g, checked_cases, seed=seed)
+    labelled = annotators.compared(checked_cases, annotator)
+    unsure = annotators.unsure_cases(g, labelled)
+    batch = [annotators.certain(g, c) for c in labelled]
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
     shared = SharedAnswers(inner)
     forcing = ForcingJudge(shared)
@@ -384,10 +406,12 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
         await inner.aclose()
     temperature = getattr(inner, "temperature", None)
     result = analyse(g, batch, human, forced0, free_results, forcing.observed,
-                     samples=samples, seed=seed)
+                     samples=samples, seed=seed, unsure=unsure)
     result.judge = inner.describe()
     result.temperature = temperature
-    result.provenance = fingerprint.provenance(g, batch, fingerprint.JudgeSetting.of(
+    result.annotator, result.human_agreement = annotator, pairs
+    # the labels as written (an "unsure" among them): relabelling one makes the node stale
+    result.provenance = fingerprint.provenance(g, labelled, fingerprint.JudgeSetting.of(
         {**result.judge, "temperature": temperature}))
     result.wall_time = wall
     if halt is not None:
@@ -432,8 +456,11 @@ def note_ignored(result: Calibration, ignored: Sequence[LabelProblem]) -> None:
 def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
             forced0: Sequence[RunResult], free: Sequence[RunResult],
             observed: dict[tuple[str, str, int], Observation], *, samples: int = 1,
-            seed: int = stats.SEED) -> Calibration:
-    """Turn the three passes into per-node and end-to-end figures (no calls)."""
+            seed: int = stats.SEED, unsure: dict[str, list[str]] | None = None) -> Calibration:
+    """Turn the three passes into per-node and end-to-end figures (no calls). `unsure`:
+    node id -> the cases labelled "unsure" there (`annotators.unsure_cases`; the runs read
+    them without it): counted per node, neither unlabelled nor a label problem."""
+    unsure = unsure or {}
     metric = graph.metric
     threshold = metric.effective_threshold
     out = Calibration(metric.name, graph.path, {}, threshold, samples, None, len(cases))
@@ -443,8 +470,11 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
         if kind_of(node).per_item:
             classes = [True, False]
         out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
+    for nid, names in unsure.items():
+        out.nodes[nid].unsure = len(names)
     for case, run in zip(cases, forced0, strict=True):
-        if run.error is not None and run.error_kind in ("label_missing", "out_of_set"):
+        if run.error is not None and run.error_kind in ("label_missing", "out_of_set") \
+                and case.name not in unsure.get(run.error_node or "", ()):
             out.label_problems.append(f"{case.name}: {run.error}")
         for step in run.steps:
             nc = out.nodes[step.node]
@@ -453,7 +483,8 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
                 continue
             obs = observed.get((case.name, step.node, 0))
             if obs is None:  # the label was missing or bad: the step failed before the call
-                if step.error_kind == "label_missing":
+                if step.error_kind == "label_missing" \
+                        and case.name not in unsure.get(step.node, ()):
                     nc.unlabelled.append(case.name)
                 continue
             if not obs.ok:
@@ -472,6 +503,12 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
             _stability(nc, cases, observed, samples)
     for case, h, f in zip(cases, human, free, strict=True):
         out.outcomes.append(_outcome(graph, case, h, f, threshold))
+    free_of = {case.name: f for case, f in zip(cases, free, strict=True)}
+    for nid, names in unsure.items():  # labelled "unsure": did the judge's run say so too?
+        for name in names:
+            ran = free_of[name].step(nid) if name in free_of else None
+            if ran is not None and ran.unsure:
+                out.nodes[nid].unsure_both += 1
     for o in out.outcomes:
         if o.differs and o.blame in out.nodes:
             out.nodes[o.blame].flipped += 1
@@ -491,7 +528,7 @@ def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Seq
         label = normalize_label(node, (case.expected or {}).get(node.id))
         labels.append(label)
         verdicts.append(obs.value)
-        _count_unsure(nc, label, obs.value)
+        _count_unsure(nc, obs.value)
         if label != obs.value or type(label) is not type(obs.value):
             nc.disagreements.append({"case": case.name, "label": show(label),
                                      "verdict": show(obs.value), "reason": obs.reason})
@@ -502,11 +539,10 @@ def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Seq
     nc.confusion = stats.confusion(labels, verdicts)
 
 
-def _count_unsure(nc: NodeCalibration, label: Any, answer: Any) -> None:
-    """Count a "cannot tell" answer, and whether the label said so too."""
-    if answer == UNSURE:
-        nc.unsure += 1
-        nc.unsure_both += 1 if label == UNSURE else 0
+def _count_unsure(nc: NodeCalibration, answer: Any) -> None:
+    """Count the judge's "cannot tell" answers."""
+    if answer == CANNOT_TELL:
+        nc.judge_unsure += 1
 
 
 def _map_items(nc: NodeCalibration, node: MapNode, cases: Sequence[Case],
@@ -528,11 +564,11 @@ def _map_items(nc: NodeCalibration, node: MapNode, cases: Sequence[Case],
         theirs: list[Any] = []
         for i, (text, answer, reason) in enumerate(judged):
             label = item_label(value, i, text)
-            if label is NO_LABEL:
+            if label is NO_LABEL or person_unsure(label):  # left out, as "unsure" labels are
                 continue
             mine.append(answer)
             theirs.append(label)
-            _count_unsure(nc, label, answer)
+            _count_unsure(nc, answer)
             if label != answer or type(label) is not type(answer):
                 nc.disagreements.append({"case": case.name, "label": show(label),
                                          "verdict": show(answer),
@@ -553,8 +589,8 @@ def _map_items(nc: NodeCalibration, node: MapNode, cases: Sequence[Case],
 
 def _items_outcome(node: MapNode, answers: list[Any]) -> Any:
     """What a map node's items come to: "cannot tell" when one is, else the aggregate."""
-    if any(a == UNSURE for a in answers):
-        return UNSURE
+    if any(a == CANNOT_TELL for a in answers):
+        return CANNOT_TELL
     outcome = mapping.aggregate(node.aggregate, [a is True for a in answers], node.empty)
     return outcome.score if outcome.score is not None else outcome.verdict
 

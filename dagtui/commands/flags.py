@@ -46,6 +46,8 @@ temperature = _number(float, 0.0, strict=False, high=2.0, words="a number from 0
 kappa = _number(float, -1.0, strict=False, high=1.0, words="a number from -1 to 1")
 #: `--max-flip`: a share of verdicts, 0..1
 share = _number(float, 0.0, strict=False, high=1.0, words="a number from 0 to 1")
+#: `--target-width`: a kappa interval's width, above 0 and at most 2 (kappa spans -1..1)
+interval_width = _number(float, 0.0, strict=True, high=2.0, words="a number above 0, at most 2")
 
 
 def _port(low: int, words: str) -> Callable[[str], int]:

@@ -57,7 +57,8 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     from dagtui.judges.factory import default_judge_name, make_judge
     from dagtui.report.trace import Trace
     from dagtui.run.cases import CaseError, select_case
-    from dagtui.tui.debugger.app import TuiHumanJudge, graph_cases
+    from dagtui.tui.debugger.cases import graph_cases
+    from dagtui.tui.debugger.human import TuiHumanJudge
 
     checked = CheckedGraph.read(args.graph)
     code = refusal(checked)
@@ -131,10 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         err("needs an interactive terminal")
         return ExitCode.USAGE
-    from dagtui.tui.debugger.app import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     graph = ready.pop("graph")
     path = ready.pop("graph_path")
-    app = DebuggerApp(graph, path, keymap=keymap, **ready)
-    app.run()
+    debugger_app(graph, path, keymap=keymap, **ready).run()
     return ExitCode.OK

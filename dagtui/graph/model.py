@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal, Self, overload
 
 from dagtui.graph.fieldtypes import Checker, FieldProblem, Mismatch, checker_for, describe
 from dagtui.graph.mapping import is_fraction
-from dagtui.graph.unsure import UNSURE, Unsure, read_unsure
+from dagtui.graph.unsure import CANNOT_TELL, Unsure, read_unsure
 
 SINGLE_TURN_PARAMS: tuple[str, ...] = (
     "input",
@@ -606,7 +606,7 @@ class Judgement:
         rule = self.unsure_rule
         if rule is None or rule.ends_unscored:
             return list(self.verdicts)
-        return [*self.verdicts, Verdict(verdict=UNSURE, score=rule.score, then=rule.then)]
+        return [*self.verdicts, Verdict(verdict=CANNOT_TELL, score=rule.score, then=rule.then)]
 
     def verdict_for(self, value: Any) -> Verdict | None:
         """The verdict an answer (or a label) `value` picks, None when it picks none: equal

@@ -2,7 +2,7 @@
 material does not settle the question.
 
 Without `unsure` a judge must pick a verdict, and a coin-flip becomes a score. With it the
-answer schema offers one more answer, `UNSURE` ("cannot tell"), and the node says what that
+answer schema offers one more answer, `CANNOT_TELL` ("cannot tell"), and the node says what that
 answer means (`Unsure.mode`):
 
 - `unscored`: the case ends with status `unscored` (neither pass, fail nor error);
@@ -24,7 +24,7 @@ from typing import Any
 
 #: the answer a judge gives when the material does not settle the question (the extra
 #: value the answer schema offers when `unsure` is declared)
-UNSURE = "cannot tell"
+CANNOT_TELL = "cannot tell"
 #: the values `unsure` may take as a string
 UNSURE_WORDS = ("unscored", "human")
 #: the status of a case that ended on an unsure answer with nowhere to go

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dagtui.graph.unsure import UNSURE
+from dagtui.graph.unsure import CANNOT_TELL
 
 
 class AnswerError(ValueError):
@@ -280,7 +280,7 @@ class StepsAnswer(Answer):
 
 
 class UnsureAnswer(Answer):
-    """A verdict answer that may also be "cannot tell from the material" (`UNSURE`): what a
+    """A verdict answer that may also be "cannot tell from the material" (`CANNOT_TELL`): what a
     node declaring `unsure` offers its judge (`dagtui.graph.unsure`). It wraps the node's own
     answer; without `unsure` that answer is used as it is, so the request stays unchanged."""
 
@@ -288,36 +288,36 @@ class UnsureAnswer(Answer):
         self.inner = inner
         self.field = inner.field
         self.why = inner.why
-        self.shown = (f'{inner.shown}, or "{UNSURE}" when the material does not settle the '
+        self.shown = (f'{inner.shown}, or "{CANNOT_TELL}" when the material does not settle the '
                       'question')
         self.tail = inner.tail
 
     def schema_property(self, labels: list[str]) -> dict[str, Any]:
         own = self.inner.schema_property(labels)
         if "enum" in own:
-            return {**own, "enum": [*own["enum"], UNSURE]}
-        return {"anyOf": [own, {"type": "string", "enum": [UNSURE]}]}
+            return {**own, "enum": [*own["enum"], CANNOT_TELL]}
+        return {"anyOf": [own, {"type": "string", "enum": [CANNOT_TELL]}]}
 
     def correction(self, labels: list[str]) -> str:
-        return f'{self.inner.correction(labels)} Or "{UNSURE}".'
+        return f'{self.inner.correction(labels)} Or "{CANNOT_TELL}".'
 
     def read(self, data: dict[str, Any], raw: str, labels: list[str]) -> Any:
         self.missing(data, raw)
         value = data[self.field]
-        if isinstance(value, str) and _norm(value) == UNSURE:
-            return UNSURE
+        if isinstance(value, str) and _norm(value) == CANNOT_TELL:
+            return CANNOT_TELL
         return self.inner.read(data, raw, labels)
 
     def check(self, value: Any, labels: list[str], who: str, shown: str) -> Any:
-        if value == UNSURE:
-            return UNSURE
+        if value == CANNOT_TELL:
+            return CANNOT_TELL
         return self.inner.check(value, labels, who, shown)
 
     def coerce(self, value: Any) -> Any:
-        return UNSURE if value == UNSURE else self.inner.coerce(value)
+        return CANNOT_TELL if value == CANNOT_TELL else self.inner.coerce(value)
 
     def choices(self, labels: list[str]) -> list[Any]:
-        return [*self.inner.choices(labels), UNSURE]
+        return [*self.inner.choices(labels), CANNOT_TELL]
 
 
 TEXT = TextAnswer()

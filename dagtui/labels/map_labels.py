@@ -1,6 +1,8 @@
 """Labels of a map node: one per item, as a list in the items' order
 (`"claims": [true, false, true]`) or a table keyed by item text
-(`"claims": {"The sky is blue" = true}`); `"cannot tell"` where the node declares `unsure`.
+(`"claims": {"The sky is blue" = true}`); an item may be labelled `"unsure"` (the person
+could not tell, `dagtui.labels.check.UNSURE`): it is left out of agreement, and on a node
+declaring `unsure` the labels judge answers it "cannot tell".
 
 The label check (`dagtui.labels.check`) asks `map_label_problem` of each; the labels judge
 answers each item's call from `item_label`; the check's labelled walk follows the verdict the
@@ -14,7 +16,7 @@ from typing import Any
 
 from dagtui.graph.mapping import aggregate
 from dagtui.graph.model import MapNode, Verdict
-from dagtui.graph.unsure import UNSURE
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.text import verdict_text
 
 #: what `item_label` returns for an item the label does not cover
@@ -28,8 +30,11 @@ def _item_value(value: Any) -> Any:
     return value
 
 
-def _allowed(node: MapNode) -> str:
-    return "true or false" + (f' (or "{UNSURE}")' if node.unsure_rule is not None else "")
+def person_unsure(value: Any) -> bool:
+    """An item labelled "unsure" (`dagtui.labels.check.UNSURE`)."""
+    from dagtui.labels.check import UNSURE  # the label's one spelling (check imports us)
+
+    return value == UNSURE
 
 
 def map_label_problem(node: MapNode, value: Any) -> tuple[str, str] | None:
@@ -50,11 +55,11 @@ def map_label_problem(node: MapNode, value: Any) -> tuple[str, str] | None:
                                "order, or a table keyed by item text")
     for where, item in entries:
         got = _item_value(item)
-        if got is True or got is False or (got == UNSURE and node.unsure_rule is not None):
+        if got is True or got is False or person_unsure(got):
             continue
         which = f"item {where}" if isinstance(where, int) else f"item {where!r}"
         return "not_a_verdict", (f"map node {nid!r}: the label of {which} is "
-                                 f"{verdict_text(item, quote=True)}, not {_allowed(node)}")
+                                 f"{verdict_text(item, quote=True)}, not true, false or \"unsure\"")
     return None
 
 
@@ -88,7 +93,7 @@ def labelled_outcome(node: MapNode, value: Any) -> Verdict | None:
     values = item_values(value)
     if node.max_items is not None:
         values = values[:node.max_items]
-    if any(v == UNSURE for v in values):
-        return node.verdict_for(UNSURE)
+    if any(person_unsure(v) for v in values):  # the routed branch, else no known path
+        return node.verdict_for(CANNOT_TELL)
     outcome = aggregate(node.aggregate, [v is True for v in values], node.empty)
     return node.verdict_for(outcome.verdict)

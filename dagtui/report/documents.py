@@ -361,6 +361,7 @@ def models() -> Documents:
         disagreements: list[Disagreement]
         errors: list[NodeError]
         unlabelled: list[str] = Field(description="Cases reaching the node with no label.")
+        unsure: int = Field(description="Cases labelled \"unsure\" here: left out of kappa.")
         items_labelled: int
         items_found: int
         dropped: list[Dropped]
@@ -375,13 +376,27 @@ def models() -> Documents:
         fleiss: float | None = Field(description="Fleiss' kappa across the samples.")
         close_calls: list[CloseCall]
         recall: float | None = Field(description="Task nodes: labelled items found.")
-        unsure: int = Field(description="Answers \"cannot tell\" (a map node's: items).")
-        unsure_both: int = Field(description="Of those, the label said \"cannot tell\" too.")
+        judge_unsure: int = Field(description="The judge's \"cannot tell\" answers on the "
+                                              "cases measured (a map node's: items).")
+        unsure_both: int = Field(description="Cases labelled \"unsure\" where the judge's "
+                                             "own run could not tell either.")
         item_cases: int = Field(description="Map nodes: cases with every judged item "
                                             "labelled.")
         case_agreement: float | None = Field(
             description="Map nodes: the share of those cases whose aggregate (verdict or "
                         "fraction score) is the one the item labels give.")
+
+    class PairAgreement(Closed):
+        """Two annotators on one judgement node (docs/calibration.md, Several annotators)."""
+
+        node: str
+        first: str
+        second: str
+        cases: int = Field(description="Cases both labelled with a verdict.")
+        unsure: int = Field(description="Cases both labelled where either was unsure.")
+        agreement: float | None
+        kappa: float | None = Field(description="Cohen's kappa between the two.")
+        kappa_ci: tuple[float, float] | None = Field(description="Its bootstrap 95% interval.")
 
     class OutcomeCounts(Closed):
         """Pass/fail end to end: cases people passed (and of those the judge passed), cases
@@ -512,5 +527,10 @@ def models() -> Documents:
             description="Fingerprints of what was measured; null in files from before them.")
         probes: Probes | SkipJsonSchema[None] = Field(
             None, description="The bias probes (calibrate --probes); absent without them.")
+        annotator: str | None = Field(
+            description="Whose labels the judge is compared with (--annotator); null: the "
+                        "adjudicated 'expected'.")
+        human_agreement: dict[str, list[PairAgreement]] = Field(
+            description="node -> each pair of annotators' agreement (the ceiling).")
 
     return Documents(report=Report, results=ResultsLine, trace=Trace, calibration=Calibration)

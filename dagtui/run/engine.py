@@ -29,7 +29,7 @@ from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.checks import CheckError, PythonConsent
 from dagtui.graph.loader import GraphError
 from dagtui.graph.model import GEvalNode, Graph, Judgement, NodeBase, Verdict
-from dagtui.graph.unsure import UNSURE
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Ask, Judge, JudgeError, Reply
 from dagtui.judges.prompts import Prompt, build_prompt, geval_steps_prompt
 from dagtui.kinds import extracts, kind_of
@@ -262,7 +262,7 @@ class Engine:
         """The judge could not tell and the node says `unsure = "human"`: the person
         (`person`) answers the same request instead; without one the case stays unscored."""
         rule = _unsure_rule(node)
-        if self.person is None or rule is None or rule.mode != "human" or rec.answer != UNSURE:
+        if self.person is None or rule is None or rule.mode != "human" or rec.answer != CANNOT_TELL:
             return
         prompt = self.prompt_for(session, node, evidence)
         reply = await self.person.answer(Ask(self.graph, node, prompt, session.case, evidence,
@@ -346,7 +346,7 @@ class Engine:
         answer = kind_of(node).answer
         if answer is not None:  # "true" typed for a binary node is the verdict true
             value = answer.coerce(value)
-        if node.is_scored_leaf and not (value == UNSURE and _unsure_rule(node) is not None):
+        if node.is_scored_leaf and not (value == CANNOT_TELL and _unsure_rule(node) is not None):
             if not is_score(value):
                 raise JudgeError("out_of_set", f"override for {node.id!r} must be a score "
                                  f"0..10, got {value!r}")
@@ -358,7 +358,7 @@ class Engine:
         Returns that verdict (None for a node without verdicts, or for an unsure answer
         that ends the case unscored)."""
         rule = _unsure_rule(node)
-        if rule is not None and rec.answer == UNSURE:
+        if rule is not None and rec.answer == CANNOT_TELL:
             rec.unsure = True
             if rule.ends_unscored:  # "human" too: no person is asked here
                 rec.unscored = True

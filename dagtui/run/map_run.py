@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from dagtui.graph.mapping import aggregate, split_items
 from dagtui.graph.model import MapNode
-from dagtui.graph.unsure import UNSURE
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Ask, JudgeError, Reply, check_value
 from dagtui.judges.prompts import Prompt
 from dagtui.report.trace import StepRecord
@@ -54,7 +54,7 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
                       evidence: dict[str, Any],
                       overrides: Mapping[int, Any] | None = None) -> None:
     """Judge every item (up to `max_items`) and set `rec`'s answer to the node's outcome:
-    the aggregate verdict, a fraction leaf's score, or `UNSURE` when an item could not be
+    the aggregate verdict, a fraction leaf's score, or `CANNOT_TELL` when an item could not be
     told (the node's `unsure` then says what happens). `overrides` answers items by index
     instead of the judge (a what-if on one item); an item whose request is unchanged since
     the earlier run reuses its answer (edit and re-run)."""
@@ -87,7 +87,7 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
             return prompt, Reply(old["answer"], old.get("reason", ""))
         sources[i] = "judge"
         reply = await engine.judge.answer(ask)
-        if reply.value == UNSURE and person is not None:  # unsure = "human": a person decides
+        if reply.value == CANNOT_TELL and person is not None:  # unsure = "human": a person decides
             async with person_lock:  # one question on the screen at a time
                 asked = await person.answer(ask)
             reply = Reply(asked.value, asked.reason or reply.reason, raw=reply.raw,
@@ -130,7 +130,7 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
     if rec.prompt is None:  # nothing to judge: what one item's request looks like
         rec.prompt = engine.prompt_for(session, node, {parent: "(no items)"} if parent else {}
                                        ).messages
-    unsure = sum(1 for a in answers if a == UNSURE)
+    unsure = sum(1 for a in answers if a == CANNOT_TELL)
     outcome = aggregate(node.aggregate, [a is True for a in answers], node.empty)
     note = (f"{outcome.passed} of {outcome.judged} items pass" if judged
             else f"the list is empty: empty = {str(node.empty).lower()}")
@@ -142,7 +142,7 @@ async def judge_items(engine: Engine, session: Session, rec: StepRecord, node: M
     rec.source = "judge"
     if unsure:
         rec.unsure = True
-        rec.answer, rec.reason = UNSURE, f"cannot tell for {unsure} of {len(judged)} items"
+        rec.answer, rec.reason = CANNOT_TELL, f"cannot tell for {unsure} of {len(judged)} items"
         return
     rec.answer = outcome.score if outcome.score is not None else outcome.verdict
     rec.reason = f"{outcome.passed} of {outcome.judged} items pass"

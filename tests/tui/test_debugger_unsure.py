@@ -10,7 +10,7 @@ from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.loader import load_text
 from dagtui.judges import CallbackJudge
 from dagtui.run.cases import Case
-from dagtui.tui.debugger import DebuggerApp
+from dagtui.tui.app import debugger_app
 from dagtui.tui.screens.dialogs import HumanAnswerScreen
 from tui.debugger_helpers import SIZE, settle
 
@@ -42,7 +42,7 @@ async def test_the_person_answers_what_the_judge_could_not_tell() -> None:
         return "cannot tell", "the purchase date is missing"
 
     case = Case("no date", {"actual_output": "It broke."})
-    app = DebuggerApp(graph, "dates.toml", cases=[case], case=0,
+    app = debugger_app(graph, "dates.toml", cases=[case], case=0,
                       judge=CallbackJudge(judge), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -78,7 +78,7 @@ async def test_the_debugger_lists_the_items_and_overrides_one() -> None:
         return item != "beta", f"checked {item}"
 
     case = Case("c", {"actual_output": "x", "context": "y"})
-    app = DebuggerApp(graph, "claims.toml", cases=[case],
+    app = debugger_app(graph, "claims.toml", cases=[case],
                       case=0, judge=CallbackJudge(judge), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

@@ -36,10 +36,10 @@ async def test_map_fields_edit(claims_graph: Path) -> None:
         await pilot.pause()
         field.value = "{ at_least = 0.8 }"
         await pilot.pause()
-        assert app.state.graph.nodes["supported"].aggregate == {"at_least": 0.8}
+        assert app.editor.state.graph.nodes["supported"].aggregate == {"at_least": 0.8}
         unsure = form.field("unsure")
         unsure.focus()
         await pilot.pause()
         unsure.value = "{ score = 5 }"
         await pilot.pause()
-        assert app.state.graph.nodes["supported"].unsure == {"score": 5}
+        assert app.editor.state.graph.nodes["supported"].unsure == {"score": 5}

@@ -13,7 +13,7 @@ from dagtui.graph.model import (
     NonBinaryNode,
     TaskNode,
 )
-from dagtui.graph.unsure import UNSURE, unsure_problem
+from dagtui.graph.unsure import CANNOT_TELL, unsure_problem
 from dagtui.graph.validate import environment
 from dagtui.graph.validate.check_nodes import CheckNodeChecks
 from dagtui.graph.validate.hints import checkable_hint
@@ -134,8 +134,8 @@ class NodeChecks(CheckNodeChecks):
                          "case (\"unscored\", \"human\") or score it ({ score = N }), not "
                          "continue at another node", path, node=nid, fld="unsure",
                          at_value=True)
-        if any(v.verdict == UNSURE for v in node.verdicts):
-            self.add("DAG026", f"a verdict is labelled \"{UNSURE}\", the answer unsure "
+        if any(v.verdict == CANNOT_TELL for v in node.verdicts):
+            self.add("DAG026", f"a verdict is labelled \"{CANNOT_TELL}\", the answer unsure "
                      "offers the judge; rename the label", path, node=nid, fld="unsure")
 
     def check_map(self, nid: str, node: MapNode) -> None:

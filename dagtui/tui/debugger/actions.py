@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from dagtui.graph.checks import PythonConsent
 from dagtui.graph.loader import GraphError
 from dagtui.graph.model import Graph
-from dagtui.graph.unsure import UNSURE
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Judge
 from dagtui.kinds import kind_of
 from dagtui.report.trace import Trace
@@ -155,7 +155,7 @@ class RunActions:
             options.append("(clear the what-if: ask the judge again)")
         answers: list[Any] = [True, False]
         if getattr(node, "unsure_rule", None) is not None:
-            answers.append(UNSURE)
+            answers.append(CANNOT_TELL)
 
         def item_picked(index: int | None) -> None:
             if index is None:
