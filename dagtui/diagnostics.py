@@ -50,6 +50,7 @@ CODES: dict[str, str] = {
     "DAG023": "internal error in the validator",
     "DAG024": "node id with control, zero-width or bidi characters",
     "DAG025": "JSON Schema reference outside the schema",
+    "DAG026": "invalid map or unsure settings",
     # warnings: it runs, but probably not as meant
     "DAG101": "judgement node judges nothing",
     "DAG102": "node can never run",
@@ -69,6 +70,7 @@ CODES: dict[str, str] = {
     "DAG116": "metric leaf needs DeepEval, which is not installed",
     "DAG117": "regex with nested quantifiers",
     "DAG118": "judge model not in litellm's model list, but close to one",
+    "DAG119": "map node: the graph has no DeepEval export",
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }

@@ -30,6 +30,7 @@ from dagtui.graph.model import (  # noqa: E402
     CheckNode,
     FieldSpec,
     GEvalNode,
+    MapNode,
     Metric,
     MetricNode,
     NodeBase,
@@ -156,6 +157,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "check-kinds": check_kinds_table,
     "geval": lambda: field_table([GEvalNode], own_keys),
     "metric-node": lambda: field_table([MetricNode], own_keys),
+    "map": lambda: field_table([MapNode], own_keys),
 }
 
 

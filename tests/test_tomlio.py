@@ -535,7 +535,8 @@ def test_save_refuses_an_unparsable_original(tmp_path: Path, bad: str) -> None:
 @pytest.mark.parametrize("name", sorted(STARTERS))
 def test_starters_validate_clean(name: str) -> None:
     report = check_text(starter_text(name), f"{name}.toml")
-    assert [d.format() for d in report.diagnostics] == []
+    # a map node (the claims starter) always carries DAG119: DeepEval cannot export it
+    assert [d.format() for d in report.diagnostics if d.code != "DAG119"] == []
     # blank is one judgement to start from; the others show how nodes fit together
     assert report.graph is not None and len(report.graph.nodes) >= (1 if name == "blank" else 2)
     assert format_text(starter_text(name)) == starter_text(name)  # already canonical

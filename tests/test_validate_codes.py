@@ -125,6 +125,12 @@ CASES: dict[str, tuple[str, str | None, str]] = {
                '"https://example.com/a.json" } } }\nparam = "actual_output"\nverdicts = [\n'
                '  { verdict = true, score = 10 },\n  { verdict = false, score = 0 },\n]\n',
                "c", "schema = {"),
+    "DAG026": (HEAD + JUDGE.replace('type = "binary"', 'type = "binary"\nunsure = "maybe"'),
+               "j", 'unsure = "maybe"'),
+    "DAG119": (HEAD + '\n[nodes.t]\ntype = "task"\ninstructions = "List the claims."\n'
+               'output_label = "Claim"\nparams = ["actual_output"]\nchildren = ["m"]\n'
+               '\n[nodes.m]\ntype = "map"\ncriteria = "Is this claim true?"\n'
+               'aggregate = "fraction"\n', "m", 'type = "map"'),
     "DAG117": (HEAD + '\n[nodes.c]\ntype = "check"\ncheck = "regex"\npattern = "^(a+)+$"\n'
                'param = "actual_output"\nverdicts = [\n  { verdict = true, score = 10 },\n'
                '  { verdict = false, score = 0 },\n]\n', "c", '"^(a+)+$"'),

@@ -114,6 +114,7 @@ BASE = {
     "check": ['param = "actual_output"', VERDICTS["binary"]],
     "geval": ['criteria = "c"'],
     "metric": ['metric = "answer_relevancy"'],
+    "map": ['criteria = "c"', 'aggregate = "fraction"'],
 }
 
 

@@ -44,12 +44,15 @@ from pathlib import Path
 from typing import Any
 
 from dagtui.calibration import annotators, fingerprint, stats
-from dagtui.calibration.forcing import ForcingJudge, Observation, SharedAnswers
+from dagtui.calibration.forcing import ForcingJudge, ItemAnswers, Observation, SharedAnswers
 from dagtui.calibration.items import TaskLabelError, split_items, task_label
+from dagtui.graph import mapping
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
+from dagtui.graph.model import BinaryNode, CheckNode, Graph, MapNode, NonBinaryNode, TaskNode
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Judge
 from dagtui.judges.labels import LabelsJudge
+from dagtui.kinds import kind_of
 from dagtui.labels.check import (
     LabelProblem,
     check_cases,
@@ -58,6 +61,7 @@ from dagtui.labels.check import (
     normalize_label,
     warn_ignored,
 )
+from dagtui.labels.map_labels import NO_LABEL, item_label, person_unsure
 from dagtui.report.trace import RunResult
 from dagtui.run.cases import Case
 from dagtui.run.engine import Engine
@@ -109,6 +113,15 @@ class NodeCalibration:
     margin: float | None = None
     fleiss: float | None = None
     close_calls: list[dict[str, Any]] = field(default_factory=list)
+    # a node declaring `unsure` (`dagtui.graph.unsure`): the judge's "cannot tell" answers
+    # (a map node's: items) on the cases measured, and the cases labelled "unsure" where the
+    # judge's own run could not tell either (judge and person unsure together)
+    judge_unsure: int = 0
+    unsure_both: int = 0
+    # map nodes: agreement and kappa above are over items; these compare each case's
+    # aggregate (the verdict, or a fraction leaf's score) with the one its labels give
+    item_cases: int = 0
+    case_agreement: float | None = None
 
     @property
     def recall(self) -> float | None:
@@ -454,6 +467,8 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
     for nid, node in graph.nodes.items():
         classes = [v.verdict for v in node.verdicts] \
             if isinstance(node, BinaryNode | NonBinaryNode | CheckNode) else []
+        if kind_of(node).per_item:
+            classes = [True, False]
         out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
     for nid, names in unsure.items():
         out.nodes[nid].unsure = len(names)
@@ -476,16 +491,24 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
                 nc.errors.append({"case": case.name, "error": obs.error, "kind": obs.error_kind})
     for nid, node in graph.nodes.items():
         nc = out.nodes[nid]
-        if isinstance(node, BinaryNode | NonBinaryNode):
+        if kind_of(node).per_item:
+            _map_items(nc, node, cases, observed, seed)  # type: ignore[arg-type]
+        elif isinstance(node, BinaryNode | NonBinaryNode):
             _judgement(nc, node, cases, observed, seed)
         elif isinstance(node, TaskNode):
             _task(nc, cases, observed)
         elif node.is_scored_leaf:  # a G-Eval or DeepEval metric leaf: a 0..10 score
             _geval(nc, cases, observed)
-        if samples > 1 and not isinstance(node, CheckNode):
+        if samples > 1 and not isinstance(node, CheckNode) and not kind_of(node).per_item:
             _stability(nc, cases, observed, samples)
     for case, h, f in zip(cases, human, free, strict=True):
         out.outcomes.append(_outcome(graph, case, h, f, threshold))
+    free_of = {case.name: f for case, f in zip(cases, free, strict=True)}
+    for nid, names in unsure.items():  # labelled "unsure": did the judge's run say so too?
+        for name in names:
+            ran = free_of[name].step(nid) if name in free_of else None
+            if ran is not None and ran.unsure:
+                out.nodes[nid].unsure_both += 1
     for o in out.outcomes:
         if o.differs and o.blame in out.nodes:
             out.nodes[o.blame].flipped += 1
@@ -505,6 +528,7 @@ def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Seq
         label = normalize_label(node, (case.expected or {}).get(node.id))
         labels.append(label)
         verdicts.append(obs.value)
+        _count_unsure(nc, obs.value)
         if label != obs.value or type(label) is not type(obs.value):
             nc.disagreements.append({"case": case.name, "label": show(label),
                                      "verdict": show(obs.value), "reason": obs.reason})
@@ -513,6 +537,62 @@ def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Seq
     nc.kappa = stats.cohen_kappa(labels, verdicts)
     nc.kappa_ci = stats.bootstrap_kappa(labels, verdicts, seed=seed)
     nc.confusion = stats.confusion(labels, verdicts)
+
+
+def _count_unsure(nc: NodeCalibration, answer: Any) -> None:
+    """Count the judge's "cannot tell" answers."""
+    if answer == CANNOT_TELL:
+        nc.judge_unsure += 1
+
+
+def _map_items(nc: NodeCalibration, node: MapNode, cases: Sequence[Case],
+               observed: dict[tuple[str, str, int], Observation], seed: int) -> None:
+    """A map node: the judge against the labels item by item (agreement, kappa, confusion
+    over every labelled item), and case by case (each case's aggregate against the one
+    its item labels give, `case_agreement`)."""
+    labels: list[Hashable] = []
+    verdicts: list[Hashable] = []
+    agree = 0
+    for case in cases:
+        obs = observed.get((case.name, node.id, 0))
+        value = (case.expected or {}).get(node.id)
+        if obs is None or not obs.ok or not isinstance(obs.value, ItemAnswers) \
+                or value is None or isinstance(value, bool):
+            continue
+        judged = [obs.value[i] for i in sorted(obs.value)]
+        mine: list[Any] = []
+        theirs: list[Any] = []
+        for i, (text, answer, reason) in enumerate(judged):
+            label = item_label(value, i, text)
+            if label is NO_LABEL or person_unsure(label):  # left out, as "unsure" labels are
+                continue
+            mine.append(answer)
+            theirs.append(label)
+            _count_unsure(nc, answer)
+            if label != answer or type(label) is not type(answer):
+                nc.disagreements.append({"case": case.name, "label": show(label),
+                                         "verdict": show(answer),
+                                         "reason": f"item {i + 1} ({text}): {reason}"})
+        labels += theirs
+        verdicts += mine
+        if len(mine) != len(judged):  # an item without a label: the case's aggregate is unknown
+            continue
+        nc.item_cases += 1
+        agree += 1 if _items_outcome(node, mine) == _items_outcome(node, theirs) else 0
+    nc.cases = len(labels)
+    nc.agreement = stats.raw_agreement(labels, verdicts)
+    nc.kappa = stats.cohen_kappa(labels, verdicts)
+    nc.kappa_ci = stats.bootstrap_kappa(labels, verdicts, seed=seed)
+    nc.confusion = stats.confusion(labels, verdicts)
+    nc.case_agreement = agree / nc.item_cases if nc.item_cases else None
+
+
+def _items_outcome(node: MapNode, answers: list[Any]) -> Any:
+    """What a map node's items come to: "cannot tell" when one is, else the aggregate."""
+    if any(a == CANNOT_TELL for a in answers):
+        return CANNOT_TELL
+    outcome = mapping.aggregate(node.aggregate, [a is True for a in answers], node.empty)
+    return outcome.score if outcome.score is not None else outcome.verdict
 
 
 def _task(nc: NodeCalibration, cases: Sequence[Case],
@@ -633,6 +713,11 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
                 _, missing = split_items(label.items, mine.answer)
                 if missing:
                     return nid, "dropped " + ", ".join(repr(m) for m in missing)
+            continue
+        if kind_of(node).per_item:  # a map node: what the items came to, each way
+            if step.error is None and mine.answer != step.answer:
+                return nid, (f"its items came to {show(mine.answer)}, the item labels to "
+                             f"{show(step.answer)}")
             continue
         if node.is_scored_leaf:
             want = expected.get(nid)

@@ -48,6 +48,11 @@ class Observation:
         return self.error is None
 
 
+class ItemAnswers(dict[int, tuple[str, Any, str]]):
+    """What the judge said of each item of a map node, in one case: item index -> (item
+    text, answer, reason)."""
+
+
 class SharedAnswers(Judge):
     """The real judge, asked at most once per distinct question (see the module docstring)."""
 
@@ -93,7 +98,19 @@ class ForcingJudge(Judge):
         return {**self.inner.describe(), "forcing": "labels"}
 
     def _record(self, ask: Ask, obs: Observation) -> None:
-        self.observed[(ask.case.name, ask.node.id, ask.sample)] = obs
+        key = (ask.case.name, ask.node.id, ask.sample)
+        if ask.item is None:
+            self.observed[key] = obs
+            return
+        # a map node's item: the node's observation gathers its items (`ItemAnswers`)
+        gathered = self.observed.get(key)
+        if gathered is None or not isinstance(gathered.value, ItemAnswers):
+            gathered = self.observed[key] = Observation(ItemAnswers())
+        if obs.ok:
+            text = next(iter(ask.evidence.values()), "")
+            gathered.value[ask.item] = (str(text), obs.value, obs.reason)
+        elif gathered.error is None:
+            gathered.error, gathered.error_kind = obs.error, obs.error_kind
 
     async def answer(self, ask: Ask) -> Reply:
         kind = find_kind(ask.kind)  # None: not a node's own request (G-Eval's steps)

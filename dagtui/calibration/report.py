@@ -196,6 +196,21 @@ def _flip_text(f: dict[str, Any]) -> str:
     return f"{f['case']} ({f['variant']}: {f['normal']} → {f['probed']}, label {f['label']})"
 
 
+def _item_lines(nc: NodeCalibration) -> list[str]:
+    """A map node's per-case agreement (its kappa above is over items), and the unsure
+    rate of a node whose judge may say "cannot tell"."""
+    out = []
+    if nc.type == "map":
+        out.append(f"  {nc.node}: kappa over {counted(nc.cases, 'item')}; per case, the "
+                   f"aggregate agrees in {_pct(nc.case_agreement)} of "
+                   f"{counted(nc.item_cases, 'case')}")
+    if nc.judge_unsure:
+        out.append(f"  {nc.node}: the judge could not tell in {nc.judge_unsure} of "
+                   f"{counted(nc.cases, 'item' if nc.type == 'map' else 'case')} "
+                   f"({_pct(nc.judge_unsure / nc.cases if nc.cases else None)})")
+    return out
+
+
 def render_text(cal: Calibration) -> str:
     """The terminal report."""
     out = [_headline(cal), "", "teacher forcing: every node judged on the cases its labels "
@@ -220,7 +235,10 @@ def render_text(cal: Calibration) -> str:
             out.append(f"  {nc.node} reached without a label in {len(nc.unlabelled)}: "
                        + ", ".join(nc.unlabelled[:LIST_MAX]) + _more(nc.unlabelled))
         if nc.unsure:
-            out.append(f"  {nc.node} labelled unsure in {nc.unsure} (left out of kappa)")
+            out.append(f"  {nc.node} labelled unsure in {nc.unsure} (left out of kappa)"
+                       + (f"; the judge could not tell either in {nc.unsure_both}"
+                          if nc.unsure_both else ""))
+        out += _item_lines(nc)
     if cal.human_agreement:
         out += ["", _human_intro(cal)]
         out += _table(HUMAN_HEAD, _human_rows(cal), left=(0, 2))

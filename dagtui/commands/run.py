@@ -78,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace-dir", metavar="DIR", help="write one trace JSON per case (for a suite: per evaluated case and rule)")
     flags.add_cache_flags(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case lines")
+    p.add_argument("--fail-on-unscored", action="store_true",
+                   help="exit 1 when a case is unscored (a judge could not tell, and the "
+                        "node's unsure ends the case); else such cases are counted apart")
     p.add_argument("--measure-ungated", action="store_true",
                    help="suites: also run every active rule on every case, cache off, to "
                         "measure the calls gating saved (else they are estimated)")

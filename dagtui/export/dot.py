@@ -18,6 +18,7 @@ _STYLE = {
     "hexagon": "shape=hexagon",
     "parallelogram": "shape=parallelogram",
     "leaf": 'shape=box, style="filled,bold", fillcolor="#fff4e0", peripheries=2',
+    "stack": 'shape=box3d',
     "score": 'shape=box, style="rounded,filled", fillcolor="#eef7ee", fontsize=10',
     "missing": 'shape=box, style="dashed", color="#c62828"',
 }

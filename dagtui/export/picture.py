@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dagtui.export.naming import slug, unique
-from dagtui.graph.model import Graph, NodeBase, TaskNode
+from dagtui.graph.model import Graph, NodeBase, TaskNode, branches_of
 from dagtui.graph.paths import show_number
 from dagtui.kinds import kind_of
 from dagtui.text import shorten, verdict_text
@@ -76,7 +76,7 @@ def build(graph: Graph) -> Picture:
                 edges.append(Edge(nid, child, "data", _text(node.output_label, 30)))
                 if child not in graph.nodes and child not in missing:
                     missing.append(child)
-        for i, v in enumerate(getattr(node, "verdicts", []) or []):
+        for i, v in enumerate(branches_of(node)):
             label = verdict_text(v.verdict)
             if v.then is not None:
                 edges.append(Edge(nid, v.then, "control", label))

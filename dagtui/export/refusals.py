@@ -56,6 +56,8 @@ def deepeval_refusals(graph: Graph) -> list[Refusal]:
     if not graph.nodes:
         return [Refusal((), "the graph has no nodes; DeepEval needs at least one")]
     out += _no_deepeval_node(graph)
+    out += _unsure(graph)
+    out += _judgement_models(graph)
     out += _params(graph)
     out += _verdicts(graph)
     out += _edges(graph)
@@ -115,6 +117,30 @@ def _no_deepeval_node(graph: Graph) -> list[Refusal]:
         refusal = str(kind_of(graph.nodes[nids[0]]).deepeval_refusal)
         out.append(Refusal(tuple(nids), refusal.format(type=type_name)))
     return out
+
+
+def _unsure(graph: Graph) -> list[Refusal]:
+    """Judgements declaring `unsure` (`dagtui.graph.unsure`): DeepEval's judge must pick a
+    verdict, so the "cannot tell" answer and where it leads would be lost. A map node is
+    refused as a whole (`_no_deepeval_node`)."""
+    nids = tuple(nid for nid, node in graph.nodes.items()
+                 if kind_of(node).deepeval_refusal is None
+                 and getattr(node, "unsure", None) is not None)
+    if not nids:
+        return []
+    return [Refusal(nids, "declares unsure (a \"cannot tell\" answer), which DeepEval's "
+                          "judgement nodes cannot offer; remove unsure to export")]
+
+
+def _judgement_models(graph: Graph) -> list[Refusal]:
+    """Judgements with a model of their own: DeepEval asks every judgement node with the
+    DAGMetric's model."""
+    return [Refusal((nid,), f"pins model {node.model!r}, but DeepEval's DAG asks every "
+                            "judgement node with the DAGMetric's own model; remove it or make "
+                            "it the metric's model")
+            for nid, node in graph.nodes.items()
+            if isinstance(node, BinaryNode | NonBinaryNode) and node.model is not None
+            and node.model != graph.metric.model]
 
 
 def _params(graph: Graph) -> list[Refusal]:

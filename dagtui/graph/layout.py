@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dagtui.graph.dagdraw import Edge, EdgeLook, Node, Picture, draw_dag
 from dagtui.graph.dagdraw import neighbourhood as _reachable
-from dagtui.graph.model import Graph, TaskNode
-from dagtui.kinds import icon, kind_text
+from dagtui.graph.model import Graph, branches_of
+from dagtui.kinds import icon, kind_of, kind_text
 from dagtui.text import shorten, verdict_text
 
 LEGEND = "── verdict → then (control)   ┄┄ task → children (data)   x → N: leaf score"
@@ -40,10 +40,10 @@ def edges_of(graph: Graph, keep: set[str]) -> list[Edge]:
     for nid, node in graph.nodes.items():
         if nid not in keep:
             continue
-        if isinstance(node, TaskNode):
-            edges += [Edge(nid, c, "data") for c in node.children if c in keep]
+        if kind_of(node).extracts:
+            edges += [Edge(nid, c, "data") for c in node.targets() if c in keep]
         labels: dict[str, list[str]] = {}
-        for v in getattr(node, "verdicts", []) or []:
+        for v in branches_of(node):
             if v.then is not None and v.then in keep:
                 labels.setdefault(v.then, []).append(shorten(verdict_text(v.verdict), 14))
         edges += [Edge(nid, t, "control", "/".join(ls)) for t, ls in labels.items()]
@@ -60,7 +60,7 @@ def _box_lines(graph: Graph, nid: str, badges: dict[str, tuple[int, int]]) -> li
     if warnings:
         kind += f"  ⚠{warnings}"
     lines.append(kind)
-    for v in getattr(node, "verdicts", []) or []:
+    for v in branches_of(node):
         if v.then is None and v.score is not None:
             score = int(v.score) if float(v.score).is_integer() else v.score
             lines.append(f"{shorten(verdict_text(v.verdict), MAX_LINE - 6)} → {score}")
@@ -96,4 +96,4 @@ def _box_style(graph: Graph, nid: str, badges: dict[str, tuple[int, int]]) -> st
         return "red"
     if warnings:
         return "yellow"
-    return "bold" if isinstance(graph.nodes[nid], TaskNode) else ""
+    return "bold" if kind_of(graph.nodes[nid]).extracts else ""

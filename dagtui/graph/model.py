@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self, overload
 
 from dagtui.graph.fieldtypes import Checker, FieldProblem, Mismatch, checker_for, describe
+from dagtui.graph.mapping import is_fraction
+from dagtui.graph.unsure import CANNOT_TELL, Unsure, read_unsure
 
 SINGLE_TURN_PARAMS: tuple[str, ...] = (
     "input",
@@ -587,19 +589,40 @@ class Judgement:
 
     def targets(self) -> list[str]:
         seen: list[str] = []
-        for v in self.verdicts:
+        for v in self.branches():
             if v.then is not None and v.then not in seen:
                 seen.append(v.then)
         return seen
 
+    @property
+    def unsure_rule(self) -> Unsure | None:
+        """What the node's `unsure` declares (None: the judge must pick a verdict; a check,
+        decided in code, has none)."""
+        return read_unsure(getattr(self, "unsure", None))
+
+    def branches(self) -> list[Verdict]:
+        """The verdicts, and the one an unsure answer takes when `unsure` routes it (`{ score
+        = N }` or `{ then = "node" }`): everything a run of this node may follow."""
+        rule = self.unsure_rule
+        if rule is None or rule.ends_unscored:
+            return list(self.verdicts)
+        return [*self.verdicts, Verdict(verdict=CANNOT_TELL, score=rule.score, then=rule.then)]
+
     def verdict_for(self, value: Any) -> Verdict | None:
         """The verdict an answer (or a label) `value` picks, None when it picks none: equal
         and of the same type, so `1` never picks `true` nor `"true"` a boolean verdict (the
-        engine follows it; the label check asks it of each label)."""
-        for v in self.verdicts:
+        engine follows it; the label check asks it of each label). An unsure answer picks
+        the branch `unsure` routes it to."""
+        for v in self.branches():
             if v.verdict == value and type(v.verdict) is type(value):
                 return v
         return None
+
+
+def branches_of(node: Any) -> list[Verdict]:
+    """What a run of `node` may follow: a judgement's `branches` (its verdicts, and where
+    `unsure` routes), nothing for a node without verdicts (a task, a scored leaf)."""
+    return node.branches() if isinstance(node, Judgement) else []
 
 
 #: what a judge's node says of its criteria and verdicts (binary and non_binary alike)
@@ -612,6 +635,21 @@ JUDGEMENT_VERDICTS = about(
     codes=("DAG010", "DAG011", "DAG014", "DAG017", "DAG105", "DAG106"))
 
 
+#: a judgement's own judge model (a stronger one for what `unsure` routes to it)
+NODE_MODEL = about(
+    "this node's own judge model, e.g. a stronger one for the question another node's "
+    "`unsure` routes here", short="judge model for this node only",
+    default_words="the run's judge", codes=("DAG004", "DAG118"))
+
+#: a judgement's `unsure` (`dagtui.graph.unsure`)
+UNSURE_FIELD = about(
+    "what a \"cannot tell from the material\" answer does; declared, the judge is offered "
+    "that answer (see [Unsure](#unsure-cannot-tell))",
+    short='unscored, human, { score = N } or { then = "node" }',
+    type_words='`"unscored"`, `"human"`, `{ score = N }` or `{ then = "node" }`',
+    default_words="none (the judge must pick a verdict)", codes=("DAG026", "DAG008"))
+
+
 @dataclass(kw_only=True)
 class BinaryNode(Judgement, NodeBase):
     """A yes/no question: exactly one `true` and one `false` verdict."""
@@ -621,6 +659,8 @@ class BinaryNode(Judgement, NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=JUDGEMENT_VERDICTS)
+    unsure: str | dict[str, Any] | None = field(default=None, metadata=UNSURE_FIELD)
+    model: str | None = field(default=None, metadata=NODE_MODEL)
     examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
@@ -634,6 +674,8 @@ class NonBinaryNode(Judgement, NodeBase):
     params: list[str] = field(default_factory=list)
     turn_window: tuple[int, int] | None = None
     verdicts: list[Verdict] = field(default_factory=list, metadata=JUDGEMENT_VERDICTS)
+    unsure: str | dict[str, Any] | None = field(default=None, metadata=UNSURE_FIELD)
+    model: str | None = field(default=None, metadata=NODE_MODEL)
     examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
@@ -831,7 +873,54 @@ class MetricNode(NodeBase):
         return True
 
 
-Node = TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode | MetricNode
+@dataclass(kw_only=True)
+class MapNode(Judgement, NodeBase):
+    """Judges every item of a task parent's list with its own call (`dagtui.graph.mapping`):
+    the same `criteria` asked of each item alone, the answers aggregated into a true/false
+    verdict (`all`, `any`, `{ at_least = share }`) or, with `aggregate = "fraction"`, a
+    leaf scoring the share of passing items times 10."""
+
+    type: Literal["map"] = "map"
+    criteria: str = field(default="", metadata=about(
+        "the question put to the judge about each item, one item per call",
+        short="the question asked of each item", required=True, codes=("DAG003",)))
+    params: list[str] = field(default_factory=list)
+    turn_window: tuple[int, int] | None = None
+    aggregate: str | dict[str, Any] = field(default="all", metadata=about(
+        "how the items' answers make the node's: `all` pass, `any` passes, a share "
+        "`{ at_least = 0.8 }` (each a true/false verdict), or `fraction`: a leaf scoring "
+        "the share of passing items x 10",
+        short='all, any, fraction or { at_least = 0.8 }',
+        type_words='`"all"`, `"any"`, `"fraction"` or `{ at_least = share }`',
+        codes=("DAG026",)))
+    empty: bool = field(default=False, metadata=about(
+        "what an empty list counts as: `true` passes (a fraction leaf scores 10), `false` "
+        "fails (0)", codes=("DAG004",)))
+    max_items: int | None = field(default=None, metadata=about(
+        "judge at most this many items (the first ones); the rest are reported as not "
+        "judged", short="cap on items judged", default_words="none (every item)",
+        type_words="integer, at least 1", bounds=(1, 1_000_000), codes=("DAG004",)))
+    verdicts: list[Verdict] = field(default_factory=list, metadata=about(
+        "one `true` and one `false` verdict for `all`, `any` and `at_least`; none for "
+        "`fraction` (the node is the leaf)", type_words="list of verdict tables",
+        codes=("DAG010", "DAG014", "DAG026")))
+    unsure: str | dict[str, Any] | None = field(default=None, metadata=about(
+        "what an item the judge cannot tell about does to the node (see "
+        "[Unsure](#unsure-cannot-tell))", short=UNSURE_FIELD["short"],
+        type_words=UNSURE_FIELD["type_words"], default_words=UNSURE_FIELD["default_words"],
+        codes=("DAG026", "DAG008")))
+    model: str | None = field(default=None, metadata=NODE_MODEL)
+
+    @property
+    def is_judgement(self) -> bool:
+        return not self.is_scored_leaf
+
+    @property
+    def is_scored_leaf(self) -> bool:
+        return is_fraction(self.aggregate)
+
+
+Node = TaskNode | BinaryNode | NonBinaryNode | CheckNode | GEvalNode | MetricNode | MapNode
 NODE_CLASSES.update({
     "task": TaskNode,
     "binary": BinaryNode,
@@ -839,9 +928,10 @@ NODE_CLASSES.update({
     "check": CheckNode,
     "geval": GEvalNode,
     "metric": MetricNode,
+    "map": MapNode,
 })
 
-JudgementNode = BinaryNode | NonBinaryNode | CheckNode
+JudgementNode = BinaryNode | NonBinaryNode | CheckNode | MapNode
 
 
 @dataclass(kw_only=True)

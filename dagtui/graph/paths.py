@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from dagtui.graph.model import Graph, NodeBase, TaskNode
+from dagtui.graph.model import Graph, NodeBase, branches_of
 from dagtui.kinds import kind_of
 from dagtui.run.schedule import Leaf, Progress, Topology, leaf_kind
 from dagtui.text import verdict_text
@@ -169,17 +169,32 @@ class PathAnalysis:
     #: kind of problem when only proven)
     bad_paths: list[PathInfo] = field(default_factory=list)
     steps: int = 0
+    #: nodes some run executes that cost one call per item of a list (map nodes):
+    #: `min_calls` and `expected_calls` count none of those; `max_calls` adds their caps
+    #: when every one has a cap
+    per_item: list[str] = field(default_factory=list)
+    #: the most item calls those nodes make together (the sum of their `max_items`);
+    #: None when one of them has no cap
+    item_cap: int | None = None
+
 
     def calls_text(self) -> str:
-        """`2–3 calls/case (expected 2.5)` for footers and summaries."""
+        """`2–3 calls/case (expected 2.5)` for footers and summaries; with map nodes
+        `1–21 calls/case (expected 1.00 + 1 per item of supported, at most 20 items)`."""
         if self.min_calls is None or self.max_calls is None:
             return "calls/case unknown (too many paths to enumerate)"
+        uncapped = bool(self.per_item) and self.item_cap is None
         span = (
-            str(self.min_calls) if self.min_calls == self.max_calls
+            f"{self.min_calls}+" if uncapped
+            else str(self.min_calls) if self.min_calls == self.max_calls
             else f"{self.min_calls}–{self.max_calls}"
         )
-        exp = f" (expected {self.expected_calls:.2f})" if self.expected_calls is not None else ""
-        return f"{span} calls/case{exp}"
+        exp = f"expected {self.expected_calls:.2f}" if self.expected_calls is not None else ""
+        if self.per_item:
+            cap = f"at most {self.item_cap} items" if self.item_cap is not None else "no cap"
+            exp = (f"{exp} + " if exp else "") + \
+                f"1 per item of {', '.join(self.per_item)}, {cap}"
+        return f"{span} calls/case" + (f" ({exp})" if exp else "")
 
 
 class _Budget(Exception):
@@ -209,6 +224,7 @@ def analyze(
     if report.complete:
         report.bad_paths = [p for p in walker.paths if not p.ok]
         _aggregate(report, graph, walker.ran)
+        _count_items(report, graph)
         return report
     search = _StateSearch(graph, topo, max_states)
     try:
@@ -220,7 +236,27 @@ def analyze(
         return report
     report.steps += search.states
     search.fill(report, summary)
+    _count_items(report, graph)
     return report
+
+
+def _count_items(report: PathAnalysis, graph: Graph) -> None:
+    """The per-item calls (map nodes): listed apart, their caps added to `max_calls` when
+    every one has a cap (else `per_item_text` says there is none). `min_calls` stays: an
+    empty list costs no item call."""
+    dead = set(report.dead_nodes)
+    caps: list[int | None] = []
+    for nid, node in graph.nodes.items():
+        kind = kind_of(node)
+        if kind.per_item and nid not in dead:
+            report.per_item.append(nid)
+            caps.append(kind.item_cap(node))
+    if not report.per_item:
+        return
+    known = [c for c in caps if c is not None]
+    report.item_cap = sum(known) if len(known) == len(caps) else None
+    if report.max_calls is not None and report.item_cap is not None:
+        report.max_calls += report.item_cap
 
 
 def _aggregate(report: PathAnalysis, graph: Graph, ran: list[bool]) -> None:
@@ -291,7 +327,7 @@ class _Walker(Progress):
         for i, nid in enumerate(ids):
             node = graph.nodes[nid]
             self.cost[i] = judge_calls(node)
-            if isinstance(node, TaskNode):
+            if kind_of(node).extracts:
                 self.kind[i] = 0
             elif node.is_scored_leaf:
                 self.kind[i] = 2
@@ -299,9 +335,9 @@ class _Walker(Progress):
             else:
                 self.kind[i] = 1
                 vs = []
-                for v in getattr(node, "verdicts", []):
+                for v in branches_of(node):  # the verdicts, and where unsure routes
                     has_then = v.then is not None
-                    target = index.get(v.then, -1) if has_then else -1
+                    target = index.get(v.then, -1) if v.then is not None else -1
                     leaf = Leaf(nid, v.verdict, v.score) if not has_then and v.score is not None \
                         else None
                     vs.append((v.verdict, target, leaf, has_then))

@@ -147,6 +147,31 @@ verdicts = [
 ]
 '''
 
+_CLAIMS = '''\
+# Judge every claim on its own: a task lists the claims, a map node asks of each claim
+# alone whether the context supports it, and scores the share supported (3 of 5: 6/10).
+[metric]
+name = "Supported claims"
+threshold = 0.8
+model = "gpt-4.1-mini"
+
+[nodes.extract]
+type = "task"
+instructions = "List every factual claim made in `actual_output`, one claim per line."
+output_label = "Claim"
+params = ["actual_output"]
+children = ["supported"]   # data edge: `supported` judges each extracted line
+
+[nodes.supported]
+type = "map"
+criteria = "Is this claim supported by the `context`?"
+params = ["context"]
+aggregate = "fraction"     # a leaf: passing claims / claims x 10, exactly
+empty = true               # no claim made: nothing unsupported
+max_items = 20             # at most 20 calls; the rest are reported as not judged
+unsure = "unscored"        # context that cannot settle a claim: the case is unscored
+'''
+
 #: in the order the editor offers them: the first is what `enter` picks in the chooser
 STARTERS: dict[str, str] = {
     "extract-judge": _EXTRACT_JUDGE,
@@ -154,6 +179,7 @@ STARTERS: dict[str, str] = {
     "gate-geval": _GATE_GEVAL,
     "extract-classify": _EXTRACT_CLASSIFY,
     "check-first": _CHECK_FIRST,
+    "claims": _CLAIMS,
 }
 
 DEFAULT_STARTER = "blank"

@@ -83,6 +83,8 @@ class Ask:
     sample: int = 0
     #: a node-level model (a geval leaf's `model`) that overrides the judge's default
     model: str | None = None
+    #: a map node's item this asks about (0-based; `evidence` holds that item alone)
+    item: int | None = None
 
     @property
     def kind(self) -> str:

@@ -48,5 +48,19 @@ class LabelsJudge(Judge):
                 + f", which this path reaches; add \"{nid}\" to its \"expected\""
                 + (f" (one of {ask.prompt.labels})" if ask.prompt.labels else ""),
             )
-        value = check_value(ask, ask.prompt.answer.coerce(expected[nid]))  # "true": true
+        label = expected[nid]
+        if ask.item is not None:  # a map node's item: its own label (`map_labels`)
+            from dagtui.graph.unsure import CANNOT_TELL
+            from dagtui.labels.map_labels import NO_LABEL, item_label, person_unsure
+
+            text = next(iter(ask.evidence.values()), "")
+            label = item_label(label, ask.item, str(text))
+            if person_unsure(label) and ask.prompt.unsure:
+                label = CANNOT_TELL  # the person could not tell: the node's unsure decides
+            if label is NO_LABEL or person_unsure(label):
+                raise JudgeError("label_missing", f"case {ask.case.name!r} ({ask.case.where}) "
+                                 f"has no label for item {ask.item + 1} ({text!r}) of map node "
+                                 f"{nid!r}; label each item (a list in the items' order, or "
+                                 "a table keyed by item text)")
+        value = check_value(ask, ask.prompt.answer.coerce(label))  # "true": true
         return Reply(value, "from the case's labels", method=scored_method(ask, "label"))

@@ -24,7 +24,7 @@ from typing import Any
 
 from dagtui.graph.model import Example, GEvalNode, Graph, NodeBase, TaskNode
 from dagtui.kinds import find_kind, kind_of
-from dagtui.kinds.answers import STEPS, Answer, AnswerError, Parsed, extract_json
+from dagtui.kinds.answers import STEPS, Answer, AnswerError, Parsed, UnsureAnswer, extract_json
 from dagtui.report.outputs import escape_surrogates
 
 SYSTEM_PROMPT = (
@@ -81,11 +81,13 @@ class Prompt:
     labels: list[str] = field(default_factory=list)
     #: False when the graph says `include_reason = false`: no reason is asked for
     reasons: bool = True
+    #: True when the node declares `unsure`: "cannot tell" is a valid answer too
+    unsure: bool = False
 
     @property
     def answer(self) -> Answer:
         """The shape of a valid answer (its schema, parsing, correction and checks)."""
-        return answer_for(self.kind)
+        return answer_for(self.kind, unsure=self.unsure)
 
     @property
     def schema_name(self) -> str:
@@ -266,22 +268,31 @@ def _schema(props: dict[str, Any], reasons: bool = True) -> dict[str, Any]:
     }
 
 
-def answer_for(kind: str) -> Answer:
+def answer_for(kind: str, *, unsure: bool = False) -> Answer:
     """The answer shape of a request kind (a node type answered by a judge, or
-    `geval_steps`); ValueError for anything else."""
+    `geval_steps`); ValueError for anything else. `unsure`: the node declares `unsure`, so
+    "cannot tell" is offered too (`UnsureAnswer`)."""
     if kind == GEVAL_STEPS:
         return STEPS
     node_kind = find_kind(kind)
     if node_kind is None or node_kind.answer is None:
         raise ValueError(kind)
+    if unsure:
+        return UnsureAnswer(node_kind.answer)
     return node_kind.answer
 
 
+def offers_unsure(node: NodeBase) -> bool:
+    """True when `node` declares `unsure`, so its request offers "cannot tell"; every
+    other request is byte-identical to one made before `unsure` existed."""
+    return getattr(node, "unsure_rule", None) is not None
+
+
 def answer_instructions(kind: str, labels: list[str] | None = None, *,
-                        reasons: bool = True) -> str:
+                        reasons: bool = True, unsure: bool = False) -> str:
     """The last line of every request: the JSON shape to answer with, reason first unless
     the graph turned reasons off."""
-    answer = answer_for(kind)
+    answer = answer_for(kind, unsure=unsure)
     fields = f'"reason": "<{answer.why}>", {answer.shown}' if reasons else answer.shown
     return f"Answer with JSON: {{{fields}}}{answer.tail}"
 
@@ -331,21 +342,23 @@ def build_prompt(
     if shown is not None:  # before the case: without examples the request is as it was
         parts.append(shown)
     labels = request.labels
-    schema = _schema({kind.answer.field: kind.answer.schema_property(labels)}, reasons)
+    unsure = offers_unsure(node)
+    answer = answer_for(node.type, unsure=unsure)
+    schema = _schema({answer.field: answer.schema_property(labels)}, reasons)
     if request.params is not None:
         node = node.replace(params=request.params)
     material = material_parts(graph, node, case_fields, evidence)
     parts.extend(material)
     if pad > 0:
         parts.append(padding(len("\n\n".join(material)), pad))
-    parts.append(answer_instructions(node.type, labels, reasons=reasons))
+    parts.append(answer_instructions(node.type, labels, reasons=reasons, unsure=unsure))
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT if reasons else SYSTEM_PROMPT_NO_REASON},
         # a lone surrogate (JSON's "\udc80" in a case or a judge's answer) cannot be sent:
         # the judge gets it as visible text, as the reports show it
         {"role": "user", "content": escape_surrogates("\n\n".join(parts))},
     ]
-    return Prompt(node.type, messages, schema, labels, reasons)
+    return Prompt(node.type, messages, schema, labels, reasons, unsure)
 
 
 def _reordered(node: NodeBase, order: Sequence[str] | None) -> NodeBase:

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dagtui.graph.unsure import CANNOT_TELL
+
 
 class AnswerError(ValueError):
     """An answer that cannot be used. `kind` is `malformed` (no usable JSON) or
@@ -275,6 +277,47 @@ class StepsAnswer(Answer):
         if not isinstance(steps, list) or not steps:
             raise AnswerError("malformed", 'the answer has no "steps" list', raw)
         return [str(s) for s in steps]
+
+
+class UnsureAnswer(Answer):
+    """A verdict answer that may also be "cannot tell from the material" (`CANNOT_TELL`): what a
+    node declaring `unsure` offers its judge (`dagtui.graph.unsure`). It wraps the node's own
+    answer; without `unsure` that answer is used as it is, so the request stays unchanged."""
+
+    def __init__(self, inner: Answer) -> None:
+        self.inner = inner
+        self.field = inner.field
+        self.why = inner.why
+        self.shown = (f'{inner.shown}, or "{CANNOT_TELL}" when the material does not settle the '
+                      'question')
+        self.tail = inner.tail
+
+    def schema_property(self, labels: list[str]) -> dict[str, Any]:
+        own = self.inner.schema_property(labels)
+        if "enum" in own:
+            return {**own, "enum": [*own["enum"], CANNOT_TELL]}
+        return {"anyOf": [own, {"type": "string", "enum": [CANNOT_TELL]}]}
+
+    def correction(self, labels: list[str]) -> str:
+        return f'{self.inner.correction(labels)} Or "{CANNOT_TELL}".'
+
+    def read(self, data: dict[str, Any], raw: str, labels: list[str]) -> Any:
+        self.missing(data, raw)
+        value = data[self.field]
+        if isinstance(value, str) and _norm(value) == CANNOT_TELL:
+            return CANNOT_TELL
+        return self.inner.read(data, raw, labels)
+
+    def check(self, value: Any, labels: list[str], who: str, shown: str) -> Any:
+        if value == CANNOT_TELL:
+            return CANNOT_TELL
+        return self.inner.check(value, labels, who, shown)
+
+    def coerce(self, value: Any) -> Any:
+        return CANNOT_TELL if value == CANNOT_TELL else self.inner.coerce(value)
+
+    def choices(self, labels: list[str]) -> list[Any]:
+        return [*self.inner.choices(labels), CANNOT_TELL]
 
 
 TEXT = TextAnswer()

@@ -1,4 +1,4 @@
-"""The six built-in node kinds: task, binary, non_binary, check, geval and metric."""
+"""The seven built-in node kinds: task, binary, non_binary, check, geval, metric and map."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dagtui.graph.model import (
     CheckNode,
     GEvalNode,
     Graph,
+    MapNode,
     MetricNode,
     NonBinaryNode,
     TaskNode,
@@ -68,6 +69,20 @@ def _metric_request(node: MetricNode, case_fields: dict[str, Any],
     # the metric reads what it needs: show every field given
     return Request(parts, params=[p for p in SINGLE_TURN_PARAMS
                                   if case_fields.get(p) not in (None, "", [])])
+
+
+def _map_request(node: MapNode, case_fields: dict[str, Any],
+                 steps: list[str] | None) -> Request:
+    """Asked of one item at a time: the item is the only evidence the prompt holds (under
+    its task's output label; `dagtui.run.map_run`)."""
+    return Request([f"Question about one item (answer true or false):\n{node.criteria.strip()}"])
+
+
+def _map_drawn(node: MapNode) -> tuple[str, str]:
+    aggregate = node.aggregate
+    how = (f"at least {aggregate.get('at_least')}" if isinstance(aggregate, dict)
+           else str(aggregate))
+    return f"map ({how}): {label_or_id(node)}", node.criteria
 
 
 def _geval_calls(node: GEvalNode) -> int:
@@ -189,10 +204,24 @@ GEVAL = register(NodeKind(
 #: metric's own class
 METRIC = register(NodeKind(
     MetricNode, "✪", METRIC_SCORE, _metric_request, shape="leaf", drawn=_metric_drawn,
-    deepeval_refusal=None, measure=_measure_metric,
+    deepeval_refusal=None, measure=_measure_metric, leaf_word="metric",
     validate=lambda checks, nid, node: checks.check_metric_leaf(nid, node),
     blank=lambda nid: MetricNode(metric="AnswerRelevancyMetric", args={"threshold": 0.5}),
 ))
 
+#: judges each item of a task's list with a call of its own and aggregates the answers
+#: (`dagtui.graph.mapping`); DeepEval has no loop node, so both exports refuse it
+MAP = register(NodeKind(
+    MapNode, "▤", BOOLEAN, _map_request, shape="stack", drawn=_map_drawn,
+    calls=lambda node: 0, per_item=True, item_cap=lambda node: node.max_items,
+    leaf_word="map", editable=lambda node: "criteria", boolean=lambda node: True,
+    variant=lambda node: (f"at_least {node.aggregate.get('at_least')}"
+                          if isinstance(node.aggregate, dict) else str(node.aggregate)),
+    deepeval_refusal="DeepEval's DAG has no node that judges each item of a list (a map "
+                     "node); keep the graph in dagtui",
+    validate=lambda checks, nid, node: checks.check_map(nid, node),
+    blank=lambda nid: MapNode(criteria="", aggregate="fraction"),
+))
+
 #: the built-in kinds, in `NODE_TYPES` order
-BUILTIN = (TASK, BINARY, NON_BINARY, CHECK, GEVAL, METRIC)
+BUILTIN = (TASK, BINARY, NON_BINARY, CHECK, GEVAL, METRIC, MAP)

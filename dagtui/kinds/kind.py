@@ -76,8 +76,8 @@ CodeRun = Callable[[Any, Any, dict[str, Any], dict[str, Any], Any], Awaitable[An
 
 #: the boxes drawings know (`dagtui.export.dot`, `dagtui.export.mermaid`): a plain box, a
 #: diamond (a yes/no question), a hexagon (a choice among labels), a parallelogram (a check
-#: in code) and a scored leaf's double box
-SHAPES = ("box", "diamond", "hexagon", "parallelogram", "leaf")
+#: in code), a scored leaf's double box and a stack of boxes (a map node: one call per item)
+SHAPES = ("box", "diamond", "hexagon", "parallelogram", "leaf", "stack")
 #: the DeepEval exports' refusal of a type DeepEval has no node for (`{type}` filled in)
 NO_DEEPEVAL = "DeepEval's DAG has no node for the type {type}"
 
@@ -147,6 +147,13 @@ class NodeKind:
     blank: Callable[[str], NodeBase] | None = None
     #: what the node is within its type, written after it (`check/regex`); None: nothing
     variant: Callable[[Any], str | None] = no_variant
+    #: asks its request of each item of a task parent's list, one call per item (a map
+    #: node, `dagtui.run.map_run`); `calls` then counts the calls besides those
+    per_item: bool = False
+    #: the node's max_items: the most items (so calls) one visit judges; None: no cap
+    item_cap: Callable[[Any], int | None] = lambda node: None
+    #: the words path descriptions name a run-time scored leaf of this kind by
+    leaf_word: str = "G-Eval"
 
     @property
     def type(self) -> str:

@@ -53,6 +53,7 @@ from dagtui.graph.compiled import CompiledGraph
 from dagtui.graph.model import BinaryNode, CheckNode, Graph, Judgement, Verdict
 from dagtui.kinds import find_kind
 from dagtui.kinds.answers import is_score
+from dagtui.labels.map_labels import labelled_outcome, map_label_problem
 from dagtui.run.cases import Case, CaseError
 from dagtui.run.schedule import Progress
 from dagtui.text import verdict_text
@@ -156,7 +157,11 @@ def is_unsure(node: Any, value: Any) -> bool:
 
 
 def verdict_of(node: Judgement, value: Any) -> Verdict | None:
-    """The verdict a label picks on a judgement or check node (None: it picks none)."""
+    """The verdict (or routed unsure branch) a label picks on a judgement or check node
+    (None: it picks none); a map node's item labels pick what they aggregate to."""
+    kind = find_kind(node.type)  # type: ignore[attr-defined]
+    if kind is not None and kind.per_item:
+        return labelled_outcome(node, value)  # type: ignore[arg-type]
     return node.verdict_for(normalize_label(node, value))
 
 
@@ -250,7 +255,7 @@ class LabelChecker:
             if isinstance(node, Judgement):
                 verdict = verdict_of(node, expected[nid])
                 if verdict is not None:
-                    chosen[index[nid]] = node.verdicts.index(verdict)
+                    chosen[index[nid]] = node.branches().index(verdict)
         key = tuple(sorted(chosen.items()))
         walked = self._walks.get(key)
         if walked is None:
@@ -271,7 +276,7 @@ class LabelChecker:
             node = nodes[compiled.ids[i]]
             arrivals: Iterable[int] = compiled.targets[i]
             if i in chosen and isinstance(node, Judgement):
-                verdict = node.verdicts[chosen[i]]
+                verdict = node.branches()[chosen[i]]
                 path.append(f"{node.id}={verdict_text(verdict.verdict)}")
                 target = compiled.index.get(verdict.then) if verdict.then else None
                 arrivals = () if target is None else (target,)
@@ -315,6 +320,8 @@ def _label_problem(node: Any, value: Any) -> tuple[str, str] | None:
     nid = node.id
     if kind is None or kind.answer is None and not isinstance(node, Judgement):
         return None  # a type nobody registered: nothing known about its labels
+    if kind.per_item:  # one label per item (`dagtui.labels.map_labels`)
+        return map_label_problem(node, value)
     if kind.extracts:  # a task: evidence text, items, or {contains, text}
         if isinstance(value, int | float):  # a bool is an int too
             what = "a verdict" if isinstance(value, bool) else "a score"

@@ -275,6 +275,15 @@ def _calibration_model(Closed: Any, Judge: Any) -> Any:  # noqa: N803 (the model
         fleiss: float | None = Field(description="Fleiss' kappa across the samples.")
         close_calls: list[CloseCall]
         recall: float | None = Field(description="Task nodes: labelled items found.")
+        judge_unsure: int = Field(description="The judge's \"cannot tell\" answers on the "
+                                              "cases measured (a map node's: items).")
+        unsure_both: int = Field(description="Cases labelled \"unsure\" where the judge's "
+                                             "own run could not tell either.")
+        item_cases: int = Field(description="Map nodes: cases with every judged item "
+                                            "labelled.")
+        case_agreement: float | None = Field(
+            description="Map nodes: the share of those cases whose aggregate (verdict or "
+                        "fraction score) is the one the item labels give.")
 
     class PairAgreement(Closed):
         """Two annotators on one judgement node (docs/calibration.md, Several annotators)."""

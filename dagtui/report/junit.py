@@ -24,6 +24,7 @@ from dagtui.report.outcome import Counts
 
 #: status -> the JUnit element an item with it gets (a pass gets `<system-out>`)
 ELEMENTS = {"fail": "failure", "error": "error", "not_run": "skipped", "skipped": "skipped",
+            "unscored": "skipped",
             "pass": "system-out"}
 
 
@@ -73,7 +74,8 @@ def junit_parts(doc: JUnitDocument) -> Iterator[str]:
     for suite in doc.suites:
         for status, n in (("pass", suite.counts.passed), ("fail", suite.counts.failed),
                           ("error", suite.counts.errors), ("not_run", suite.counts.not_run),
-                          ("skipped", suite.counts.skipped)):
+                          ("skipped", suite.counts.skipped),
+                          ("unscored", suite.counts.unscored)):
             total.add(status, n)
     yield safe_text('<?xml version="1.0" encoding="UTF-8"?>\n'
                     f"<testsuites name={quoteattr(doc.name)} {_counts(total, doc.time)}>\n")
@@ -97,7 +99,7 @@ def junit_text(doc: JUnitDocument) -> str:
 
 
 def _counts(counts: Counts, time: float | None) -> str:
-    skipped = counts.not_run + counts.skipped
+    skipped = counts.not_run + counts.skipped + counts.unscored
     return (f'tests="{counts.items}" failures="{counts.failed}" errors="{counts.errors}" '
             f'skipped="{skipped}"' + ("" if time is None else f' time="{time:.3f}"'))
 

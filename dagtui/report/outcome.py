@@ -23,9 +23,10 @@ from dagtui.exitcodes import ExitCode
 if TYPE_CHECKING:
     from dagtui.report.junit import JUnitDocument
 
-#: how one case of a graph run ended: a verdict (pass, fail), a judge error, or never judged
-#: because the judge halted (not_run)
-CaseStatus = Literal["pass", "fail", "error", "not_run"]
+#: how one case of a graph run ended: a verdict (pass, fail), a judge error, never judged
+#: because the judge halted (not_run), or ended at a node whose judge could not tell and
+#: that declared `unsure = "unscored"` (unscored: neither a pass nor a fail)
+CaseStatus = Literal["pass", "fail", "error", "not_run", "unscored"]
 #: how one item of any run ended: a case's status, or stopped by a suite's gate before any
 #: judge saw it (skipped)
 Status = Literal[CaseStatus, "skipped"]
@@ -40,6 +41,7 @@ class Counts:
     errors: int = 0
     not_run: int = 0
     skipped: int = 0
+    unscored: int = 0
 
     def add(self, status: str, n: int = 1) -> None:
         """Count `n` more items that ended in `status`."""
@@ -49,7 +51,8 @@ class Counts:
     @property
     def items(self) -> int:
         """Every item, whatever it ended in (JUnit's `tests`)."""
-        return self.passed + self.failed + self.errors + self.not_run + self.skipped
+        return (self.passed + self.failed + self.errors + self.not_run + self.skipped
+                + self.unscored)
 
     @property
     def pass_rate(self) -> float | None:
@@ -57,20 +60,20 @@ class Counts:
         judged = self.passed + self.failed
         return self.passed / judged if judged else None
 
-    def exit_code(self) -> int:
+    def exit_code(self, *, fail_on_unscored: bool = False) -> int:
         """3 when the judge halted and items were left not run (the run is incomplete,
         whatever it found so far); else 1 when an item failed (a verdict on the system
-        under test wins over judge errors); else 3 when an item ended in a judge error;
-        else 0."""
+        under test wins over judge errors), or was unscored under `--fail-on-unscored`;
+        else 3 when an item ended in a judge error; else 0."""
         if self.not_run:
             return ExitCode.JUDGE
-        if self.failed:
+        if self.failed or fail_on_unscored and self.unscored:
             return ExitCode.FAILURES
         return ExitCode.JUDGE if self.errors else ExitCode.OK
 
 
 _FIELD = {"pass": "passed", "fail": "failed", "error": "errors", "not_run": "not_run",
-          "skipped": "skipped"}
+          "skipped": "skipped", "unscored": "unscored"}
 
 
 class RunOutcome(Protocol):

@@ -76,6 +76,7 @@ def _batch_lines(report: BatchResult) -> Iterator[str]:
     yield ""
     yield (f"{report.graph_name}: {counted(counts.items, 'case')}, {counts.passed} passed, "
            f"{counts.failed} failed, {counts.errors} judge errors"
+           + (f", {counts.unscored} unscored" if counts.unscored else "")
            + (f", {counts.not_run} not run" if counts.not_run else "")
            + (f" — pass rate {rate:.0%}" if rate is not None else ""))
     if report.halt:
@@ -106,6 +107,8 @@ def _batch_lines(report: BatchResult) -> Iterator[str]:
                f"{seconds(st.latency_p50):>7} {seconds(st.latency_p95):>7}")
         if verdicts:
             yield f"    verdicts {verdicts}"
+        if st.unsure:
+            yield f"    unsure {st.unsure} of {st.reached} ({st.unsure / st.reached:.0%})"
     kinds = report.error_kinds()
     retried = report.retried_kinds()
     if kinds or retried or report.corrections():
@@ -121,3 +124,5 @@ def _batch_lines(report: BatchResult) -> Iterator[str]:
             yield f"  {r.case}: score {r.score:.2f} — {r.describe_path()}"
     for r in report.first("error"):
         yield f"  error {r.case}: {r.error_kind}: {r.error}"
+    for r in report.first("unscored"):
+        yield f"  unscored {r.case}: {r.unscored}"

@@ -123,6 +123,14 @@ class StepRecord:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     error_kind: str | None = None
+    #: the judge could not tell from the material (the node's `unsure` said what followed)
+    unsure: bool = False
+    #: the run stopped here unscored: an unsure answer with `unsure = "unscored"` (or
+    #: `"human"` where no person is asked)
+    unscored: bool = False
+    #: a map node's items: each one's text and answer, reason, cached, or error; the items
+    #: past `max_items` with `judged = false`
+    items: list[dict[str, Any]] | None = None
 
     @property
     def verdict(self) -> Any:
@@ -185,7 +193,8 @@ class RunResult:
     """One case through the graph.
 
     `score` is 0..1 (None when the run ended in an error); `status` is pass, fail, error,
-    or not_run (the judge halted before the case could be judged: `dagtui.judges.health`).
+    unscored (a judge could not tell, and the node's `unsure` ends the case there), or
+    not_run (the judge halted before the case could be judged: `dagtui.judges.health`).
     """
 
     #: properties written beside the fields (`written`)
@@ -207,12 +216,18 @@ class RunResult:
     error_node: str | None = None
     wall_time: float = 0.0
     expected_score: float | None = None
+    #: why the case is unscored (a node's judge could not tell, and its `unsure` ends the
+    #: case): neither pass, fail nor error; None for a scored case
+    unscored: str | None = None
+    unscored_node: str | None = None
 
     @property
     def status(self) -> CaseStatus:
         """pass or fail (a verdict), error (a judge error), not_run (the judge halted)."""
         if self.error_kind == "not_run":
             return "not_run"
+        if self.unscored is not None and self.error is None:
+            return "unscored"
         if self.error is not None or self.score is None:
             return "error"
         return "pass" if self.success else "fail"
@@ -276,7 +291,8 @@ class RunResult:
             steps=[StepRecord.from_dict(s) for s in data.get("steps", [])],
             leaf=data.get("leaf"), error=data.get("error"), error_kind=data.get("error_kind"),
             error_node=data.get("error_node"), wall_time=data.get("wall_time", 0.0),
-            expected_score=data.get("expected_score"),
+            expected_score=data.get("expected_score"), unscored=data.get("unscored"),
+            unscored_node=data.get("unscored_node"),
         )
 
 

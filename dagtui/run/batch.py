@@ -52,7 +52,7 @@ class NodeStats:
     #: what the report leaves out (the node is its key; the latencies give the percentiles)
     #: and what it writes beside the fields (`dagtui.report.trace.written`)
     UNWRITTEN: ClassVar[tuple[str, ...]] = ("node", "latencies")
-    WRITTEN: ClassVar[tuple[str, ...]] = ("latency_p50", "latency_p95")
+    WRITTEN: ClassVar[tuple[str, ...]] = ("latency_p50", "latency_p95", "unsure_rate")
 
     node: str
     reached: int = 0
@@ -65,6 +65,13 @@ class NodeStats:
     cost: float = 0.0
     latencies: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter, metadata=about("Judge errors by kind."))
+    unsure: int = field(default=0, metadata=about(
+        "Visits where the judge could not tell (the node's `unsure`)."))
+
+    @property
+    def unsure_rate(self) -> float | None:
+        """The share of visits the judge could not tell about (None: never reached)."""
+        return self.unsure / self.reached if self.reached else None
 
     @property
     def latency_p50(self) -> float | None:
@@ -110,6 +117,9 @@ class ReportFigures:
     failed: int
     errors: int
     not_run: int
+    unscored: int = field(metadata=about(
+        "Cases a judge could not tell about, ended by the node's unsure: neither pass, fail "
+        "nor error."))
     halt: str | None = field(metadata=about("Why the judge halted, when it did."))
     pass_rate: float | None
     wall_time: float
@@ -126,8 +136,9 @@ class ReportFigures:
     #: each case's `RunResult.to_dict` (its steps when asked), in dataset order
     results: list[dict[str, Any]]
     exit_code: Literal[0, 1, 3] = field(metadata=about(
-        "The run's exit code: 3 when the judge halted, else 1 when a case failed, else 3 "
-        "when a case ended in a judge error, else 0."))
+        "The run's exit code: 3 when the judge halted, else 1 when a case failed (or, with "
+        "--fail-on-unscored, was unscored), else 3 when a case ended in a judge error, else "
+        "0."))
     #: `BatchResult.shard`
     shard: dict[str, Any] | None = None
     calibration: dict[str, Any] | None = field(default=None, metadata=about(
@@ -162,6 +173,9 @@ class BatchResult:
     #: rate corrected for the judge's errors (`dagtui.calibration.saved.run_calibration`);
     #: None when nobody asked (the report then has no `calibration` key)
     calibration: dict[str, Any] | None = None
+    #: `--fail-on-unscored`: an unscored case makes the exit code 1 (else it is counted apart
+    #: and the exit code ignores it)
+    fail_on_unscored: bool = False
 
     def tally(self) -> Tally:
         """The aggregates of `results` (kept by a ResultLog, else counted now)."""
@@ -254,7 +268,7 @@ class BatchResult:
 
     def exit_code(self) -> int:
         """0, 1 or 3 by the rule of `dagtui.report.outcome.Counts.exit_code`."""
-        return self.counts().exit_code()
+        return self.counts().exit_code(fail_on_unscored=self.fail_on_unscored)
 
     # ---------------------------------------------------------------- outputs
     # the shape `dagtui.report.outcome.RunOutcome` names: what every report writer reads
@@ -276,12 +290,13 @@ class BatchResult:
         counts = self.counts()
         return ReportFigures(
             self.graph_name, self.threshold, self.judge, t.cases, counts.passed,
-            counts.failed, counts.errors, counts.not_run, t.halt, counts.pass_rate,
+            counts.failed, counts.errors, counts.not_run, counts.unscored, t.halt,
+            counts.pass_rate,
             self.wall_time, t.calls, t.cache_hits, t.cached_steps, t.tokens, t.cost,
             dict(t.error_kinds.counter()), dict(t.retried.counter()), t.corrections,
             [ScoreBin(i / BINS, (i + 1) / BINS, c) for i, c in enumerate(t.bins)],
             _node_stats(t, self.node_order), results,
-            cast(Literal[0, 1, 3], counts.exit_code()), self.shard, self.calibration)
+            cast(Literal[0, 1, 3], self.exit_code()), self.shard, self.calibration)
 
     def to_dict(self, *, steps: bool = False, results: bool = True) -> dict[str, Any]:
         """The report as plain data; `results=False` leaves the per-case list empty (the
@@ -366,6 +381,9 @@ def _junit_case(name: str, r: RunResult) -> JUnitCase:
     if status == "not_run":
         return JUnitCase(name, r.case, status, time=r.wall_time,
                          message="not run: " + (r.error or ""))
+    if status == "unscored":
+        return JUnitCase(name, r.case, status, time=r.wall_time,
+                         message="unscored: " + (r.unscored or ""))
     if status == "error":
         return JUnitCase(name, r.case, status, time=r.wall_time, message=r.error or "",
                          kind=r.error_kind, text=r.describe_path())
@@ -386,6 +404,7 @@ def _node_stats(t: Tally, known: list[str]) -> dict[str, NodeStats]:
         st.verdicts = totals.verdicts.counter()
         st.errors = totals.errors.counter()
         st.latencies = list(totals.latencies)
+        st.unsure = totals.unsure
     return stats
 
 

@@ -28,13 +28,15 @@ from typing import Any
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.checks import CheckError, PythonConsent
 from dagtui.graph.loader import GraphError
-from dagtui.graph.model import GEvalNode, Graph, Judgement, NodeBase, TaskNode, Verdict
+from dagtui.graph.model import GEvalNode, Graph, Judgement, NodeBase, Verdict
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Ask, Judge, JudgeError, Reply
 from dagtui.judges.prompts import Prompt, build_prompt, geval_steps_prompt
 from dagtui.kinds import extracts, kind_of
 from dagtui.kinds.answers import is_score
 from dagtui.report.trace import PathStep, RunResult, StepRecord
 from dagtui.run.cases import Case, CaseError, case_from_dict
+from dagtui.run.map_run import judge_items
 from dagtui.run.schedule import RunState, Topology
 from dagtui.text import closest
 
@@ -55,7 +57,7 @@ class Engine:
     """
 
     def __init__(self, graph: Graph | CheckedGraph, judge: Judge, *, validate: bool = True,
-                 python: PythonConsent | None = None) -> None:
+                 python: PythonConsent | None = None, person: Judge | None = None) -> None:
         topo: Topology | None = None
         if isinstance(graph, CheckedGraph):
             topo = graph.topology  # compiled once, by the check it trusts
@@ -67,10 +69,13 @@ class Engine:
             topo = checked.topology
         self.graph = graph
         self.judge = judge
+        #: who decides when a node's judge cannot tell and its `unsure` is "human" (the
+        #: debugger's person); None: nobody is asked, the case is unscored (a run, CI)
+        self.person = person
         self.python = python if python is not None else PythonConsent.from_env()
         self.topo = topo or Topology.of(graph)
         self.task_parents: dict[str, list[str]] = {
-            nid: [p for p in self.topo.parents[nid] if isinstance(graph.nodes[p], TaskNode)]
+            nid: [p for p in self.topo.parents[nid] if kind_of(graph.nodes[p]).extracts]
             for nid in graph.nodes
         }
         self.reachable = self._reachable()
@@ -186,15 +191,22 @@ class Engine:
                          evidence_from=list(evidence))
         start = time.perf_counter()
         try:
-            if nid in session.overrides:
+            item_overrides = session.item_overrides(nid)
+            if item_overrides is not None:  # a what-if on some items of a map node
+                await judge_items(self, session, rec, node, evidence,  # type: ignore[arg-type]
+                                  item_overrides)
+            elif nid in session.overrides:
                 rec.prompt = self._skipped_prompt(session, node, evidence)
                 self._apply_override(rec, node, session.overrides[nid])
             elif (run := kind_of(node).run) is not None:  # decided in code: no judge
                 result = await run(node, self.graph, session.case.fields, evidence, self.python)
                 rec.source, rec.judge = "check", "check"
                 rec.answer, rec.reason = result.value, result.reason
+            elif kind_of(node).per_item:  # a map node: one call per item of its list
+                await judge_items(self, session, rec, node, evidence)  # type: ignore[arg-type]
             else:
                 await self._ask_judge(session, rec, node, evidence)
+                await self.ask_person_if_unsure(session, rec, node, evidence)
             if rec.error is None:
                 verdict = self._follow(rec, node)
                 if verdict is not None:  # matched once here; the session follows it
@@ -235,7 +247,7 @@ class Engine:
             rec.method, rec.sampled = previous.method, previous.sampled
             rec.notes.append(f"reused from an earlier run (step {previous.index})")
             return
-        # a node that names its own `model` (a geval or metric leaf) is judged by that model
+        # a node that names its own `model` (a leaf, a judgement, a map) is judged by it
         model = getattr(node, "model", None) or None
         ask = Ask(self.graph, node, prompt, session.case, evidence, session.sample, model)
         reply: Reply = await self.judge.answer(ask)
@@ -244,6 +256,20 @@ class Engine:
         rec.raw = reply.raw
         rec.answer, rec.reason = reply.value, reply.reason
         rec.method, rec.sampled = reply.method, reply.sampled
+
+    async def ask_person_if_unsure(self, session: Session, rec: StepRecord, node: NodeBase,
+                                   evidence: dict[str, Any]) -> None:
+        """The judge could not tell and the node says `unsure = "human"`: the person
+        (`person`) answers the same request instead; without one the case stays unscored."""
+        rule = _unsure_rule(node)
+        if self.person is None or rule is None or rule.mode != "human" or rec.answer != CANNOT_TELL:
+            return
+        prompt = self.prompt_for(session, node, evidence)
+        reply = await self.person.answer(Ask(self.graph, node, prompt, session.case, evidence,
+                                             session.sample))
+        rec.unsure = True
+        rec.notes.append("the judge could not tell; a person answered (unsure = \"human\")")
+        rec.answer, rec.reason = reply.value, reply.reason or rec.reason
 
     # ------------------------------------------------------------------ prompts
 
@@ -320,7 +346,7 @@ class Engine:
         answer = kind_of(node).answer
         if answer is not None:  # "true" typed for a binary node is the verdict true
             value = answer.coerce(value)
-        if node.is_scored_leaf:
+        if node.is_scored_leaf and not (value == CANNOT_TELL and _unsure_rule(node) is not None):
             if not is_score(value):
                 raise JudgeError("out_of_set", f"override for {node.id!r} must be a score "
                                  f"0..10, got {value!r}")
@@ -329,8 +355,18 @@ class Engine:
 
     def _follow(self, rec: StepRecord, node: NodeBase) -> Verdict | None:
         """Resolve a judgement's answer to its verdict: where it leads or what it scores.
-        Returns that verdict (None for a node without verdicts)."""
-        if isinstance(node, Judgement):
+        Returns that verdict (None for a node without verdicts, or for an unsure answer
+        that ends the case unscored)."""
+        rule = _unsure_rule(node)
+        if rule is not None and rec.answer == CANNOT_TELL:
+            rec.unsure = True
+            if rule.ends_unscored:  # "human" too: no person is asked here
+                rec.unscored = True
+                rec.notes.append(f"the judge could not tell; unsure = \"{rule.mode}\" ends "
+                                 "the case unscored")
+                return None
+            rec.notes.append(f"the judge could not tell; unsure: {rule.describe()}")
+        if isinstance(node, Judgement) and not node.is_scored_leaf:
             verdict = node.verdict_for(rec.answer)
             if verdict is None:
                 allowed = [v.verdict for v in node.verdicts]
@@ -342,7 +378,10 @@ class Engine:
             rec.leaf_score = float(verdict.score) if verdict.score is not None else None
             return verdict
         if node.is_scored_leaf:
-            rec.leaf_score = float(rec.answer)
+            if rec.unsure and rule is not None:  # `{ score = N }` on a fraction leaf
+                rec.leaf_score = float(rule.score or 0)
+            else:
+                rec.leaf_score = float(rec.answer)
         return None
 
     @staticmethod
@@ -353,6 +392,11 @@ class Engine:
         rec.cost = sum(costs) if costs else None
         rec.retries = sum(c.retries for c in rec.calls)
         rec.cache_hit = bool(rec.calls) and all(c.cache_hit for c in rec.calls)
+
+
+def _unsure_rule(node: NodeBase) -> Any:
+    """The node's `unsure` rule (`dagtui.graph.unsure.Unsure`), None when it has none."""
+    return getattr(node, "unsure_rule", None)
 
 
 # --------------------------------------------------------------------------- a session
@@ -394,6 +438,8 @@ class Session:
         self.records: list[StepRecord] = []
         self.outputs: dict[str, Any] = {}
         self.failed: StepRecord | None = None
+        #: the step whose unsure answer ended the case unscored (no error, no score)
+        self.unscored: StepRecord | None = None
         #: each judgement's verdict as `Engine.execute` matched it, until `_apply` follows it
         self.verdicts: dict[str, Verdict] = {}
         self._index = 0
@@ -406,21 +452,27 @@ class Session:
 
     # ---- inspection
 
+    @property
+    def halted(self) -> bool:
+        """The run stopped before its end: a step failed, or ended the case unscored."""
+        return self.failed is not None or self.unscored is not None
+
     def pending(self) -> list[str]:
-        """Nodes ready to run now, in file order (empty once finished or failed)."""
-        if self.failed is not None:
+        """Nodes ready to run now, in file order (empty once finished, failed or
+        unscored)."""
+        if self.halted:
             return []
         return self.state.ready()
 
     def peek(self) -> str | None:
         """The node `step()` runs next (O(1): no list of the ready set is built)."""
-        if self.failed is not None:
+        if self.halted:
             return None
         return self.state.first_ready()
 
     def is_pending(self, node_id: str) -> bool:
         """Whether `node_id` is ready to run now (without listing the ready set)."""
-        return self.failed is None and self.state.is_ready(node_id)
+        return not self.halted and self.state.is_ready(node_id)
 
     def preview(self, node_id: str) -> Prompt | None:
         """The exact prompt the engine would send for `node_id` if it ran now.
@@ -440,10 +492,19 @@ class Session:
 
     @property
     def done(self) -> bool:
-        return self.failed is not None or self.state.finished
+        return self.halted or self.state.finished
+
+    def item_overrides(self, node: str) -> dict[int, Any] | None:
+        """A map node's what-if on some of its items (`override(node, {index: value})`),
+        else None (a whole-node override, or none)."""
+        value = self.overrides.get(node)
+        if isinstance(value, dict) and kind_of(self.engine.graph.nodes[node]).per_item:
+            return {int(k): v for k, v in value.items()}
+        return None
 
     def override(self, node: str, value: Any) -> None:
-        """Answer `node` with `value` instead of asking the judge (before it runs)."""
+        """Answer `node` with `value` instead of asking the judge (before it runs); for a
+        map node, `{index: value}` answers those items (0-based) and asks the rest."""
         if node not in self.engine.graph.nodes:
             raise KeyError(f"no node {node!r}")
         self.overrides[node] = value
@@ -478,7 +539,7 @@ class Session:
         fresh = self.state.ready()
         try:
             while True:
-                if self.failed is None:
+                if not self.halted:
                     for nid in fresh:
                         if nid not in started and self.state.is_ready(nid):
                             started.add(nid)
@@ -494,7 +555,7 @@ class Session:
                     running.pop(task)
                     self._apply(task.result())
                 fresh = self.state.take_new_ready()
-                if self.failed is not None:
+                if self.halted:
                     for task in running:
                         task.cancel()
                     await asyncio.gather(*running, return_exceptions=True)
@@ -509,6 +570,10 @@ class Session:
         self.records.append(record)
         if record.error is not None:
             self.failed = record
+            self._end = time.perf_counter()
+            return
+        if record.unscored:
+            self.unscored = record
             self._end = time.perf_counter()
             return
         nid = record.node
@@ -540,6 +605,12 @@ class Session:
             error = str(rec.error)
             res.error = error if error.startswith(named) else f"{named}: {error}"
             res.error_kind, res.error_node = rec.error_kind, rec.node
+            return res
+        if self.unscored is not None:
+            rec = self.unscored
+            res.unscored = f"node '{rec.node}': the judge could not tell" + (
+                f" ({rec.reason})" if rec.reason else "")
+            res.unscored_node = rec.node
             return res
         if not self.state.finished:
             res.error, res.error_kind = "the run has not finished", "other"

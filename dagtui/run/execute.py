@@ -59,9 +59,11 @@ def make_run_judge(spec: RunSpec, graph: Graph, cache: Any) -> Judge:
     return make_judge(spec.judge if spec.judge is not None else model, graph, **options)
 
 
-def build_engine(target: Any, spec: RunSpec) -> Engine:
+def build_engine(target: Any, spec: RunSpec, *, person: Any = None) -> Engine:
     """The engine of a graph run: `target` itself when it is one, else a new engine on the
-    judge `spec` names (a `CheckedGraph` is trusted, a bare `Graph` validated here)."""
+    judge `spec` names (a `CheckedGraph` is trusted, a bare `Graph` validated here).
+    `person`: asked when a node's judge cannot tell and its `unsure` is "human" (the
+    debugger's person; a batch run has none, and such a case is unscored)."""
     from dagtui.run.engine import Engine
 
     if isinstance(target, Engine):
@@ -70,7 +72,8 @@ def build_engine(target: Any, spec: RunSpec) -> Engine:
     graph = checked.require()
     wants_cache = "cache" not in spec.judge_options
     cache = open_run_cache(spec, graph.path) if wants_cache and _model_judged(spec) else None
-    return Engine(checked, make_run_judge(spec, graph, cache), python=spec.python)
+    return Engine(checked, make_run_judge(spec, graph, cache), python=spec.python,
+                  person=person)
 
 
 def _model_judged(spec: RunSpec) -> bool:
@@ -211,6 +214,7 @@ def _graph_done(engine: Engine, report: BatchResult, spec: RunSpec,
         report.calibration = run_calibration(engine.graph, engine.judge.describe(),
                                              report.count("pass"), report.count("fail"),
                                              results=report.results, path=path)
+    report.fail_on_unscored = spec.fail_on_unscored
     return report
 
 

@@ -21,7 +21,8 @@ from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 
 from dagtui.graph.compiled import CompiledGraph, NodeNames
-from dagtui.graph.model import Graph, TaskNode, Verdict
+from dagtui.graph.model import Graph, NodeBase, Verdict
+from dagtui.kinds import find_kind, kind_of
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,11 @@ def run_order(compiled: CompiledGraph) -> list[str]:
     return compiled.names(taken + rest)
 
 
-def leaf_kind(node: object) -> str:
-    """How a run-time leaf is named in path descriptions: `G-Eval` or `metric`."""
-    return "metric" if getattr(node, "type", None) == "metric" else "G-Eval"
+def leaf_kind(node: NodeBase) -> str:
+    """How a run-time leaf is named in path descriptions: `G-Eval`, `metric`, `map` (its
+    kind's `leaf_word`)."""
+    kind = find_kind(node.type)
+    return kind.leaf_word if kind is not None else "G-Eval"
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ class RunState:
     def finish(self, nid: str, verdict: Verdict | None = None) -> None:
         """Complete `nid` whatever its type (verdict required for judgement/check nodes)."""
         node = self.graph.nodes[nid]
-        if isinstance(node, TaskNode):
+        if kind_of(node).extracts:
             self.finish_task(nid)
         elif node.is_scored_leaf:
             self.finish_geval(nid)

@@ -89,6 +89,9 @@ class RunSpec:
     results_on_disk: bool = False
     #: no per-case (per-rule) lines
     quiet: bool = False
+    #: `--fail-on-unscored`: an unscored case (a judge could not tell, and its node's
+    #: `unsure` ended the case) makes the exit code 1; else such cases are counted apart
+    fail_on_unscored: bool = False
     #: consent for python check nodes (never from the graph file)
     python: PythonConsent = field(default_factory=PythonConsent)
     #: bad labels ignored with a warning instead of refused

@@ -60,6 +60,8 @@ class NodeTotals:
         self.cost = Fraction(0)
         self.latencies = array("d")
         self.errors = Ordered()
+        #: steps where the judge could not tell (`unsure`), of `reached`
+        self.unsure = 0
 
 
 class Tally:
@@ -84,7 +86,8 @@ class Tally:
         self._halt: tuple[int, str] | None = None
         #: status -> the FIRST_KEPT (position, result) with the smallest positions (a heap
         #: of negated positions, so the largest is dropped first)
-        self._first: dict[str, list[tuple[int, int, Any]]] = {"fail": [], "error": []}
+        self._first: dict[str, list[tuple[int, int, Any]]] = {"fail": [], "error": [],
+                                                              "unscored": []}
 
     @classmethod
     def of(cls, results: Any) -> Tally:
@@ -103,7 +106,8 @@ class Tally:
         return self._halt[1] if self._halt is not None else None
 
     def first(self, status: str) -> list[Any]:
-        """The first FIRST_KEPT results of `status` ("fail" or "error"), in dataset order."""
+        """The first FIRST_KEPT results of `status` ("fail", "error" or "unscored"), in
+        dataset order."""
         return [r for _, _, r in sorted(self._first[status], key=lambda t: -t[0])]
 
     def node_order(self, known: list[str]) -> list[str]:
@@ -149,6 +153,7 @@ class Tally:
         if s.node not in self._node_first or (position, k) < self._node_first[s.node]:
             self._node_first[s.node] = (position, k)
         node.reached += 1
+        node.unsure += 1 if getattr(s, "unsure", False) else 0
         at = (position, k)
         if s.error is not None:
             node.errors.add(s.error_kind or "other", at)

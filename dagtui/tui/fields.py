@@ -20,8 +20,11 @@ from dagtui.kinds import kind_of
 LONG_TEXT = ("instructions", "criteria", "evaluation_steps")
 REQUIRED_TEXT = ("instructions", "criteria", "output_label", "name", "check", "metric")
 LISTS = ("children", "values", "allowed", "roots")
-INTS = ("min", "max")
-BOOLS = ("case_sensitive", "include_reason", "strict", "multi_turn")
+INTS = ("min", "max", "max_items")
+BOOLS = ("case_sensitive", "include_reason", "strict", "multi_turn", "empty")
+#: a word or an inline table, typed as TOML's inside (`fraction`, `{ at_least = 0.8 }`,
+#: `{ then = "ask_again" }`): a map node's aggregate, a judgement's unsure
+WORD_OR_TABLE = ("aggregate", "unsure")
 
 
 def hint(cls: type, name: str) -> str:
@@ -78,6 +81,10 @@ def to_text(name: str, value: Any) -> str:
         from dagtui.graph.tomlio import toml_value
 
         return toml_value(value)[1:-1].strip()  # `threshold = 0.7, ...` without the braces
+    if name in WORD_OR_TABLE and isinstance(value, dict):
+        from dagtui.graph.tomlio import toml_value
+
+        return toml_value(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer() and name != "threshold":
@@ -122,6 +129,8 @@ def from_text(name: str, text: str) -> Any:
             raise FieldError("write two whole numbers: start, end") from None
     if name == "args":
         return args_from_text(stripped)
+    if name in WORD_OR_TABLE:
+        return word_or_table(name, stripped)
     if name == "schema":
         if not stripped:
             return None
@@ -133,6 +142,22 @@ def from_text(name: str, text: str) -> Any:
         return stripped
     return stripped or None
 
+
+
+def word_or_table(name: str, text: str) -> Any:
+    """`fraction` (quotes optional) or `{ at_least = 0.8 }` as TOML reads it; empty: the
+    field's default (`all` for an aggregate, none for unsure)."""
+    if not text:
+        return "all" if name == "aggregate" else None
+    if text.startswith("{"):
+        import tomllib
+
+        try:
+            return dict(tomllib.loads(f"v = {text}")["v"])
+        except (tomllib.TOMLDecodeError, TypeError, ValueError):
+            raise FieldError('write an inline table, e.g. { at_least = 0.8 } or '
+                             '{ then = "node" }') from None
+    return text.strip('"')
 
 
 def args_from_text(text: str) -> dict[str, Any]:

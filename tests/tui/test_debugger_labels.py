@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from dagtui.tui.debugger import TuiHumanJudge
+from dagtui.tui.debugger.human import TuiHumanJudge
 from tui.debugger_helpers import SIZE, meeting_app, settle
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -80,7 +80,7 @@ async def test_the_add_node_dialog_chooses_the_type(graph_file: Path,
         dialog = app.screen
         assert isinstance(dialog, AddNodeScreen)
         types = dialog.query_one("#add-type", OptionList)
-        assert types.region.bottom <= size[1] and types.option_count == 6
+        assert types.region.bottom <= size[1] and types.option_count == 7  # map included
         assert dialog.node_type == "non_binary"  # under a task: a choice among labels
         await pilot.press("down")  # the id keeps the focus; the arrows choose the type
         assert dialog.node_type == "check"

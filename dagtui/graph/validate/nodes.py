@@ -3,7 +3,17 @@ G-Eval and metric leaves); check nodes and verdict lists have their own modules.
 
 from __future__ import annotations
 
-from dagtui.graph.model import BinaryNode, GEvalNode, MetricNode, NodeBase, NonBinaryNode, TaskNode
+from dagtui.graph.mapping import aggregate_problem, is_fraction
+from dagtui.graph.model import (
+    BinaryNode,
+    GEvalNode,
+    MapNode,
+    MetricNode,
+    NodeBase,
+    NonBinaryNode,
+    TaskNode,
+)
+from dagtui.graph.unsure import CANNOT_TELL, unsure_problem
 from dagtui.graph.validate import environment
 from dagtui.graph.validate.check_nodes import CheckNodeChecks
 from dagtui.graph.validate.hints import checkable_hint
@@ -68,8 +78,8 @@ class NodeChecks(CheckNodeChecks):
                     self.add("DAG008", f"children names '{child}', which is not a node"
                              f"{suggest(child, self.graph.nodes)}", path, node=nid,
                              fld="children", at_value=True)
-            elif target.is_scored_leaf:
-                what = "a G-Eval leaf" if isinstance(target, GEvalNode) else "a metric leaf"
+            elif target.is_scored_leaf and not kind_of(target).per_item:
+                what = f"a {kind_of(target).leaf_word} leaf"
                 self.add("DAG019", f"'{child}' is {what}, which cannot receive a "
                          "task's evidence; point a verdict at it (then = "
                          f"\"{child}\") instead", path, node=nid, fld="children",
@@ -100,6 +110,61 @@ class NodeChecks(CheckNodeChecks):
                          "every time; keep the judge for what needs judgement",
                          ("nodes", nid, "criteria"), node=nid, fld="criteria", at_value=True)
         self.check_verdicts(nid, node, binary=yes_no)
+        self.check_unsure(nid, node)
+
+    def check_unsure(self, nid: str, node: BinaryNode | NonBinaryNode | MapNode) -> None:
+        """`unsure`: a value `dagtui.graph.unsure` reads, a `then` that names a node, and no
+        label spelt like the unsure answer (it could not be told apart)."""
+        value = node.unsure
+        if value is None:
+            return
+        path = ("nodes", nid, "unsure")
+        problem = unsure_problem(value)
+        if problem is not None:
+            self.add("DAG026", problem, path, node=nid, fld="unsure", at_value=True)
+            return
+        rule = node.unsure_rule
+        if rule is not None and rule.then is not None:
+            if rule.then not in self.graph.nodes and rule.then not in self.raw_nodes:
+                self.add("DAG008", f"unsure's then names '{rule.then}', which is not a node"
+                         f"{suggest(rule.then, self.graph.nodes)}", path, node=nid,
+                         fld="unsure", at_value=True)
+            if node.is_scored_leaf:
+                self.add("DAG026", "a fraction map node is a leaf: its unsure can end the "
+                         "case (\"unscored\", \"human\") or score it ({ score = N }), not "
+                         "continue at another node", path, node=nid, fld="unsure",
+                         at_value=True)
+        if any(v.verdict == CANNOT_TELL for v in node.verdicts):
+            self.add("DAG026", f"a verdict is labelled \"{CANNOT_TELL}\", the answer unsure "
+                     "offers the judge; rename the label", path, node=nid, fld="unsure")
+
+    def check_map(self, nid: str, node: MapNode) -> None:
+        """A map node: criteria, an aggregate it can compute, the list of exactly one task
+        parent, verdicts that fit the aggregate, and no DeepEval export (DAG119)."""
+        self.require(nid, node, "criteria", "it is the question asked of each item")
+        problem = aggregate_problem(node.aggregate)
+        if problem is not None:
+            self.add("DAG026", problem, ("nodes", nid, "aggregate"), node=nid,
+                     fld="aggregate", at_value=True)
+        tasks = [p for p in self.parents.get(nid, ())
+                 if isinstance(self.graph.nodes.get(p), TaskNode)]
+        if len(tasks) != 1:
+            what = "no task parent" if not tasks else f"{len(tasks)} task parents"
+            self.add("DAG026", f"map node '{nid}' judges the items of one task's list and has "
+                     f"{what}; list it in the children of the task that extracts the items",
+                     ("nodes", nid), node=nid, fld="criteria")
+        if is_fraction(node.aggregate):
+            if node.verdicts:
+                self.add("DAG026", "aggregate = \"fraction\" makes the node a leaf scoring "
+                         "the share of passing items; it takes no verdicts (remove them, or "
+                         "aggregate with all, any or { at_least = share })",
+                         ("nodes", nid, "verdicts"), node=nid, fld="verdicts")
+        elif problem is None:
+            self.check_verdicts(nid, node, binary=True)
+        self.check_unsure(nid, node)
+        self.add("DAG119", f"map node '{nid}' judges each item with a call of its own, which "
+                 "DeepEval's DAG cannot express: this graph has no DeepEval export",
+                 ("nodes", nid, "type"), node=nid, fld="type")
 
     def check_geval(self, nid: str, node: GEvalNode) -> None:
         self.require(nid, node, "name", "G-Eval reports its score under this name")

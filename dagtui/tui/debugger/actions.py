@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from dagtui.graph.checks import PythonConsent
 from dagtui.graph.loader import GraphError
 from dagtui.graph.model import Graph
+from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Judge
+from dagtui.kinds import kind_of
 from dagtui.report.trace import Trace
 from dagtui.run.cases import Case
 from dagtui.text import shorten
@@ -85,6 +87,11 @@ class RunActions:
         if run is None or nid is None:
             return
         node = run.graph.nodes[nid]
+        record = run.record(nid)
+        if kind_of(node).per_item and record is not None and record.items:
+            self._override_item(nid, [str(e["item"]) for e in record.items
+                                      if e.get("judged") is not False])
+            return
         allowed = allowed_answers(node)
         has = nid in run.overrides
         if allowed:
@@ -132,6 +139,42 @@ class RunActions:
                                         "children (F2 applies; empty clears the what-if).",
                                         str(run.overrides.get(nid, "")), multiline=True),
                              evidence)
+
+    def _override_item(self, nid: str, items: list[str]) -> None:
+        """A map node's what-if: the whole node (its verdict or score), or one item's
+        answer; the run asks the other items again (unchanged ones are reused)."""
+        from dagtui.tui.screens.dialogs import PickScreen
+
+        run = self.live
+        assert run is not None
+        node = run.graph.nodes[nid]
+        earlier = run.overrides.get(nid)
+        per_item = dict(earlier) if isinstance(earlier, dict) else {}
+        options = [f"item {i + 1}: {shorten(text, 60)}" for i, text in enumerate(items)]
+        if earlier is not None:
+            options.append("(clear the what-if: ask the judge again)")
+        answers: list[Any] = [True, False]
+        if getattr(node, "unsure_rule", None) is not None:
+            answers.append(CANNOT_TELL)
+
+        def item_picked(index: int | None) -> None:
+            if index is None:
+                return
+            if index >= len(items):
+                self._apply_override(nid, None, clear=True)
+                return
+
+            def answered(choice: int | None) -> None:
+                if choice is not None:
+                    self._apply_override(nid, {**per_item, index: answers[choice]})
+
+            self.app.push_screen(PickScreen(f"What if item {index + 1} of {nid} was…",
+                                            items[index], [show_value(a) for a in answers]),
+                                 answered)
+
+        self.app.push_screen(PickScreen(f"What if one item of {nid} was answered…",
+                                        "Pick the item; the node aggregates again.", options),
+                             item_picked)
 
     def _apply_override(self, nid: str, value: Any, *, clear: bool = False) -> None:
         run = self.live

@@ -112,6 +112,10 @@ def verdict_text(record: StepRecord | None, node_type: str) -> str:
     lines.append("")
     lines.append("reason")
     lines.append(record.reason or "(none given)")
+    if record.items:  # a map node: each item's own answer and reason
+        from dagtui.run.map_run import item_lines
+
+        lines += ["", "items", *item_lines(record.items)]
     for note in record.notes:
         lines.append("")
         lines.append(f"note: {note}")

@@ -16,7 +16,7 @@ from typing import Any
 
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.checks import PythonConsent
-from dagtui.graph.model import Graph, Judgement, NodeBase
+from dagtui.graph.model import Graph, Judgement, NodeBase, branches_of
 from dagtui.graph.paths import show_number
 from dagtui.judges.base import Judge
 from dagtui.kinds import extracts, kind_of, scores
@@ -25,6 +25,7 @@ from dagtui.run.cases import Case, CaseError
 from dagtui.run.engine import Engine, Session
 from dagtui.run.schedule import Reach, Topology, run_order
 from dagtui.text import verdict_text
+from dagtui.tui.debugger.human import TuiHumanJudge
 
 #: statuses a node can have in the path tree
 PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
@@ -95,7 +96,7 @@ def answer_summary(record: StepRecord) -> str:
 def allowed_answers(node: NodeBase) -> list[Any]:
     """The verdicts a person may pick for a node (empty: free text or a score)."""
     if isinstance(node, Judgement):
-        return [v.verdict for v in node.verdicts]
+        return [v.verdict for v in branches_of(node)]  # unsure's route too, when it has one
     return []
 
 
@@ -146,6 +147,9 @@ class DebugRun:
         #: `graph`'s check, validated when the engine is built (`checked`: an earlier run's,
         #: so another judge on the same graph does not validate it again)
         self.checked = checked if checked is not None else CheckedGraph.of_graph(graph)
+        #: asked when a node's judge cannot tell and its unsure is "human" (the screen
+        #: gives it the app: `DebuggerScreen._attach_judge`)
+        self.person = TuiHumanJudge()
         self.engine: Engine | None = (self._engine_for(self.checked)
                                       if judge is not None else None)
         self.topo = self.engine.topo if self.engine else Topology.of(graph)
@@ -197,7 +201,8 @@ class DebugRun:
         from dagtui.run.execute import build_engine
         from dagtui.run.spec import RunSpec
 
-        return build_engine(checked, RunSpec(judge=self.judge, python=self.python))
+        return build_engine(checked, RunSpec(judge=self.judge, python=self.python),
+                            person=self.person)
 
     def set_graph(self, graph: Graph) -> None:
         """Swap in an edited graph (validated by the engine; raises GraphError)."""

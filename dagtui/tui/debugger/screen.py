@@ -210,6 +210,8 @@ class DebuggerScreen(RunActions, DagtuiScreen):
             self.python.ask = functools.partial(ask_python, self.app)
 
     def _attach_judge(self) -> None:
+        if self.live is not None:
+            self.live.person.app = self.app  # asked when a node's unsure is "human"
         judge = self.live.judge if self.live else None
         if judge is not None and getattr(judge, "name", "") == "human" and hasattr(judge, "app"):
             judge.app = self.app
