@@ -60,8 +60,7 @@ def err(msg: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from dagtui.commands.run import load_graph_and_cases
     from dagtui.labels.check import scan
-    from dagtui.labels.session import LabelSession, cached_judge, order_cases
-    from dagtui.labels.write import LabelFile
+    from dagtui.labels.session import cached_judge, open_session
     from dagtui.run.cases import CaseError, cases_source
 
     graph, cases, code = load_graph_and_cases(args.graph, args.cases)
@@ -78,13 +77,12 @@ def run(args: argparse.Namespace) -> int:
     if args.order == "uncertain":
         planned = _planned(args, graph, cases)
     try:
-        file = LabelFile(path)
+        session = open_session(graph, path, cases, order=args.order, judge=judge,
+                               planned=planned, annotator=args.annotator,
+                               relabel=args.relabel)
     except (OSError, ValueError) as exc:
         err(f"{path}: {exc}")
         return ExitCode.USAGE
-    ordered = order_cases(cases, args.order, judge, graph, planned=planned)
-    session = LabelSession(graph, ordered, file, annotator=args.annotator,
-                           relabel=args.relabel, judge=judge)
     from dagtui.tui.app import label_app
 
     try:

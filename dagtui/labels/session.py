@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dagtui.calibration.items import TaskLabelError, task_label
@@ -314,6 +315,18 @@ class LabelSession:
         self.index = last.case
         return True
 
+    def go_to_node(self, nid: str) -> bool:
+        """Start at the first case (from the current one on) where node `nid` is to be
+        labelled next, so a person who asked for that node sees it first. False, and the
+        session left where it was, when no case has it open."""
+        n = len(self.cases)
+        for k in range(n):
+            j = (self.index + k) % n
+            if self.current(j) == nid:
+                self.index = j
+                return True
+        return False
+
     def move(self, step: int) -> None:
         """`n` / `p`: the next or previous case."""
         self.index = max(0, min(len(self.cases) - 1, self.index + step))
@@ -402,6 +415,25 @@ def order_cases(cases: list[Case], order: str, session_judge: JudgeLookup | None
                 count += 1
         differs.append(count)
     return [c for _, c in sorted(enumerate(cases), key=lambda ic: (differs[ic[0]] == 0, ic[0]))]
+
+
+def open_session(graph: Graph, path: str | Path, cases: list[Case] | None = None, *,
+                 order: str = "file", judge: JudgeLookup | None = None,
+                 planned: list[str] | None = None, only: Sequence[str] | None = None,
+                 annotator: str | None = None, relabel: bool = False) -> LabelSession:
+    """The labelling of cases file `path` (`dagtui.run.cases.cases_source` names it), as
+    `dagtui label`, the editor and the calibration view open it: the file opened for writing
+    (`LabelFile`), its cases (`cases`, when already loaded) in `order` (`order_cases`), and
+    `only`: just the cases of those names, in that order (the calibration view's disagreeing
+    cases). Raises CaseError, OSError or ValueError on a file it cannot read."""
+    file = LabelFile(path)
+    cases = file.cases() if cases is None else cases
+    if only is not None:
+        by_name = {c.name: c for c in cases}
+        cases = [by_name[name] for name in dict.fromkeys(only) if name in by_name]
+    ordered = order_cases(cases, order, judge, graph, planned=planned)
+    return LabelSession(graph, ordered, file, annotator=annotator, relabel=relabel,
+                        judge=judge)
 
 
 def cached_judge(graph: Graph, *, model: str | None = None, api_base: str | None = None,

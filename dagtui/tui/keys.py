@@ -95,6 +95,9 @@ EDITOR_KEYS: list[KeySpec] = [
     KeySpec("editor.calibration", "K", "calibration", "calibration", False,
             "calibration view (from dagtui calibrate): per-node kappa, confusion, "
             "disagreeing cases, probes; enter opens the debugger there, a aligns the node"),
+    KeySpec("editor.label", "L", "label", "label cases", False,
+            "label the cases node by node (dagtui label's screen), starting where the "
+            "selected node is next to label; esc comes back (only the cases file is written)"),
     KeySpec("editor.remeasure", "f6", "remeasure", "re-measure", False,
             "re-measure the selected node as edited on its labelled cases (the saved "
             "calibration's cases and model; cached requests cost nothing): kappa "
@@ -426,8 +429,10 @@ def suite_groups() -> list[KeyGroup]:
     return help_groups("suite")
 
 
-#: the screens whose ids a screen's keys may name: F5 opens the debugger in the editor
-_REACHES = {"editor": ("editor", "debugger"), "debugger": ("debugger",), "suite": ("suite",),
+#: the screens whose ids a screen's keys may name: F5 opens the debugger in the editor, L
+#: (and the calibration view's L) the labelling screen
+_REACHES = {"editor": ("editor", "debugger", "label"), "debugger": ("debugger",),
+            "suite": ("suite",),
             "label": ("label",)}
 
 

@@ -70,7 +70,7 @@ def test_f1_and_list_keys_read_one_table_of_groups() -> None:
                                  help_groups("label"))
              for _title, bound in groups for b in bound}
     assert shown <= listed
-    assert listed - shown == {"calibration.close", "calibration.align"}
+    assert listed - shown == {"calibration.close", "calibration.align", "calibration.label"}
     assert [title for title, _ in editor_groups()] == [
         "editor", "tree", "problems list", "graph (g g)", "form field", "add-node dialog"]
     assert [title for title, _ in debugger_groups()] == ["debugger", "path tree", "dialogs"]

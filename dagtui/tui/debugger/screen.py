@@ -538,7 +538,7 @@ class DebuggerScreen(RunActions, DagtuiScreen):
             if n:
                 try:
                     self.append_cases(target)
-                except OSError as exc:
+                except (OSError, ValueError) as exc:  # ChangedOnDisk, a FIFO, too big
                     self.notify(f"could not write {target}: {exc}", severity="error")
                     return False
             return self.write_edits() if writable else True
@@ -582,15 +582,23 @@ class DebuggerScreen(RunActions, DagtuiScreen):
         return graph.with_name(graph.stem + ".cases.jsonl")
 
     def append_cases(self, target: Path) -> None:
-        """Append the cases written here to `target` (one JSON object a line); a graph with
-        no `[metric].cases` is told the file's name through `on_cases_file`."""
+        """Append the cases written here to `target` (one JSON object a line, each with the
+        verdicts given as the human judge as its labels); a graph with no `[metric].cases`
+        is told the file's name through `on_cases_file`. The file is rewritten atomically
+        (`dagtui.safewrite`), its lines so far byte-identical, and refused (an OSError) when
+        it changes between the read and the write (ValueError: not a regular file)."""
         import json
 
-        existing = target.read_text(encoding="utf-8") if target.exists() else ""
+        from dagtui.safewrite import Stamp, atomic_write, read_bytes
+
+        try:
+            existing, stamp = read_bytes(target)
+        except FileNotFoundError:
+            existing, stamp = b"", Stamp.absent()
         lines = "".join(json.dumps(self._labelled(c).to_dict(), ensure_ascii=False) + "\n"
-                        for c in self.unsaved_cases)
-        with target.open("a", encoding="utf-8") as fh:
-            fh.write(("\n" if existing and not existing.endswith("\n") else "") + lines)
+                        for c in self.unsaved_cases).encode("utf-8")
+        gap = b"\n" if existing and not existing.endswith(b"\n") else b""
+        atomic_write(target, existing + gap + lines, expected=stamp)
         self.notify(f"appended {len(self.unsaved_cases)} case(s) to {target}")
         self.unsaved_cases = []
         if self.graph.metric.cases is None and self.on_cases_file is not None:

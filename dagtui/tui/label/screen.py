@@ -324,6 +324,21 @@ class LabelScreen(DagtuiScreen):
     def action_back(self) -> None:
         self.leave()
 
+    async def quit_requested(self) -> None:
+        """ctrl+q: out of the app from `dagtui label`; pushed over the editor (or the
+        calibration view over it), back there and the editor's own quit asked (it knows of
+        unsaved edits; every label is written already)."""
+        if self.is_start:
+            self.app.exit()
+            return
+        from dagtui.tui.screens.editor import EditorScreen
+
+        editor = next((s for s in reversed(self.app.screen_stack)
+                       if isinstance(s, EditorScreen)), None)
+        self.leave()
+        if editor is not None:
+            self.app.call_later(editor.quit_requested)
+
 
 def _keys(out: Text, pairs: list[tuple[str, str]]) -> None:
     """`key  what it does` pairs, keys in bold, three spaces apart."""

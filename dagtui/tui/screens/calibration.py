@@ -78,7 +78,11 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
                 Binding("a", "align", "align node", id="calibration.align",
                         tooltip="align the selected node with its labels (dagtui align: "
                                 "candidates on train, the best proven on held-out); enter "
-                                "on 'apply' makes it an undoable edit")]
+                                "on 'apply' makes it an undoable edit"),
+                Binding("L", "label", "label", id="calibration.label",
+                        tooltip="label again the cases where the selected node's judge and "
+                                "label disagree (dagtui label's screen; none: every case, "
+                                "the disagreeing first); esc comes back, the result re-read")]
 
     def __init__(self, data: dict[str, Any], selected: str | None = None,
                  stale: dict[str, list[str]] | None = None, case: str | None = None,
@@ -91,8 +95,7 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
         self.data = data
         self.stale = stale or {}
         self.case = case
-        self.node_ids = [n for n, v in data["nodes"].items()
-                         if isinstance(v, dict) and v.get("type") != "check"]
+        self.node_ids = _node_ids(data)
         self.selected = selected if selected in self.node_ids else (
             self.node_ids[0] if self.node_ids else None)
         #: node -> its finished alignment (`dagtui.calibration.align.Alignment`)
@@ -295,8 +298,66 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
                         timeout=4)
         self.dismiss(None)
 
+    # -- labelling -----------------------------------------------------------------------
+    def action_label(self) -> None:
+        """`L`: the labelling screen (`dagtui.tui.label.launch`) on the selected node's
+        disagreeing cases (dropped items and close calls too) of the cases file this
+        calibration used, each walked again from its first node; with none, every case,
+        those where the judge's cached verdict differs from a label first (`--order
+        disagreement`). esc comes back here and the calibration is read again."""
+        from dagtui.tui.label.launch import judge_lookup, push_label_screen
+
+        nid = self.selected
+        if self.editor is None or nid is None:
+            return
+        state = self.editor.state
+        if state.read_only or state.errors:
+            self.notify("fix the graph first: only a valid graph can be labelled",
+                        severity="error")
+            return
+        node = self.data["nodes"].get(nid) or {}
+        names = [d["case"] for key in ("disagreements", "dropped", "close_calls")
+                 for d in node.get(key) or [] if isinstance(d, dict) and "case" in d]
+        cases = self.data.get("cases_file")
+        cases = str(cases) if cases and Path(cases).exists() else None
+        judge = judge_lookup(state.graph, self.data.get("judge"))
+        if not names:
+            self.notify(f"no disagreeing case for {nid}: every case, those where the judge "
+                        "disagrees with a label first", timeout=4)
+        push_label_screen(self, state.graph, state.path, cases=cases, node=nid,
+                          only=names or None, order="file" if names else "disagreement",
+                          judge=judge, on_close=self.reread)
+
+    def reread(self) -> None:
+        """Read the saved calibration again (labels given meanwhile, or a calibrate run)
+        and redraw the node list and the selected node."""
+        from dagtui.tui.calibration import load_calibration
+
+        if self.editor is None:
+            return
+        data = load_calibration(self.editor.state.path, self.editor.calibration_file)
+        if data is None:
+            return
+        self.data = data
+        self.node_ids = _node_ids(data)
+        if self.selected not in self.node_ids:
+            self.selected = self.node_ids[0] if self.node_ids else None
+        self.query_one("#cal-head", Static).update(self._head())
+        nodes = self.query_one("#cal-nodes", OptionList)
+        nodes.clear_options()
+        nodes.add_options([Option(self._node_row(n), id=n) for n in self.node_ids])
+        if self.selected is not None:
+            nodes.highlighted = self.node_ids.index(self.selected)
+        self._show(self.selected)
+
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _node_ids(data: dict[str, Any]) -> list[str]:
+    """The calibrated nodes the view lists (a check node is decided in code: no kappa)."""
+    return [n for n, v in data["nodes"].items()
+            if isinstance(v, dict) and v.get("type") != "check"]
 
 
 # --------------------------------------------------------------------------- criteria loop

@@ -1001,6 +1001,21 @@ class EditorScreen(DagtuiScreen):
 
         remeasure(self)
 
+    def action_label(self) -> None:
+        """L: label the graph's cases (`dagtui label`'s screen) on the graph as edited, at
+        the selected node; esc comes back here. Only the cases file is written."""
+        from dagtui.tui.label.launch import judge_lookup, push_label_screen
+
+        state = self.state
+        state.settle()  # it refuses a graph with errors: those of the last keystroke
+        if state.read_only or state.errors:
+            self.notify("fix the graph first: only a valid graph can be labelled",
+                        severity="error")
+            return
+        # the graph as it is now; nothing edits it while the labelling screen is on top
+        push_label_screen(self, state.graph, state.path, node=state.selected,
+                          judge=judge_lookup(state.graph))
+
     def action_calibration(self) -> None:
         """The calibration view; `enter` on a case opens the debugger on it, paused at the
         node, and esc there comes back here (the result is re-read, so a calibration run
