@@ -227,6 +227,24 @@ PROBLEMS_KEYS: list[KeySpec] = [
     KeySpec("problems.view", "v", "view_message", "whole message", True, "whole message"),
 ]
 
+#: the debugger's path tree (`debugger.widgets.PathTree`)
+PATH_TREE_KEYS: list[KeySpec] = [
+    KeySpec("debugger.tree.down", "j", "cursor_down", "Down", False, "Down"),
+    KeySpec("debugger.tree.up", "k", "cursor_up", "Up", False, "Up"),
+]
+
+#: the calibration view (`screens.calibration.CalibrationScreen`)
+CALIBRATION_KEYS: list[KeySpec] = [
+    KeySpec("calibration.close", "escape", "close", "back", True, "back"),
+    KeySpec("calibration.align", "a", "align", "align node", True,
+            "align the selected node with its labels (dagtui align: candidates on train, the "
+            "best proven on held-out); enter on 'apply' makes it an undoable edit"),
+    KeySpec("calibration.label", "L", "label", "label", True,
+            "label again the cases where the selected node's judge and label disagree "
+            "(dagtui label's screen; none: every case, the disagreeing first); esc comes "
+            "back, the result re-read"),
+]
+
 #: the graph drawing (`widgets.graph_view.GraphView`)
 GRAPH_VIEW_KEYS: list[KeySpec] = [
     KeySpec("graph.left", "left,h", "scroll_left", "scroll left", False, "scroll left"),
@@ -272,10 +290,19 @@ def pane_keys(panes: Sequence[tuple[str, str]]) -> list[KeySpec]:
             for i, (pid, title) in enumerate(panes, start=1)]
 
 
-def _debugger_panes() -> list[KeySpec]:
-    from dagtui.tui.debugger.widgets import PANES
+#: the debugger's step panes (pane id, tab title), in the order keys 1..5 select them
+#: (`debugger.widgets` shows them as tabs)
+DEBUGGER_PANES: list[tuple[str, str]] = [
+    ("prompt", "Prompt"),
+    ("response", "Response"),
+    ("evidence", "Evidence"),
+    ("verdict", "Verdict"),
+    ("usage", "Usage"),
+]
 
-    return pane_keys(PANES)
+
+def _debugger_panes() -> list[KeySpec]:
+    return pane_keys(DEBUGGER_PANES)
 
 
 def describe_key(key: str) -> str:
@@ -324,13 +351,6 @@ def merged(found: Iterable[Binding]) -> list[Binding]:
     return list(out.values())
 
 
-def declared(owner: type) -> list[Binding]:
-    """The `BINDINGS` with an id that `owner` and its bases declare, one per id, read from
-    the public class attributes."""
-    return merged(b for cls in reversed(owner.__mro__)
-                  for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])))
-
-
 def editor_widgets() -> list[tuple[str, list[KeySpec]]]:
     """The editor's widgets with keys of their own, titled as F1 shows them. Their tables
     live here, not read from the widget classes: the widgets import this module (for
@@ -339,10 +359,10 @@ def editor_widgets() -> list[tuple[str, list[KeySpec]]]:
             ("graph (g g)", GRAPH_VIEW_KEYS), ("form field", FIELD_KEYS)]
 
 
-def debugger_widgets() -> list[tuple[str, type]]:
-    from dagtui.tui.debugger.widgets import PathTree
-
-    return [("path tree", PathTree)]
+def debugger_widgets() -> list[tuple[str, list[KeySpec]]]:
+    """The debugger's widgets with keys of their own, titled as F1 shows them (tables here,
+    as `editor_widgets`'s, so this module imports no widget)."""
+    return [("path tree", PATH_TREE_KEYS)]
 
 
 #: a group of keys as F1 and the keys pages of the docs show it: its title, its bindings
@@ -367,8 +387,6 @@ def key_scopes_table() -> list[KeyScope]:
     editor's own keys, then each widget's, read from the classes: a long field may not
     even be mounted yet). Dialog keys serve the debugger and the suite view; the editor
     reaches them, and the whole debugger, through F5."""
-    from dagtui.tui.screens.calibration import CalibrationScreen
-
     def bound(*tables: Iterable[KeySpec]) -> list[Binding]:
         return [spec.binding() for table in tables for spec in table]
 
@@ -377,13 +395,13 @@ def key_scopes_table() -> list[KeyScope]:
         KeyScope("editor", ("editor",), ("editor", "editor"), bound(EDITOR_KEYS)),
         *[KeyScope(f"editor: {title}", ("editor",), ("editor", title), bound(table))
           for title, table in editor_widgets()],
-        KeyScope("editor: calibration view", ("editor",), None, declared(CalibrationScreen)),
+        KeyScope("editor: calibration view", ("editor",), None, bound(CALIBRATION_KEYS)),
         KeyScope("editor: add-node dialog", ("editor",), ("editor", "add-node dialog"),
                  bound(ADD_NODE_KEYS)),
         KeyScope("debugger", ("debugger",), ("debugger", "debugger"),
                  bound(DEBUGGER_KEYS, _debugger_panes())),
-        *[KeyScope(f"debugger: {title}", ("debugger",), ("debugger", title), declared(cls))
-          for title, cls in debugger_widgets()],
+        *[KeyScope(f"debugger: {title}", ("debugger",), ("debugger", title), bound(table))
+          for title, table in debugger_widgets()],
         KeyScope("debugger: human judge", ("debugger",), ("debugger", "dialogs"),
                  bound(HUMAN_KEYS)),
         KeyScope("debugger: case editor", ("debugger",), ("debugger", "dialogs"),

@@ -333,7 +333,7 @@ class RunActions:
             case = self.live.case
             # the same graph, already checked: only the judge changes
             self.live = DebugRun(self.live.graph, judge, case, python=self.python,
-                                 checked=self.live.checked)
+                                 checked=self.live.checked, person=self.live.person)
             self.live.breakpoints = set()
             self._attach_judge()
             self.live.restart()

@@ -25,7 +25,6 @@ from dagtui.run.cases import Case, CaseError
 from dagtui.run.engine import Engine, Session
 from dagtui.run.schedule import Reach, Topology, run_order
 from dagtui.text import verdict_text
-from dagtui.tui.debugger.human import TuiHumanJudge
 
 #: statuses a node can have in the path tree
 PENDING, NEXT, RUNNING, DONE, SKIPPED, FAILED = (
@@ -140,16 +139,16 @@ class DebugRun:
 
     def __init__(self, graph: Graph, judge: Judge | None, case: Case | None = None, *,
                  trace: Trace | None = None, python: PythonConsent | None = None,
-                 checked: CheckedGraph | None = None) -> None:
+                 checked: CheckedGraph | None = None, person: Judge | None = None) -> None:
         self.graph = graph
         self.judge = judge
         self.python = python if python is not None else PythonConsent.from_env()
         #: `graph`'s check, validated when the engine is built (`checked`: an earlier run's,
         #: so another judge on the same graph does not validate it again)
         self.checked = checked if checked is not None else CheckedGraph.of_graph(graph)
-        #: asked when a node's judge cannot tell and its unsure is "human" (the screen
-        #: gives it the app: `DebuggerScreen._attach_judge`)
-        self.person = TuiHumanJudge()
+        #: asked when a node's judge cannot tell and its unsure is "human" (the screen's
+        #: `TuiHumanJudge`; None: such a case ends unscored, as in a batch run)
+        self.person = person
         self.engine: Engine | None = (self._engine_for(self.checked)
                                       if judge is not None else None)
         self.topo = self.engine.topo if self.engine else Topology.of(graph)

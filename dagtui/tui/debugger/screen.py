@@ -34,6 +34,7 @@ from dagtui.run.cases import Case, select_case
 from dagtui.tui.blink import settle_blink
 from dagtui.tui.calibration import forced_overrides, label_note, load_calibration
 from dagtui.tui.debugger.actions import RunActions
+from dagtui.tui.debugger.human import TuiHumanJudge
 from dagtui.tui.debugger.palette import DebuggerCommands, DebuggerNodes
 from dagtui.tui.debugger.panes_text import (
     calls_text,
@@ -136,7 +137,8 @@ class DebuggerScreen(RunActions, DagtuiScreen):
                 chosen = self.cases[0]
         self.live: DebugRun | None = None
         try:
-            self.live = DebugRun(graph, judge, chosen, python=self.python, checked=checked)
+            self.live = DebugRun(graph, judge, chosen, python=self.python, checked=checked,
+                                 person=TuiHumanJudge())
         except GraphError as exc:
             errors = [d.format() for d in exc.diagnostics if d.is_error][:4]
             self.fatal = "the graph cannot run:\n" + "\n".join(errors)
@@ -210,7 +212,7 @@ class DebuggerScreen(RunActions, DagtuiScreen):
             self.python.ask = functools.partial(ask_python, self.app)
 
     def _attach_judge(self) -> None:
-        if self.live is not None:
+        if self.live is not None and isinstance(self.live.person, TuiHumanJudge):
             self.live.person.app = self.app  # asked when a node's unsure is "human"
         judge = self.live.judge if self.live else None
         if judge is not None and getattr(judge, "name", "") == "human" and hasattr(judge, "app"):

@@ -15,7 +15,6 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import TabbedContent, TabPane, TextArea, Tree
 from textual.widgets.tree import TreeNode
@@ -34,6 +33,7 @@ from dagtui.tui.debugger.run_model import (
     answer_summary,
     show_value,
 )
+from dagtui.tui.keys import DEBUGGER_PANES, PATH_TREE_KEYS, bindings
 
 #: (icon, style) per status
 STATUS_LOOK: dict[str, tuple[str, str]] = {
@@ -46,13 +46,7 @@ STATUS_LOOK: dict[str, tuple[str, str]] = {
 }
 
 #: (pane id, tab title)
-PANES: list[tuple[str, str]] = [
-    ("prompt", "Prompt"),
-    ("response", "Response"),
-    ("evidence", "Evidence"),
-    ("verdict", "Verdict"),
-    ("usage", "Usage"),
-]
+PANES = DEBUGGER_PANES
 
 #: a row of the tree: (node id, verdict index or None for the node row itself)
 RowRef = tuple[str, int | None]
@@ -97,10 +91,7 @@ def verdict_label(verdict: Any, then: str | None, score: float | None, chosen: b
 class PathTree(Tree[RowRef]):
     """Each node in run order, its verdicts beneath it; the path taken is lit up."""
 
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="debugger.tree.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="debugger.tree.up"),
-    ]
+    BINDINGS = bindings(PATH_TREE_KEYS)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("path", **kwargs)

@@ -331,10 +331,9 @@ class LabelScreen(DagtuiScreen):
         if self.is_start:
             self.app.exit()
             return
-        from dagtui.tui.screens.editor import EditorScreen
-
-        editor = next((s for s in reversed(self.app.screen_stack)
-                       if isinstance(s, EditorScreen)), None)
+        # the nearest full screen below (the editor; a calibration view is a dialog of it)
+        editor = next((s for s in reversed(self.app.screen_stack[:-1])
+                       if isinstance(s, DagtuiScreen)), None)
         self.leave()
         if editor is not None:
             self.app.call_later(editor.quit_requested)

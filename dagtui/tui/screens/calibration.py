@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
@@ -28,6 +27,7 @@ from dagtui.tui.calibration import (
     probe_text,
     remeasure_text,
 )
+from dagtui.tui.keys import CALIBRATION_KEYS, bindings
 
 
 def judge_settings(data: dict[str, Any]) -> dict[str, Any] | None:
@@ -74,15 +74,7 @@ class CalibrationScreen(ModalScreen[tuple[str, str] | None]):
     paused at that node."""
 
     CSS_PATH = "calibration.tcss"  # beside this module
-    BINDINGS = [Binding("escape", "close", "back", id="calibration.close"),
-                Binding("a", "align", "align node", id="calibration.align",
-                        tooltip="align the selected node with its labels (dagtui align: "
-                                "candidates on train, the best proven on held-out); enter "
-                                "on 'apply' makes it an undoable edit"),
-                Binding("L", "label", "label", id="calibration.label",
-                        tooltip="label again the cases where the selected node's judge and "
-                                "label disagree (dagtui label's screen; none: every case, "
-                                "the disagreeing first); esc comes back, the result re-read")]
+    BINDINGS = bindings(CALIBRATION_KEYS)
 
     def __init__(self, data: dict[str, Any], selected: str | None = None,
                  stale: dict[str, list[str]] | None = None, case: str | None = None,
