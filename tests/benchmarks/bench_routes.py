@@ -59,7 +59,8 @@ async def main():
     async def one(c):
         metric = spec["build_metric"](model)
         await metric.a_measure(LLMTestCase(input=c.get("input", ""),
-                                           actual_output=c["actual_output"]))
+                                           actual_output=c["actual_output"]),
+                               _show_indicator=False)  # as dagtui's -q: no progress drawn
     await asyncio.gather(*(one(c) for c in cases))
 asyncio.run(main())
 """
@@ -102,6 +103,7 @@ def main() -> None:
     parser.add_argument("--deepeval-python", help="a Python with deepeval installed")
     args = parser.parse_args()
 
+    load_before = os.getloadavg()[0]
     stub = StubProcess("--latency", "0.02")
     rates: dict[str, list[float]] = {"auto": [], "litellm": []}
     cpus: dict[str, list[float]] = {"auto": [], "litellm": []}
@@ -160,6 +162,10 @@ def main() -> None:
         med = statistics.median(values)
         print(f"   {name:22} {med:6.2f} s  ({min(values):.2f}-{max(values):.2f})  "
               f"{med / ref:4.2f}x DeepEval")
+    # the machine is shared: the same figures differ several-fold between a quiet and a
+    # loaded machine, so the load is printed with them
+    print(f"   load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, "
+          f"{os.cpu_count()} CPUs")
     if "DeepEval DAGMetric" not in figures:
         print(f"   DeepEval DAGMetric     {DEEPEVAL_SIX_CASES_S:6.2f} s  (issue #27's figure, "
               "not measured here: pass --deepeval-python)")
