@@ -47,9 +47,11 @@ from dagtui.calibration import annotators, fingerprint, stats
 from dagtui.calibration.forcing import ForcingJudge, Observation, SharedAnswers
 from dagtui.calibration.items import TaskLabelError, split_items, task_label
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode, TaskNode
+from dagtui.graph.model import Graph, NodeBase
 from dagtui.judges.base import Judge
 from dagtui.judges.labels import LabelsJudge
+from dagtui.kinds import kind_of
+from dagtui.kinds.kind import verdict_values
 from dagtui.labels.check import (
     LabelProblem,
     check_cases,
@@ -275,7 +277,7 @@ def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
     "unsure" label overrides nothing (the code's own verdict is followed)."""
     expected = case.expected or {}
     return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()
-            if isinstance(node, CheckNode) and nid in expected
+            if kind_of(node).in_code and nid in expected
             and not is_unsure(node, expected[nid])}
 
 
@@ -452,9 +454,8 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
     threshold = metric.effective_threshold
     out = Calibration(metric.name, graph.path, {}, threshold, samples, None, len(cases))
     for nid, node in graph.nodes.items():
-        classes = [v.verdict for v in node.verdicts] \
-            if isinstance(node, BinaryNode | NonBinaryNode | CheckNode) else []
-        out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
+        out.nodes[nid] = NodeCalibration(nid, node.type, classes=verdict_values(node),
+                                         samples=samples)
     for nid, names in unsure.items():
         out.nodes[nid].unsure = len(names)
     for case, run in zip(cases, forced0, strict=True):
@@ -464,7 +465,7 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
         for step in run.steps:
             nc = out.nodes[step.node]
             nc.reached += 1
-            if isinstance(graph.nodes[step.node], CheckNode):
+            if kind_of(graph.nodes[step.node]).in_code:
                 continue
             obs = observed.get((case.name, step.node, 0))
             if obs is None:  # the label was missing or bad: the step failed before the call
@@ -476,13 +477,14 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
                 nc.errors.append({"case": case.name, "error": obs.error, "kind": obs.error_kind})
     for nid, node in graph.nodes.items():
         nc = out.nodes[nid]
-        if isinstance(node, BinaryNode | NonBinaryNode):
+        kind = kind_of(node)
+        if kind.chooses:
             _judgement(nc, node, cases, observed, seed)
-        elif isinstance(node, TaskNode):
+        elif kind.extracts:
             _task(nc, cases, observed)
         elif node.is_scored_leaf:  # a G-Eval or DeepEval metric leaf: a 0..10 score
             _geval(nc, cases, observed)
-        if samples > 1 and not isinstance(node, CheckNode):
+        if samples > 1 and not kind.in_code:
             _stability(nc, cases, observed, samples)
     for case, h, f in zip(cases, human, free, strict=True):
         out.outcomes.append(_outcome(graph, case, h, f, threshold))
@@ -494,7 +496,7 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
     return out
 
 
-def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Sequence[Case],
+def _judgement(nc: NodeCalibration, node: NodeBase, cases: Sequence[Case],
                observed: dict[tuple[str, str, int], Observation], seed: int) -> None:
     labels: list[Hashable] = []
     verdicts: list[Hashable] = []
@@ -614,7 +616,8 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
         nid = step.node
         node = graph.nodes[nid]
         mine = judged.get(nid)
-        if isinstance(node, CheckNode):
+        kind = kind_of(node)
+        if kind.in_code:
             if nid in expected and mine is not None and mine.error is None \
                     and mine.answer != normalize_label(node, expected[nid]):
                 return nid, (f"code says {show(mine.answer)}, the label "
@@ -624,7 +627,7 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
             break
         if mine.error is not None:
             return nid, f"judge error ({mine.error_kind}): {mine.error}"
-        if isinstance(node, TaskNode):
+        if kind.extracts:
             try:
                 label = task_label(expected[nid]) if nid in expected else None
             except TaskLabelError:
