@@ -13,10 +13,11 @@ chooses a verdict) and one `register(NodeKind(...))`: `tests/test_kinds.py` adds
 that way, and the loader, fmt, the validator, the engine, the judges (labels, replay, a
 person), the traces and batch summaries, the cost estimate, the editor form, the debugger,
 the tree's icon and the DOT/Mermaid drawings handle it; the DeepEval exports refuse it. A new
-answer shape adds one `Answer` (`answers`). Still written per built-in type: the DeepEval
-exports and import (DeepEval has one class per built-in type), the structure of data edges
-(a task's `children`, a check's `evidence`), calibration's per-node statistics and report,
-and the prose of docs/format.md (its field tables are written from the dataclass's field
+answer shape adds one `Answer` (`answers`). Calibration, align, the probes and the label
+check ask the kind (`chooses`, `extracts`, `in_code`, `options`, `editable`). Still written
+per built-in type: the DeepEval exports (a table per export keyed by type name, as DeepEval
+has one class per built-in type) and import, the structure of data edges (a task's
+`children`, a check's `evidence`), and the prose of docs/format.md (its field tables are written from the dataclass's field
 metadata by scripts/gen_format_docs.py). Check kinds have the same shape of registry:
 `dagtui.graph.checks.CheckKind`.
 """
