@@ -41,12 +41,13 @@ from dagtui.calibration import stats
 from dagtui.calibration.core import _bounded, _checked_of, check_labels, normalize_label
 from dagtui.calibration.forcing import Observation, SharedAnswers, _failed
 from dagtui.calibration.items import TaskLabelError, task_label
+from dagtui.calibration.proposer import text_field
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.graph.model import BinaryNode, Example, Graph, NodeBase, NonBinaryNode, TaskNode
+from dagtui.graph.model import Example, Graph, NodeBase
 from dagtui.judges.base import Ask, Judge, Reply
 from dagtui.judges.labels import LabelsJudge
 from dagtui.judges.prompts import material_parts
-from dagtui.kinds import find_kind
+from dagtui.kinds import find_kind, kind_of
 from dagtui.run.cases import Case
 from dagtui.run.engine import Engine
 from dagtui.text import verdict_text as show
@@ -256,20 +257,13 @@ class Alignment:
 # --------------------------------------------------------------------------- the node
 
 
-def text_field(node: NodeBase) -> str:
-    """The wording a candidate changes: a task's instructions, a judgement's criteria."""
-    return "instructions" if isinstance(node, TaskNode) else "criteria"
-
-
 def measured_nodes(graph: Graph, nid: str) -> list[str]:
     """The judgement nodes whose labels measure N: N itself, or for a task node the binary
     and non_binary nodes below it (in file order)."""
-    node = graph.nodes[nid]
-    if isinstance(node, BinaryNode | NonBinaryNode):
+    if kind_of(graph.nodes[nid]).chooses:
         return [nid]
     below = descendants(graph, nid)
-    return [n for n in graph.nodes if n in below
-            and isinstance(graph.nodes[n], BinaryNode | NonBinaryNode)]
+    return [n for n in graph.nodes if n in below and kind_of(graph.nodes[n]).chooses]
 
 
 def descendants(graph: Graph, nid: str) -> set[str]:
@@ -507,7 +501,7 @@ def _example(graph: Graph, node: NodeBase, row: Row, focus: FocusJudge,
              case: Case) -> Example | None:
     evidence = focus.evidence.get((row.case, node.id), {})
     material = "\n\n".join(material_parts(graph, node, case.fields, evidence))
-    if isinstance(node, TaskNode):
+    if kind_of(node).extracts:
         try:
             text = task_label(case.expected.get(node.id)).evidence
         except TaskLabelError:
@@ -794,7 +788,7 @@ def _labelled(graph: Graph, nid: str, cases: Sequence[Case], python: Any = None)
 
         raise AlignRefused(f"no node {nid!r} in the graph{suggest(nid, list(graph.nodes))}")
     node = graph.nodes[nid]
-    if not isinstance(node, TaskNode | BinaryNode | NonBinaryNode):
+    if not (kind_of(node).chooses or kind_of(node).extracts):
         raise AlignRefused(f"node {nid!r} is a {node.type} node: align changes the criteria "
                            "of a binary or non_binary node or the instructions of a task node")
     measured = measured_nodes(graph, nid)
@@ -827,8 +821,7 @@ def _labelled(graph: Graph, nid: str, cases: Sequence[Case], python: Any = None)
         labelled.append((case.name, labels[0]))
         by_name[case.name] = case
         calls[case.name] = sum(1 for n in reached if n in asked)
-        upstream += sum(1 for n in reached if n in up
-                        and isinstance(graph.nodes[n], TaskNode))
+        upstream += sum(1 for n in reached if n in up and kind_of(graph.nodes[n]).extracts)
         if reached[nid].prompt:
             prompts.append(reached[nid].prompt)
     return labelled, by_name, calls, prompts, upstream

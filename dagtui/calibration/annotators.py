@@ -26,7 +26,8 @@ from itertools import combinations
 from typing import Any
 
 from dagtui.calibration import stats
-from dagtui.graph.model import BinaryNode, Graph, NonBinaryNode
+from dagtui.graph.model import Graph
+from dagtui.kinds import kind_of
 from dagtui.labels.check import is_unsure, normalize_label, verdict_of
 from dagtui.run.cases import Case, CaseError, annotators, as_annotator
 
@@ -61,7 +62,7 @@ def human_agreement(graph: Graph, cases: Sequence[Case], *, seed: int = stats.SE
     if len(people) < 2:
         return out
     for nid, node in graph.nodes.items():
-        if not isinstance(node, BinaryNode | NonBinaryNode):
+        if not kind_of(node).chooses:
             continue
         pairs = [_pair(node, a, b, cases, seed) for a, b in combinations(people, 2)]
         pairs = [p for p in pairs if p.cases or p.unsure]
@@ -70,7 +71,7 @@ def human_agreement(graph: Graph, cases: Sequence[Case], *, seed: int = stats.SE
     return out
 
 
-def _pair(node: BinaryNode | NonBinaryNode, a: str, b: str, cases: Sequence[Case],
+def _pair(node: Any, a: str, b: str, cases: Sequence[Case],
           seed: int) -> PairAgreement:
     out = PairAgreement(node.id, a, b)
     first: list[Hashable] = []

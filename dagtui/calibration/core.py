@@ -48,11 +48,12 @@ from dagtui.calibration.forcing import ForcingJudge, ItemAnswers, Observation, S
 from dagtui.calibration.items import TaskLabelError, split_items, task_label
 from dagtui.graph import mapping
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.graph.model import BinaryNode, CheckNode, Graph, MapNode, NonBinaryNode, TaskNode
+from dagtui.graph.model import Graph, MapNode, NodeBase
 from dagtui.graph.unsure import CANNOT_TELL
 from dagtui.judges.base import Judge
 from dagtui.judges.labels import LabelsJudge
 from dagtui.kinds import kind_of
+from dagtui.kinds.kind import verdict_values
 from dagtui.labels.check import (
     LabelProblem,
     check_cases,
@@ -288,7 +289,7 @@ def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
     "unsure" label overrides nothing (the code's own verdict is followed)."""
     expected = case.expected or {}
     return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()
-            if isinstance(node, CheckNode) and nid in expected
+            if kind_of(node).in_code and nid in expected
             and not is_unsure(node, expected[nid])}
 
 
@@ -465,10 +466,7 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
     threshold = metric.effective_threshold
     out = Calibration(metric.name, graph.path, {}, threshold, samples, None, len(cases))
     for nid, node in graph.nodes.items():
-        classes = [v.verdict for v in node.verdicts] \
-            if isinstance(node, BinaryNode | NonBinaryNode | CheckNode) else []
-        if kind_of(node).per_item:
-            classes = [True, False]
+        classes = [True, False] if kind_of(node).per_item else verdict_values(node)
         out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
     for nid, names in unsure.items():
         out.nodes[nid].unsure = len(names)
@@ -479,7 +477,7 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
         for step in run.steps:
             nc = out.nodes[step.node]
             nc.reached += 1
-            if isinstance(graph.nodes[step.node], CheckNode):
+            if kind_of(graph.nodes[step.node]).in_code:
                 continue
             obs = observed.get((case.name, step.node, 0))
             if obs is None:  # the label was missing or bad: the step failed before the call
@@ -491,15 +489,16 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
                 nc.errors.append({"case": case.name, "error": obs.error, "kind": obs.error_kind})
     for nid, node in graph.nodes.items():
         nc = out.nodes[nid]
-        if kind_of(node).per_item:
+        kind = kind_of(node)
+        if kind.per_item:
             _map_items(nc, node, cases, observed, seed)  # type: ignore[arg-type]
-        elif isinstance(node, BinaryNode | NonBinaryNode):
+        elif kind.chooses:
             _judgement(nc, node, cases, observed, seed)
-        elif isinstance(node, TaskNode):
+        elif kind.extracts:
             _task(nc, cases, observed)
         elif node.is_scored_leaf:  # a G-Eval or DeepEval metric leaf: a 0..10 score
             _geval(nc, cases, observed)
-        if samples > 1 and not isinstance(node, CheckNode) and not kind_of(node).per_item:
+        if samples > 1 and not kind.in_code and not kind.per_item:
             _stability(nc, cases, observed, samples)
     for case, h, f in zip(cases, human, free, strict=True):
         out.outcomes.append(_outcome(graph, case, h, f, threshold))
@@ -517,7 +516,7 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
     return out
 
 
-def _judgement(nc: NodeCalibration, node: BinaryNode | NonBinaryNode, cases: Sequence[Case],
+def _judgement(nc: NodeCalibration, node: NodeBase, cases: Sequence[Case],
                observed: dict[tuple[str, str, int], Observation], seed: int) -> None:
     labels: list[Hashable] = []
     verdicts: list[Hashable] = []
@@ -694,7 +693,8 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
         nid = step.node
         node = graph.nodes[nid]
         mine = judged.get(nid)
-        if isinstance(node, CheckNode):
+        kind = kind_of(node)
+        if kind.in_code:
             if nid in expected and mine is not None and mine.error is None \
                     and mine.answer != normalize_label(node, expected[nid]):
                 return nid, (f"code says {show(mine.answer)}, the label "
@@ -704,7 +704,7 @@ def blame(graph: Graph, case: Case, human: RunResult, free: RunResult) -> tuple[
             break
         if mine.error is not None:
             return nid, f"judge error ({mine.error_kind}): {mine.error}"
-        if isinstance(node, TaskNode):
+        if kind.extracts:
             try:
                 label = task_label(expected[nid]) if nid in expected else None
             except TaskLabelError:

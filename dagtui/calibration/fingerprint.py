@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dagtui.graph.model import SINGLE_TURN_PARAMS, Graph, TaskNode
+from dagtui.graph.model import SINGLE_TURN_PARAMS, Graph
 from dagtui.judges.cache import content_hash, normal_base
 from dagtui.judges.prompts import PARAM_TITLES, build_prompt
 from dagtui.kinds import kind_of
@@ -118,7 +118,7 @@ def node_parts(graph: Graph, nid: str, judge: JudgeSetting | None,
     """The per-part hashes of one judge-asked node (see the module docstring)."""
     node = graph.nodes[nid]
     parents = parents if parents is not None else graph.parents()
-    upstream = [p for p in parents.get(nid, []) if isinstance(graph.nodes.get(p), TaskNode)]
+    upstream = [p for p in parents.get(nid, []) if kind_of(graph.nodes[p]).extracts]
     own = {f.name: getattr(node, f.name) for f in dataclasses.fields(node)
            if f.name not in STRUCTURE}
     steps = getattr(node, "evaluation_steps", None) or ["<generated steps>"]

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dagtui.graph.model import Graph, TaskNode
+from dagtui.graph.model import Graph
 from dagtui.graph.paths import PathAnalysis, PathInfo, VerdictValue, analyze
 
 #: a fragile node that errs at least this often makes its case "rest on one weak node"
@@ -138,8 +138,7 @@ def fragile_outcomes(graph: Graph, saved: Mapping[str, Any], results: Iterable[A
                            f"({report.reason})")
         return out
     index = PathIndex(report)
-    chooses = {nid for nid, node in graph.nodes.items()
-               if not isinstance(node, TaskNode) and not node.is_scored_leaf}
+    chooses = {nid for nid, node in graph.nodes.items() if node.is_judgement}
     for r in results:
         if r.status not in ("pass", "fail"):
             continue

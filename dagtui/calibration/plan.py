@@ -35,7 +35,8 @@ from typing import Any
 
 from dagtui.calibration import stats
 from dagtui.calibration.core import CLOSE_MARGIN
-from dagtui.graph.model import BinaryNode, Graph, NonBinaryNode
+from dagtui.graph.model import Graph
+from dagtui.kinds import kind_of
 from dagtui.run.cases import Case
 
 #: the kappa interval width `--plan` aims at unless `--target-width` says otherwise
@@ -124,7 +125,7 @@ def node_plans(graph: Graph, saved: dict[str, Any], target: float) -> list[NodeP
     measured = saved.get("nodes") or {}
     out: list[NodePlan] = []
     for nid, node in graph.nodes.items():
-        if not isinstance(node, BinaryNode | NonBinaryNode):
+        if not kind_of(node).chooses:
             continue
         found = measured.get(nid)
         entry: dict[str, Any] = found if isinstance(found, dict) else {}

@@ -31,9 +31,10 @@ from typing import Any
 
 from dagtui.calibration import stats
 from dagtui.calibration.forcing import Observation
-from dagtui.graph.model import BinaryNode, Graph, NodeBase, NonBinaryNode
+from dagtui.graph.model import Graph, NodeBase
 from dagtui.judges.base import Ask, Judge, Reply
 from dagtui.judges.prompts import build_prompt
+from dagtui.kinds import kind_of
 from dagtui.labels.check import normalize_label
 from dagtui.run.cases import Case
 from dagtui.text import verdict_text as show
@@ -68,7 +69,7 @@ class Variant:
 
     def applies(self, node: NodeBase) -> bool:
         """Whether this variant changes `node`'s request (judgement nodes only)."""
-        if not isinstance(node, BinaryNode | NonBinaryNode):
+        if not kind_of(node).chooses:
             return False
         return node.id in self.orders if self.probe == "order" else self.pad > 0
 
@@ -88,8 +89,8 @@ def variants(graph: Graph, probes: Sequence[str]) -> list[Variant]:
     """Every changed request the probes ask, one engine pass each."""
     out: list[Variant] = []
     if "order" in probes:
-        per_node = {nid: orders_of(node.labels) for nid, node in graph.nodes.items()
-                    if isinstance(node, NonBinaryNode)}
+        per_node = {nid: orders_of(kind_of(node).options_of(node))
+                    for nid, node in graph.nodes.items()}
         for name in ("reversed", "rotated"):
             orders = {nid: o[name] for nid, o in per_node.items() if name in o}
             if orders:
@@ -186,12 +187,13 @@ def analyse(graph: Graph, cases: Sequence[Case], probes: Sequence[str], normal: 
     """Compare each variant's verdicts (sample 0) with the normal prompt's (no calls)."""
     out = Probes(list(probes))
     for nid, node in graph.nodes.items():
-        if not isinstance(node, BinaryNode | NonBinaryNode):
+        kind = kind_of(node)
+        if not kind.chooses:
             continue
         per: dict[str, ProbeResult] = {}
         for probe in probes:
             result = ProbeResult(nid, node.type, probe)
-            if probe == "order" and isinstance(node, BinaryNode):
+            if probe == "order" and kind.options is None:
                 result.skipped = NO_OPTIONS
             else:
                 asked = [(v, obs) for v, obs in probed if v.probe == probe and v.applies(node)]
@@ -208,7 +210,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b and type(a) is type(b))
 
 
-def _compare(result: ProbeResult, node: BinaryNode | NonBinaryNode, cases: Sequence[Case],
+def _compare(result: ProbeResult, node: NodeBase, cases: Sequence[Case],
              normal: Observed, asked: Sequence[tuple[Variant, Observed]]) -> None:
     labels: list[Hashable] = []
     before: list[Hashable] = []

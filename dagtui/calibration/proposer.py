@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dagtui.graph.model import Graph, NodeBase, TaskNode
+from dagtui.graph.model import Graph, NodeBase
 from dagtui.judges.base import Ask, Judge
 from dagtui.judges.prompts import GEVAL_STEPS, Prompt, material_parts
+from dagtui.kinds import kind_of
 from dagtui.kinds.answers import STEPS
 from dagtui.run.cases import Case
 from dagtui.text import verdict_text as show
@@ -38,12 +39,17 @@ class Spent:
     cache_hits: int = 0
 
 
+def text_field(node: NodeBase) -> str:
+    """The wording a candidate changes: a task's instructions, a judgement's criteria (the
+    field the debugger's "edit & re-run" changes too)."""
+    return kind_of(node).editable(node) or "criteria"
+
+
 def proposer_prompt(graph: Graph, node: NodeBase, disagreements: list[dict[str, str]],
                     count: int) -> Prompt:
     """The proposer's request (see the module docstring)."""
-    task = isinstance(node, TaskNode)
-    what = "instructions" if task else "criteria"
-    current = node.instructions if isinstance(node, TaskNode) else getattr(node, "criteria", "")
+    what = text_field(node)
+    current = getattr(node, what)
     parts = [f"The step's current {what}:\n{current.strip()}"]
     verdicts = getattr(node, "verdicts", None) or []
     if verdicts:
@@ -72,7 +78,7 @@ async def propose(judge: Judge, graph: Graph, node: NodeBase, baseline: Any,
     """Up to `count` distinct new wordings (none equal to the current one) and the calls
     spent; no call when the judge already agrees on every train case. `evidence`: what each
     case showed the node ((case, node) -> task parent -> output)."""
-    current = node.instructions if isinstance(node, TaskNode) else getattr(node, "criteria", "")
+    current = getattr(node, text_field(node))
     rows = [r for r in baseline.rows if not r.agrees]
     if not rows:
         return [], Spent()

@@ -17,7 +17,7 @@ from typing import Any
 from dagtui.calibration import stats
 from dagtui.calibration.core import TOLERANCE
 from dagtui.calibration.stats import _key
-from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode
+from dagtui.graph.model import Graph
 from dagtui.labels.check import is_unsure, normalize_label
 from dagtui.text import counted
 
@@ -54,7 +54,7 @@ class Agreement:
         for step in r.steps:
             node = self.graph.nodes.get(step.node)
             if step.error is not None or step.node not in expected \
-                    or not isinstance(node, BinaryNode | NonBinaryNode | CheckNode) \
+                    or node is None or not node.is_judgement \
                     or is_unsure(node, expected[step.node]):  # "unsure": out of kappa
                 continue
             label = normalize_label(node, expected[step.node])

@@ -12,6 +12,7 @@ so roots are written first.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from dagtui.export.naming import unique, verdict_key
@@ -27,6 +28,7 @@ from dagtui.graph.model import (
 )
 from dagtui.judges.prompts import examples_block
 from dagtui.kinds import kind_of
+from dagtui.kinds.kind import verdicts_of
 
 
 def to_dict(graph: Graph) -> dict[str, Any]:
@@ -41,31 +43,34 @@ def to_dict(graph: Graph) -> dict[str, Any]:
         node = graph.nodes[nid]
         if node.is_scored_leaf:
             continue  # a G-Eval or metric lives inside the verdict that leads to it
-        if isinstance(node, TaskNode):
-            spec: dict[str, Any] = {
-                "type": kind_of(node).deepeval,
-                "instructions": with_examples(node.instructions, node),
-                "output_label": node.output_label,
-                "label": node.label,
-                "evaluation_params": list(node.params) or None,
-                "children": list(node.children),
-            }
-        else:
-            assert isinstance(node, BinaryNode | NonBinaryNode)
-            spec = {
-                "type": kind_of(node).deepeval,
-                "criteria": with_examples(node.criteria, node),
-                "label": node.label,
-                "evaluation_params": list(node.params) or None,
-                "children": [verdict_ids[(nid, i)] for i in range(len(node.verdicts))],
-            }
+        spec: dict[str, Any] = {"type": kind_of(node).deepeval,
+                                **_NODE_SPECS[node.type](node, verdict_ids)}
         if graph.metric.multi_turn and node.turn_window is not None:
             spec["turn_window"] = list(node.turn_window)
         nodes[nid] = spec
-        if isinstance(node, BinaryNode | NonBinaryNode):
-            for i, verdict in enumerate(node.verdicts):
-                nodes[verdict_ids[(nid, i)]] = _verdict_spec(graph, verdict)
+        for i, verdict in enumerate(verdicts_of(node)):
+            nodes[verdict_ids[(nid, i)]] = _verdict_spec(graph, verdict)
     return {"nodes": nodes}
+
+
+def _task_spec(node: TaskNode, verdict_ids: dict[tuple[str, int], str]) -> dict[str, Any]:
+    return {
+        "instructions": with_examples(node.instructions, node),
+        "output_label": node.output_label,
+        "label": node.label,
+        "evaluation_params": list(node.params) or None,
+        "children": list(node.children),
+    }
+
+
+def _judgement_spec(node: BinaryNode | NonBinaryNode,
+                    verdict_ids: dict[tuple[str, int], str]) -> dict[str, Any]:
+    return {
+        "criteria": with_examples(node.criteria, node),
+        "label": node.label,
+        "evaluation_params": list(node.params) or None,
+        "children": [verdict_ids[(node.id, i)] for i in range(len(node.verdicts))],
+    }
 
 
 def to_json(graph: Graph) -> str:
@@ -92,9 +97,8 @@ def verdict_node_ids(graph: Graph) -> dict[tuple[str, int], str]:
     taken = set(graph.nodes)
     out: dict[tuple[str, int], str] = {}
     for nid, node in graph.nodes.items():
-        if isinstance(node, BinaryNode | NonBinaryNode):
-            for i, v in enumerate(node.verdicts):
-                out[(nid, i)] = unique(f"{nid}.{verdict_key(v.verdict)}", taken, sep="~")
+        for i, v in enumerate(verdicts_of(node)):
+            out[(nid, i)] = unique(f"{nid}.{verdict_key(v.verdict)}", taken, sep="~")
     return out
 
 
@@ -105,12 +109,8 @@ def _verdict_spec(graph: Graph, verdict: Verdict) -> dict[str, Any]:
         return spec
     assert verdict.then is not None
     target = graph.nodes[verdict.then]
-    if isinstance(target, GEvalNode):
-        spec["child"] = geval_child(target)
-    elif isinstance(target, MetricNode):
-        spec["child"] = metric_child(target)
-    else:
-        spec["child"] = {"type": "node", "ref": verdict.then}
+    leaf = _LEAF_CHILDREN.get(target.type)
+    spec["child"] = leaf(target) if leaf is not None else {"type": "node", "ref": verdict.then}
     return spec
 
 
@@ -135,3 +135,18 @@ def metric_child(node: MetricNode) -> dict[str, Any]:
     `dag_to_json` writes for a BaseMetric child, and `dag_from_json` rebuilds from
     `deepeval.metrics`)."""
     return {"type": "metric", "metric_class": node.metric, "kwargs": dict(node.args)}
+
+
+#: node type -> its fields in the document, after DeepEval's class (`type`); a scored leaf
+#: (geval, metric) is no entry of its own but the `child` of the verdict leading to it
+#: (`_LEAF_CHILDREN`). The refusals (`dagtui.export.refusals`) let no other type through.
+_NODE_SPECS: dict[str, Callable[[Any, dict[tuple[str, int], str]], dict[str, Any]]] = {
+    "task": _task_spec,
+    "binary": _judgement_spec,
+    "non_binary": _judgement_spec,
+}
+#: scored-leaf type -> its `child` form inside the verdict that leads to it
+_LEAF_CHILDREN: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "geval": geval_child,
+    "metric": metric_child,
+}

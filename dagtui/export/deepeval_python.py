@@ -15,6 +15,9 @@ and `{{ }}` in criteria reach the judge unchanged and need no escaping.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from dagtui.export.deepeval_json import document_order, with_examples
 from dagtui.export.naming import python_name
 from dagtui.export.refusals import ExportRefused, deepeval_refusals
@@ -27,7 +30,8 @@ from dagtui.graph.model import (
     NonBinaryNode,
     TaskNode,
 )
-from dagtui.kinds import all_kinds, scores
+from dagtui.kinds import all_kinds, kind_of, scores
+from dagtui.kinds.kind import verdicts_of
 
 INDENT = "    "
 #: strings longer than this that hold newlines are split into one literal per line
@@ -84,8 +88,8 @@ class _Writer:
         self.cls = {k.type: f"{prefix}{k.deepeval}" for k in all_kinds() if k.deepeval}
         self.metric_cls = f"{prefix}DAGMetric"
         #: DeepEval metric classes the metric leaves use (names checked by the refusals)
-        self.leaf_metrics = sorted({n.metric for n in graph.nodes.values()
-                                    if isinstance(n, MetricNode)})
+        self.leaf_metrics = sorted({own(n) for n in graph.nodes.values()
+                                    if (own := _OWN_CLASS.get(n.type)) is not None})
         taken = {*self.leaf_metrics,
             "model", "judge", "dag", "build_dag", "build_metric", "NAME", "MODEL", "SOURCE",
             "THRESHOLD", "INCLUDE_REASON", "STRICT", "DeepAcyclicGraph", "LiteLLMModel",
@@ -144,23 +148,21 @@ class _Writer:
         edges = [
             f"{i1}{self.var[nid]}.add_node({self.var[child]})"
             for nid in self.order
-            if isinstance(node := self.graph.nodes[nid], TaskNode)
-            for child in node.children
+            if kind_of(node := self.graph.nodes[nid]).extracts
+            for child in node.targets()
         ]
         if edges:
             body += ["", f"{i1}# data edges: each child also reads the task's output", *edges]
         verdicts: list[str] = []
         for nid in self.order:
-            node = self.graph.nodes[nid]
-            if isinstance(node, BinaryNode | NonBinaryNode):
-                for v in node.verdicts:
-                    value = repr(v.verdict) if isinstance(v.verdict, bool) else literal(
-                        v.verdict, i1
-                    )
-                    tail = f"score={v.score!r}" if v.score is not None else (
-                        f"then={self.var[v.then]}" if v.then is not None else ""
-                    )
-                    verdicts.append(f"{i1}{self.var[nid]}.add_verdict({value}, {tail})")
+            for v in verdicts_of(self.graph.nodes[nid]):
+                value = repr(v.verdict) if isinstance(v.verdict, bool) else literal(
+                    v.verdict, i1
+                )
+                tail = f"score={v.score!r}" if v.score is not None else (
+                    f"then={self.var[v.then]}" if v.then is not None else ""
+                )
+                verdicts.append(f"{i1}{self.var[nid]}.add_verdict({value}, {tail})")
         if verdicts:
             body += ["", f"{i1}# verdicts: a score ends the path (score / 10), then= goes on",
                      *verdicts]
@@ -169,39 +171,45 @@ class _Writer:
         return "\n".join(body)
 
     def _node_statement(self, node: NodeBase) -> str:
-        i1, i2 = INDENT, INDENT * 2
-        args: list[str] = []
-        if isinstance(node, TaskNode):
-            args.append(f"instructions={literal(with_examples(node.instructions, node), i2)}")
-            args.append(f"output_label={literal(node.output_label, i2)}")
-        elif isinstance(node, BinaryNode | NonBinaryNode):
-            args.append(f"criteria={literal(with_examples(node.criteria, node), i2)}")
-        elif isinstance(node, GEvalNode):
-            args.append(f"name={literal(node.name, i2)}")
-        elif isinstance(node, MetricNode):
-            return self._metric_statement(node)
-        if node.params:
-            params = [f"{self.params_enum}.{p.upper()}" for p in node.params]
-            args.append(f"evaluation_params={list_literal(params, i2)}")
-        if isinstance(node, GEvalNode):
-            if node.criteria:
-                args.append(f"criteria={literal(node.criteria, i2)}")
-            else:
-                steps = [literal(s, i2 + INDENT) for s in node.evaluation_steps or []]
-                args.append(f"evaluation_steps={list_literal(steps, i2)}")
-            args.append("model=judge")
-        elif node.label is not None:
-            args.append(f"label={literal(node.label, i2)}")
-        if self.multi and node.turn_window is not None and not isinstance(node, GEvalNode):
+        return _STATEMENTS[node.type](self, node)
+
+    def _task(self, node: TaskNode) -> str:
+        i2 = INDENT * 2
+        return self._dag_node(node, [
+            f"instructions={literal(with_examples(node.instructions, node), i2)}",
+            f"output_label={literal(node.output_label, i2)}"])
+
+    def _judgement(self, node: BinaryNode | NonBinaryNode) -> str:
+        i2 = INDENT * 2
+        return self._dag_node(node, [f"criteria={literal(with_examples(node.criteria, node), i2)}"])
+
+    def _dag_node(self, node: NodeBase, own: list[str]) -> str:
+        """A node of DeepEval's DAG (task, judgement): its own arguments, then the params,
+        the label and (multi-turn) the turn window."""
+        args = [*own, *self._params(node)]
+        if node.label is not None:
+            args.append(f"label={literal(node.label, INDENT * 2)}")
+        if self.multi and node.turn_window is not None:
             start, end = node.turn_window
             args.append(f"turn_window=({int(start)}, {int(end)})")
-        joined = "".join(f"{i2}{a},\n" for a in args)
-        return f"{i1}{self.var[node.id]} = {self.cls[node.type]}(\n{joined}{i1})"
+        return self._call(node, self.cls[node.type], args)
 
-    def _metric_statement(self, node: MetricNode) -> str:
+    def _geval(self, node: GEvalNode) -> str:
+        """A G-Eval leaf: a metric, given the DAG's judge; no label or turn window."""
+        i2 = INDENT * 2
+        args = [f"name={literal(node.name, i2)}", *self._params(node)]
+        if node.criteria:
+            args.append(f"criteria={literal(node.criteria, i2)}")
+        else:
+            steps = [literal(s, i2 + INDENT) for s in node.evaluation_steps or []]
+            args.append(f"evaluation_steps={list_literal(steps, i2)}")
+        args.append("model=judge")
+        return self._call(node, self.cls[node.type], args)
+
+    def _metric(self, node: MetricNode) -> str:
         """`var = AnswerRelevancyMetric(threshold=0.7, model=judge)`: DeepEval runs a metric
         leaf with the metric's own model, so it is given the DAG's judge here."""
-        i1, i2 = INDENT, INDENT * 2
+        i2 = INDENT * 2
         args: list[str] = []
         for key, value in node.args.items():
             if key == "evaluation_params" and isinstance(value, list):
@@ -210,8 +218,20 @@ class _Writer:
             else:
                 args.append(f"{key}={_value_literal(value, i2)}")
         args.append("model=judge")
+        return self._call(node, node.metric, args)
+
+    def _params(self, node: NodeBase) -> list[str]:
+        """`evaluation_params=[...]` when the node names params."""
+        if not node.params:
+            return []
+        params = [f"{self.params_enum}.{p.upper()}" for p in node.params]
+        return [f"evaluation_params={list_literal(params, INDENT * 2)}"]
+
+    def _call(self, node: NodeBase, cls: str, args: list[str]) -> str:
+        """`var = Class(` one argument a line `)`."""
+        i1, i2 = INDENT, INDENT * 2
         joined = "".join(f"{i2}{a},\n" for a in args)
-        return f"{i1}{self.var[node.id]} = {node.metric}(\n{joined}{i1})"
+        return f"{i1}{self.var[node.id]} = {cls}(\n{joined}{i1})"
 
     # -- build_metric ---------------------------------------------------------------------
     def _build_metric(self) -> str:
@@ -236,6 +256,20 @@ class _Writer:
             f"{i2}strict_mode=STRICT,",
             f"{i1})",
         ])
+
+
+#: node type -> how its statement is written (DeepEval has one class per built-in type; a
+#: metric leaf is the metric's own class); the refusals let no other type through
+_STATEMENTS: dict[str, Callable[[_Writer, Any], str]] = {
+    "task": _Writer._task,
+    "binary": _Writer._judgement,
+    "non_binary": _Writer._judgement,
+    "geval": _Writer._geval,
+    "metric": _Writer._metric,
+}
+#: node type -> the class a node of it is written as when the class is the node's own, not
+#: its kind's `deepeval` (a metric leaf: its metric's)
+_OWN_CLASS: dict[str, Callable[[Any], str]] = {"metric": lambda node: node.metric}
 
 
 def _import(module: str, names: list[str]) -> str:

@@ -170,13 +170,14 @@ TASK = register(NodeKind(
 BINARY = register(NodeKind(
     BinaryNode, "◇", BOOLEAN, _binary_request, shape="diamond",
     editable=lambda node: "criteria", deepeval="BinaryJudgementNode", deepeval_refusal=None,
+    chooses=True,
     validate=lambda checks, nid, node: checks.check_judgement(nid, node),
     blank=lambda nid: BinaryNode(criteria="", verdicts=_pass_fail()),
 ))
 NON_BINARY = register(NodeKind(
     NonBinaryNode, "◈", LABEL, _non_binary_request, shape="hexagon",
     editable=lambda node: "criteria", deepeval="NonBinaryJudgementNode",
-    deepeval_refusal=None,
+    deepeval_refusal=None, chooses=True, options=lambda node: node.labels,
     validate=lambda checks, nid, node: checks.check_judgement(nid, node),
     blank=lambda nid: NonBinaryNode(criteria="", verdicts=[Verdict(verdict="Good", score=10),
                                                            Verdict(verdict="Bad", score=0)]),

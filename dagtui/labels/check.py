@@ -50,9 +50,10 @@ from typing import Any
 
 from dagtui.calibration.items import TaskLabelError, task_label
 from dagtui.graph.compiled import CompiledGraph
-from dagtui.graph.model import BinaryNode, CheckNode, Graph, Judgement, Verdict
+from dagtui.graph.model import Graph, Judgement, Verdict
 from dagtui.kinds import find_kind
 from dagtui.kinds.answers import is_score
+from dagtui.kinds.kind import verdict_values
 from dagtui.labels.map_labels import labelled_outcome, map_label_problem
 from dagtui.run.cases import Case, CaseError
 from dagtui.run.schedule import Progress
@@ -142,10 +143,16 @@ def check_agrees(answer: Any, label: Any) -> bool:
 
 
 def _boolean(node: Any) -> bool:
-    verdicts = getattr(node, "verdicts", None) or []
-    return isinstance(node, BinaryNode) or (
-        isinstance(node, CheckNode) and bool(verdicts)
-        and all(isinstance(v.verdict, bool) for v in verdicts))
+    """Whether the node's verdicts are true and false, as its labels are read: a judge's
+    when its kind says so (binary), a check's when every verdict it declares is a bool (a
+    python check may declare labels, or true and false)."""
+    kind = find_kind(node.type)
+    if kind is None or not node.is_judgement:
+        return False
+    if kind.in_code:
+        values = verdict_values(node)
+        return bool(values) and all(isinstance(v, bool) for v in values)
+    return kind.boolean_verdicts(node)
 
 
 def is_unsure(node: Any, value: Any) -> bool:
@@ -318,7 +325,7 @@ def _label_problem(node: Any, value: Any) -> tuple[str, str] | None:
     kind = find_kind(node.type)
     shown = verdict_text(value, quote=True)
     nid = node.id
-    if kind is None or kind.answer is None and not isinstance(node, Judgement):
+    if kind is None or kind.answer is None and not node.is_judgement:
         return None  # a type nobody registered: nothing known about its labels
     if kind.per_item:  # one label per item (`dagtui.labels.map_labels`)
         return map_label_problem(node, value)
@@ -340,7 +347,7 @@ def _label_problem(node: Any, value: Any) -> tuple[str, str] | None:
         if not is_score(value):
             return "out_of_range", f"scored leaf {nid!r}: the score {shown} is outside 0..10"
         return None
-    if not isinstance(node, Judgement):
+    if not node.is_judgement:
         return None
     if isinstance(value, list | dict):
         return "wrong_shape", (f"node {nid!r} is a {kind.type} judgement, labelled with task "

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from dagtui.calibration.items import TaskLabelError, task_label
-from dagtui.graph.model import Graph, Judgement, NodeBase, TaskNode
+from dagtui.graph.model import Graph, Judgement, NodeBase
 from dagtui.judges.prompts import MISSING, Prompt, build_prompt
 from dagtui.kinds import find_kind, kind_of
+from dagtui.kinds.kind import verdict_values as verdict_labels
 from dagtui.labels.check import verdict_of
 from dagtui.labels.write import LabelFile, Labels, case_labels
 from dagtui.run.cases import Case
@@ -52,11 +53,6 @@ def label_kind(node: NodeBase) -> str:
     if kind is not None and kind.scored:
         return "score"
     return "verdict"
-
-
-def verdict_labels(node: NodeBase) -> list[Any]:
-    """The labels a verdict node may take, in declared order (what keys 1-9 pick)."""
-    return [v.verdict for v in getattr(node, "verdicts", [])]
 
 
 def task_text(value: Any) -> str | None:
@@ -149,7 +145,7 @@ class LabelSession:
             value = labels.expected.get(nid)
             arrivals: Sequence[int] = ()
             if nid in unsure:
-                arrivals = compiled.targets[i] if isinstance(node, TaskNode) else ()
+                arrivals = compiled.targets[i] if kind_of(node).extracts else ()
             elif value is None:
                 pending.append(nid)
             elif isinstance(node, Judgement):
@@ -194,7 +190,7 @@ class LabelSession:
         out: dict[str, Any] = {}
         for parent in self.topo.parents.get(nid, ()):
             pnode = self.graph.nodes[parent]
-            if not isinstance(pnode, TaskNode) or parent not in self.walk(i).path:
+            if not kind_of(pnode).extracts or parent not in self.walk(i).path:
                 continue
             text = task_text(self.labels[i].expected.get(parent))
             if text is None:
