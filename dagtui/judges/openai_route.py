@@ -8,8 +8,9 @@ of through litellm, which costs ~3 s to import and several milliseconds of CPU p
 
 What stays the same, because the judge does it around the call whichever route carries it
 (`dagtui.judges.litellm_judge.LiteLLMJudge._send`): the request (built once, so the cache
-key is the same), retries and backoff, the error kinds (`classify` reads the status codes
-and exception names this module raises as litellm's would), the caps on the answer and the
+key is the same), retries and backoff, the error kinds (this module reads them from the HTTP
+status or the body and raises `dagtui.judges.errors.CallError` with the kind on it; httpx's
+own transport errors are classified by their classes), the caps on the answer and the
 key redaction (`dagtui.judges.bounds.received`; the body is bounded on the wire by
 `dagtui.judges.transport.BoundedTransport`), and the step records. The price comes from
 litellm's bundled map read as data (`dagtui.judges.pricemap.cost`).
@@ -33,57 +34,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from dagtui.judges import pricemap
+from dagtui.judges.base import ErrorKind
+from dagtui.judges.errors import CallError, kind_for_status
 
 DEFAULT_BASE = "https://api.openai.com/v1"
 #: the request's keys that are litellm's call options, not part of the body it posts
 _CALL_OPTIONS = ("api_base", "api_key", "timeout", "num_retries", "max_retries")
-
-
-class APIStatusError(Exception):
-    """The server answered with an error status. Named and shaped as the errors `classify`
-    already knows (litellm's and the openai SDK's carry `status_code` and `response`), so
-    both routes report the same kinds and honour the same `Retry-After`."""
-
-    def __init__(self, status_code: int, message: str, response: Any) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.response = response
-
-
-class RateLimitError(APIStatusError):
-    """429."""
-
-
-class InternalServerError(APIStatusError):
-    """5xx."""
-
-
-class AuthenticationError(APIStatusError):
-    """401 and 403, or no key at all."""
-
-
-class NotFoundError(APIStatusError):
-    """404."""
-
-
-class BadRequestError(APIStatusError):
-    """Any other 4xx."""
-
-
-class ResponseValidationError(Exception):
-    """A 2xx whose body is not a chat completion (classified `malformed`)."""
-
-
-def _error_for(status: int) -> type[APIStatusError]:
-    if status == 429:
-        return RateLimitError
-    if status in (401, 403):
-        return AuthenticationError
-    if status == 404:
-        return NotFoundError
-    if status >= 500:
-        return InternalServerError
-    return BadRequestError
 
 
 def base_url(api_base: str | None) -> str:
@@ -133,9 +89,8 @@ class OpenAIRoute:
         body["model"] = name
         key = kwargs.get("api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
-            raise AuthenticationError(
-                401, "The api_key client option must be set either by passing api_key to "
-                "the client or by setting the OPENAI_API_KEY environment variable", None)
+            raise CallError(ErrorKind.AUTH, "no API key: pass one (--api-key, DAGTUI_API_KEY) "
+                            "or set the OPENAI_API_KEY environment variable")
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         if os.environ.get("OPENAI_ORGANIZATION"):
             headers["OpenAI-Organization"] = os.environ["OPENAI_ORGANIZATION"]
@@ -143,15 +98,16 @@ class OpenAIRoute:
         response = await self._client().post(url, content=json.dumps(body), headers=headers,
                                              timeout=kwargs.get("timeout", self.timeout))
         text = (await response.aread()).decode("utf-8", "replace")
-        if response.status_code >= 400:
-            raise _error_for(response.status_code)(
-                response.status_code, f"Error code: {response.status_code} - {text}", response)
+        status = response.status_code
+        if status >= 400:
+            raise CallError(kind_for_status(status), f"Error code: {status} - {text}",
+                            status_code=status, response=response)
         try:
             data = json.loads(text)
             data["choices"][0]["message"]
         except (ValueError, TypeError, KeyError, IndexError):
-            raise ResponseValidationError(
-                f"Invalid response object from the server: {text[:200]!r}") from None
+            raise CallError(ErrorKind.MALFORMED, "Invalid response object from the server: "
+                            f"{text[:200]!r}", status_code=status, response=response) from None
         return _as_response(data, name)
 
     def cost(self, response: Any) -> float | None:
