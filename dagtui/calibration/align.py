@@ -522,8 +522,9 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     the `tries` when some are given). `candidates`: K example sets and K rewrites.
     `proposer`: the rewriting model (default the judge's), asked through the same client.
     Raises `AlignRefused` before any call when the node or its labels do not allow it."""
-    from dagtui.api import _cases, make_judge
     from dagtui.calibration.proposer import propose
+    from dagtui.judges.factory import make_judge
+    from dagtui.run.cases import cases_for as _cases
 
     tries = list(tries)
     if method is not None and method not in METHODS:

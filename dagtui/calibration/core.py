@@ -249,10 +249,9 @@ def _checked_of(graph: Any) -> CheckedGraph:
     """`graph` as a check to trust: a CheckedGraph as given, a loaded graph's own
     (`dagtui.load` checked it), a path loaded and checked here, a bare Graph checked once
     (when the first engine is built)."""
-    if isinstance(graph, str | os.PathLike):
-        from dagtui.api import load
-
-        graph = load(graph)
+    if isinstance(graph, str | os.PathLike):  # as `dagtui.load` reads it: errors raise
+        graph = CheckedGraph.read(graph)
+        graph.require()
     if isinstance(graph, CheckedGraph):
         return graph
     checked = getattr(graph, "checked", None)
@@ -301,9 +300,10 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     `ignored_labels`. `probes` (`order`, `padding`) re-asks every labelled judgement node
     with its options reordered or its case material padded (`dagtui.calibration.probes`),
     after everything else; the results are in `result.probes`."""
-    from dagtui.api import _cases, make_judge
     from dagtui.calibration import probes as bias
+    from dagtui.judges.factory import make_judge
     from dagtui.run.batch import preflight_all
+    from dagtui.run.cases import cases_for as _cases
 
     if samples < 1:
         raise ValueError("samples must be >= 1")

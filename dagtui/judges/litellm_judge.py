@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import logging
 import math
 import os
 import time
@@ -39,68 +37,24 @@ from dagtui.judges.base import Ask, CallRecord, ErrorKind, Judge, JudgeError, Re
 from dagtui.judges.bounds import TOO_LARGE, AnswerTooLarge, parse_bounded, received
 from dagtui.judges.cache import Cache, JudgeCache, NullCache, request_key
 from dagtui.judges.capabilities import support
+from dagtui.judges.deepeval_metric import run_metric
+from dagtui.judges.default_model import model_for
 from dagtui.judges.errors import RETRYABLE, CallError, classify, describe, kind_text
-from dagtui.judges.factory import model_for
 from dagtui.judges.health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from dagtui.judges.lanes import DEFAULT_LANES, shared_lanes
+from dagtui.judges.litellm_lib import import_litellm, internal_call_flag
 from dagtui.judges.pricemap import plain_openai_name
 from dagtui.judges.prompts import GEVAL_STEPS, AnswerError, Parsed, Prompt, corrective_message
 from dagtui.kinds import kind_of
 from dagtui.redact import redact, redact_url, remember_secret
 
-DEFAULT_MODEL = "gpt-4.1-mini"
 #: `--via`: how requests reach the model (see `LiteLLMJudge.via`)
 VIAS = ("auto", "litellm")
-
-_litellm: Any = None
-
-
-def import_litellm() -> Any:
-    """Import litellm once, quietly, with its bundled cost map."""
-    global _litellm
-    if _litellm is not None:
-        return _litellm
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    os.environ.setdefault("LITELLM_LOG", "CRITICAL")
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.CRITICAL)
-        logger.propagate = False
-    import litellm
-
-    from dagtui.judges.transport import bound_litellm
-
-    bound_litellm(litellm)  # every client litellm builds reads a bounded body
-    litellm.suppress_debug_info = True
-    litellm.drop_params = True
-    litellm.telemetry = False
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.CRITICAL)
-        logger.handlers[:] = [logging.NullHandler()]
-        logger.propagate = False
-    _litellm = litellm
-    return litellm
-
-
-@functools.cache
-def _internal_call_flag() -> Any:
-    """litellm's own marker for calls it makes internally (a ContextVar), or None when this
-    litellm version has none. A call so marked skips litellm's success/failure logging and
-    callback bookkeeping: work whose output dagtui keeps off the terminal anyway (~1 ms CPU
-    per call), and whose logging worker binds to one event loop, which lanes would make it
-    hop between. Looked up once (a failed import would search the path on every call)."""
-    try:
-        from litellm._internal_context import is_internal_call
-    except ImportError:
-        return None
-    return is_internal_call
-
 
 async def _acompletion_quietly(litellm: Any, kwargs: dict[str, Any]) -> Any:
     """`litellm.acompletion(**kwargs)` without litellm's logging. Runs as its own task (on a
     lane, or under `wait_for`), so the marker never leaks into the caller's context."""
-    flag = _internal_call_flag()
+    flag = internal_call_flag()
     if flag is not None:
         flag.set(True)
     return await litellm.acompletion(**kwargs)
@@ -299,7 +253,7 @@ class LiteLLMJudge(Judge):
     def _lanes(self) -> int:
         """Lanes to use: as asked, but one at most when litellm's logging cannot be kept
         off the calls (its logging worker binds to one event loop at a time)."""
-        return self.lanes if _internal_call_flag() is not None else min(self.lanes, 1)
+        return self.lanes if internal_call_flag() is not None else min(self.lanes, 1)
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
@@ -525,11 +479,10 @@ class LiteLLMJudge(Judge):
     async def answer(self, ask: Ask) -> Reply:
         model = ask.model or self.model
         prompt = ask.prompt
-        measure = kind_of(ask.node).measure
-        if measure is not None:  # a DeepEval metric leaf: DeepEval asks, with this model
+        if kind_of(ask.node).measured:  # a DeepEval metric leaf: DeepEval asks, with this model
             # the metric makes several calls of its own (and retries them): five of this
             # judge's timeouts bound the whole measurement
-            return await measure(ask, model, api_base=self.api_base,
+            return await run_metric(ask, model, api_base=self.api_base,
                                  api_key=self._api_key or os.environ.get("DAGTUI_API_KEY"),
                                  temperature=self.temperature, timeout=self.timeout * 5)
         want_lp = prompt.answer.weighted  # a G-Eval score: weighted by its log-probabilities

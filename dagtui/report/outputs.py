@@ -46,10 +46,12 @@ def safe_text(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def escape_surrogates(text: str) -> str:
-    """`text` with each lone surrogate written as the visible text `\\udc80`: what a prompt
-    sends the judge (no HTTP client can encode the character itself), all else unchanged."""
-    return _SURROGATE.sub(_escape, text)
+def results_path(json_out: str | Path) -> Path:
+    """`out.json` -> `out.results.jsonl` (any other name gets `.results.jsonl` added): the
+    file `dagtui.report.stream.ResultsStream` writes beside a `--json` report."""
+    path = Path(json_out)
+    stem = path.name[:-5] if path.name.endswith(".json") else path.name
+    return path.with_name(stem + ".results.jsonl")
 
 
 def safe_json(data: Any, *, indent: int | None = 2) -> str:
@@ -147,8 +149,6 @@ def report_target_problems(*, json_out: str | None = None, junit: str | None = N
     (`clashes`). One message per bad flag, empty when every report can be written."""
     wanted: dict[str, str | None] = {"--json": json_out, "--junit": junit, **(files or {})}
     if results_file and json_out is not None:
-        from dagtui.report.stream import results_path
-
         wanted["--json's results file"] = str(results_path(json_out))
     problems = [check_file_target(path, flag) for flag, path in wanted.items()
                 if path is not None]
