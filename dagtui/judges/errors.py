@@ -5,7 +5,7 @@ never from their wording:
 
 - the OpenAI-compatible route (`dagtui.judges.openai_route`) knows the kind where it raises:
   it reads the HTTP status (and a 2xx body that is no completion) itself and raises
-  `CallError` with the kind on it; httpx's transport errors keep their classes.
+  `CallError` with the kind on it; aiohttp's connection errors keep their classes.
 - litellm raises its own classes (`litellm.exceptions`: `AuthenticationError`, `Timeout`,
   `RateLimitError`, `ContextWindowExceededError`, ...), usually wrapping the openai SDK's,
   which wrap httpx's or aiohttp's, which wrap the OS error. `classify` walks that chain
@@ -96,6 +96,14 @@ _HTTPX = (
     ("TransportError", ErrorKind.CONNECTION),  # refused, reset, protocol errors, proxies
     ("DecodingError", ErrorKind.MALFORMED),  # a body that does not decode
 )
+#: aiohttp's (the OpenAI-compatible route's client, and litellm's transport); its timeouts
+#: are connection errors too, so they come first
+_AIOHTTP = (
+    ("ServerTimeoutError", ErrorKind.TIMEOUT),
+    ("ConnectionTimeoutError", ErrorKind.TIMEOUT),
+    ("ClientConnectionError", ErrorKind.CONNECTION),  # refused, disconnected, reset
+    ("ClientPayloadError", ErrorKind.MALFORMED),  # a body cut short or badly chunked
+)
 #: the standard library's, for the root of a chain
 _BUILTIN: tuple[tuple[type[BaseException], ErrorKind], ...] = (
     (TimeoutError, ErrorKind.TIMEOUT),  # asyncio.TimeoutError too (3.11)
@@ -122,7 +130,7 @@ def _loaded(module: str, names: Iterable[tuple[str, ErrorKind]],
 def _table() -> list[tuple[type[BaseException], ErrorKind]]:
     """Every class `classify` knows, in the order it tries them on one exception."""
     return (_loaded("litellm", _LITELLM) + _loaded("openai", _OPENAI)
-            + _loaded("httpx", _HTTPX) + list(_BUILTIN))
+            + _loaded("httpx", _HTTPX) + _loaded("aiohttp", _AIOHTTP) + list(_BUILTIN))
 
 
 def chain(exc: BaseException) -> list[BaseException]:
