@@ -408,3 +408,25 @@ def test_classify_knows_litellms_own_classes():
     assert classify(litellm.ServiceUnavailableError("down", "openai", "m")) == "5xx"
     assert classify(litellm.Timeout("slow", "m", "openai")) == "timeout"
     assert classify(litellm.RateLimitError("slow down", "openai", "m")) == "429"
+
+
+def test_the_backoff_jitters_around_the_step_and_obeys_retry_after():
+    """tenacity's exponential step (`backoff * 2**n`, capped) times 0.5-1.5, never below
+    the provider's Retry-After (itself capped at 60 s or max_backoff)."""
+    from dagtui.judges.retries import Backoff
+
+    def state(attempt, exc):
+        return SimpleNamespace(attempt_number=attempt,
+                               outcome=SimpleNamespace(exception=lambda: exc))
+
+    plain = RuntimeError("boom")
+    wait = Backoff(0.5, 8.0)
+    firsts = [wait(state(1, plain)) for _ in range(200)]
+    assert all(0.25 <= d <= 0.75 for d in firsts) and max(firsts) - min(firsts) > 0.1
+    assert all(4.0 <= wait(state(10, plain)) <= 12.0 for _ in range(50))  # capped at 8 s
+    asked = CallError("429", "slow down", status_code=429,
+                      response=SimpleNamespace(headers={"retry-after": "30"}))
+    assert all(wait(state(1, asked)) == 30.0 for _ in range(20))
+    too_long = CallError("429", "slow down", status_code=429,
+                         response=SimpleNamespace(headers={"retry-after": "3600"}))
+    assert wait(state(1, too_long)) == 60.0
