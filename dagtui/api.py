@@ -34,10 +34,11 @@ from dagtui.labels.check import (
     warn_ignored,
 )
 from dagtui.report.trace import RunResult
-from dagtui.run.batch import RunReport, evaluate_cases
+from dagtui.run.batch import BatchResult
 from dagtui.run.cases import Case, case_from_dict
 from dagtui.run.cases import cases_for as _cases
 from dagtui.run.engine import Engine
+from dagtui.run.spec import RunSpec
 
 if TYPE_CHECKING:
     from dagtui.calibration.align import Alignment
@@ -79,9 +80,11 @@ class LoadedGraph:
         else:
             key = (str(judge), repr(sorted(opts.items())))
         eng = self._engines.get(key)
-        if eng is None:
-            eng = Engine(self.checked, make_judge(judge, self.graph, **opts),
-                         python=self.python)
+        if eng is None:  # the run pipeline's engine (`dagtui.run.execute.build_engine`)
+            from dagtui.run.execute import build_engine
+
+            eng = build_engine(self.checked, run_spec(judge, concurrency=8,
+                                                      python=self.python, **opts))
             self._engines[key] = eng
         return eng
 
@@ -119,41 +122,85 @@ def check_labels(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any
     return scan(g, _cases(cases, g))
 
 
+#: `evaluate`'s keyword arguments that are `RunSpec` fields (the rest go to the judge)
+_SPEC_OPTIONS = ("model", "api_base", "api_key", "via", "temperature", "rpm", "timeout",
+                 "retries", "cache_dir", "no_cache", "refresh")
+
+
+def run_spec(judge: str | Judge | None = None, *, concurrency: int = 16,
+             workers: int | str = 1, allow_python: bool = False,
+             python_path: Iterable[str | os.PathLike[str]] = (),
+             scheduler: str | None = None, lenient: bool = False,
+             calibration: str | os.PathLike[str] | bool | None = None,
+             stream: str | os.PathLike[str] | None = None,
+             trace_dir: str | os.PathLike[str] | None = None, shard: str | None = None,
+             python: PythonConsent | None = None, **opts: Any) -> RunSpec:
+    """The `RunSpec` of `evaluate`'s arguments (environment fallbacks included); options
+    that are not run settings (`max_tokens`, `extra`, a `cache` object, ...) go to the
+    judge. `shard`: "I/N" (`dagtui.run.shard`); ValueError when it does not parse."""
+    from dagtui.run.shard import parse_shard
+
+    settings = {k: opts.pop(k) for k in _SPEC_OPTIONS if k in opts}
+    consent: dict[str, Any] = {"python": python} if python is not None else {}
+    return RunSpec.from_env(
+        judge=judge, concurrency=int(opts.pop("concurrency", concurrency)), workers=workers,
+        scheduler=scheduler, lenient=lenient,
+        calibration=os.fspath(calibration) if isinstance(calibration, os.PathLike)
+        else calibration, stream=os.fspath(stream) if stream is not None else None,
+        trace_dir=os.fspath(trace_dir) if trace_dir is not None else None,
+        shard=parse_shard(shard) if shard is not None else None,
+        allow_python=allow_python, python_path=python_path, judge_options=opts,
+        **consent, **settings)
+
+
+def _sinks(spec: RunSpec, sinks: Iterable[Any]) -> list[Any]:
+    """The sinks `spec` asks for (its results stream and traces), then the caller's."""
+    from dagtui.run.sinks import StreamSink, TraceSink
+
+    made: list[Any] = [StreamSink(spec.stream)] if spec.stream else []
+    if spec.trace_dir:
+        made.append(TraceSink(spec.trace_dir))
+    return [*made, *sinks]
+
+
 async def a_evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None, *,
                      judge: str | Judge | None = None, concurrency: int = 16,
                      workers: int | str = 1, allow_python: bool = False,
                      python_path: Iterable[str | os.PathLike[str]] = (),
                      scheduler: str | None = None, lenient: bool = False,
                      calibration: str | os.PathLike[str] | bool | None = None,
-                     **opts: Any) -> RunReport:
+                     stream: str | os.PathLike[str] | None = None,
+                     trace_dir: str | os.PathLike[str] | None = None,
+                     shard: str | None = None, sinks: Iterable[Any] = (),
+                     **opts: Any) -> BatchResult:
+    """`evaluate` for async callers (inside a running event loop)."""
+    from dagtui.run.execute import a_execute
+    from dagtui.run.sinks import first_error
+
     if isinstance(graph, str | os.PathLike):
         graph = load(graph)
     g = graph.graph if isinstance(graph, LoadedGraph) else graph
     checked = graph.checked if isinstance(graph, LoadedGraph) else CheckedGraph.of_graph(graph)
-    opts.setdefault("concurrency", concurrency)
     dirs = tuple(python_path)
-    python = PythonConsent.from_env(allow_python, dirs)
-    if isinstance(graph, LoadedGraph) and not allow_python and not dirs:
-        python = graph.python  # the consent it was loaded with
+    loaded_consent = isinstance(graph, LoadedGraph) and not allow_python and not dirs
+    spec = run_spec(judge, concurrency=concurrency, workers=workers,
+                    allow_python=allow_python, python_path=dirs, scheduler=scheduler,
+                    lenient=lenient, calibration=calibration, stream=stream,
+                    trace_dir=trace_dir, shard=shard,
+                    python=graph.python if isinstance(graph, LoadedGraph) and loaded_consent
+                    else None, **opts)
     # bad labels are refused (or, lenient, dropped with a warning) before a judge exists
     batch, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
     warn_ignored(ignored)
-    engine = Engine(checked, make_judge(judge, g, **opts), python=python)
-    from dagtui.judges.litellm_judge import LiteLLMJudge
-    from dagtui.run.cluster import evaluate_in_workers, resolve_workers
-
-    count = resolve_workers(workers, len(batch), engine.judge)
-    if count > 1 or scheduler and isinstance(engine.judge, LiteLLMJudge):
-        report = await asyncio.to_thread(evaluate_in_workers, engine, batch, workers=count,
-                                         concurrency=concurrency, scheduler=scheduler)
-    else:
-        report = await evaluate_cases(engine, batch, concurrency=concurrency)
-    if calibration is not False:
-        from dagtui.calibration.saved import run_calibration
-
-        report.calibration = run_calibration(
-            g, engine.judge.describe(), report.count("pass"), report.count("fail"),
-            path=calibration if isinstance(calibration, str | os.PathLike) else None)
+    positions = None
+    if spec.shard is not None:
+        positions = [i for i, case in enumerate(batch) if spec.shard.holds(case.name)]
+        batch = [batch[i] for i in positions]
+    outputs = _sinks(spec, sinks)
+    report: BatchResult = await a_execute(checked, batch, spec, outputs, positions=positions)
+    failed = first_error(outputs)
+    if failed is not None:  # a results line or a trace that could not be written
+        raise failed
     return report
 
 
@@ -162,26 +209,38 @@ def evaluate(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = N
              allow_python: bool = False, python_path: Iterable[str | os.PathLike[str]] = (),
              scheduler: str | None = None, lenient: bool = False,
              calibration: str | os.PathLike[str] | bool | None = None,
-             **opts: Any) -> RunReport:
+             stream: str | os.PathLike[str] | None = None,
+             trace_dir: str | os.PathLike[str] | None = None, shard: str | None = None,
+             sinks: Iterable[Any] = (), **opts: Any) -> BatchResult:
     """Run many cases; `cases` is a list of Case/dicts, a cases file, or None (the graph's
-    `[metric].cases`). Returns a batch RunReport (pass rate, per-node stats, results).
+    `[metric].cases`). Returns a batch BatchResult (pass rate, per-node stats, results).
     Labels the cases carry are checked first (`dagtui.labels.check`): a bad one raises
     `LabelError` (a `CaseError`) before any call, or with `lenient=True` is dropped with a
     `LabelWarning`.
 
     `workers` > 1 (or "auto") spreads the cases over a Dask `LocalCluster` of that many
     processes, each with its own litellm judge on a share of `concurrency` (litellm judges
-    only; others run in process; needs `dagtui[dask]`); `scheduler="tcp://host:8786"` uses
-    an existing Dask cluster instead. Call it under `if __name__ == "__main__":`.
+    only; others run in process; needs `dagtui[dask]`); `scheduler="tcp://host:8786"` (or
+    DAGTUI_SCHEDULER) uses an existing Dask cluster instead. Call it under
+    `if __name__ == "__main__":`.
     `allow_python=True` lets python check nodes run (see `load`).
     `calibration`: the calibration to judge the run by (a `dagtui calibrate --json` file;
     default the one `dagtui calibrate` saved for the graph under `.dagtui/calibration/`;
     False for none): `report.calibration` says whether it is fresh and, when it is, the
-    pass rate corrected for the judge's measured errors (docs/calibration.md)."""
+    pass rate corrected for the judge's measured errors (docs/calibration.md).
+    As `dagtui run` does: `stream="out.results.jsonl"` writes each case's result as one
+    JSON line the moment it finishes, `trace_dir="traces"` one trace per case (open it with
+    `dagtui step GRAPH --trace FILE`), `shard="2/4"` runs only that part of the cases
+    (the report records which), and `sinks` are further objects told about each finished
+    case (`dagtui.run.sinks.Sink`). A results line or trace that could not be written
+    raises its OSError once the run has ended.
+    Judge options (`model`, `api_base`, `timeout`, `retries`, `rpm`, `via`, `temperature`,
+    `cache`, ...) go to the judge as `dagtui run`'s flags do."""
     return asyncio.run(a_evaluate(graph, cases, judge=judge, concurrency=concurrency,
                                   workers=workers, allow_python=allow_python,
                                   python_path=python_path, scheduler=scheduler,
-                                  calibration=calibration, lenient=lenient, **opts))
+                                  calibration=calibration, lenient=lenient, stream=stream,
+                                  trace_dir=trace_dir, shard=shard, sinks=sinks, **opts))
 
 
 async def a_align(graph: LoadedGraph | Graph | str | os.PathLike[str], node: str,

@@ -25,7 +25,7 @@ from dagtui.exitcodes import ExitCode
 from dagtui.text import for_terminal, say, suggest
 
 #: subcommand modules, in the order `--help` lists them
-COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "align", "export",
+COMMANDS = ("edit", "serve", "step", "validate", "run", "merge", "test", "calibrate", "align", "label", "export",
             "import_", "fmt", "cache", "schema", "demo_judge")
 
 _INVALID_CHOICE = re.compile(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$")

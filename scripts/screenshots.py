@@ -90,9 +90,9 @@ Step = Callable[[object], Awaitable[None]]
 async def shoot(name: str, graph: str, steps: list[str | Step], *, starter: str | None = None,
                 workdir: Path, size: tuple[int, int] = SIZE) -> Path:
     """Open `graph` (a file name in workdir), press keys / run steps, save an SVG."""
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
-    app = EditorApp(graph, poll_interval=0, cursor_blink=False, starter=starter)
+    app = editor_app(graph, poll_interval=0, cursor_blink=False, starter=starter)
     async with app.run_test(size=size, notifications=True) as pilot:
         await pilot.pause()
         await pilot.pause(0.2)

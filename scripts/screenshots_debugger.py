@@ -27,12 +27,12 @@ CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
 def make_app(judge: Any, case: Any) -> Any:
     from dagtui.api import load_checked
     from dagtui.run.cases import load_cases
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     graph, _ = load_checked(GRAPH)
-    return DebuggerApp(graph, "graphs/meeting_summary.toml", cases=load_cases(CASES),
-                       case=case, judge=judge, cursor_blink=False,
-                       cases_source="graphs/meeting_summary.cases.jsonl")
+    return debugger_app(graph, "graphs/meeting_summary.toml", cases=load_cases(CASES),
+                        case=case, judge=judge, cursor_blink=False,
+                        cases_source="graphs/meeting_summary.cases.jsonl")
 
 
 async def press(pilot: Any, *keys: str) -> None:
@@ -63,7 +63,7 @@ async def main(png: bool) -> None:
 
     from dagtui.judges.labels import LabelsJudge
     from dagtui.judges.litellm_judge import LiteLLMJudge
-    from dagtui.tui.debugger import TuiHumanJudge
+    from dagtui.tui.debugger.human import TuiHumanJudge
     from dagtui.tui.debugger.widgets import PathTree
 
     OUT.mkdir(exist_ok=True)

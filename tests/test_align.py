@@ -163,15 +163,28 @@ def test_a_class_with_too_few_cases_is_refused(tmp_path, capsys):
     assert "too few of false: 1 (2 more)" in capsys.readouterr().err
 
 
-def test_dry_run_and_budget(tmp_path, capsys):
+def test_dry_run_and_a_budget_that_counts_only_requests_sent(tmp_path, capsys):
     graph = write(tmp_path)
     assert main(["align", str(graph), "--node", "polite", "--try", GOOD, "--dry-run",
                  "--model", MODEL]) == 0
     out = capsys.readouterr().out
     assert "14 train, 6 held-out" in out and "up to 40 calls" in out
-    assert main(["align", str(graph), "--node", "polite", "--try", GOOD, "--budget", "30",
-                 "--model", MODEL]) == 2
-    assert "needs up to 40 calls, 10 over --budget 30" in capsys.readouterr().err
+    with StubServer(Judge(20)) as stub:
+        # 40 requests needed, 30 allowed: the search stops when 30 were sent, nothing
+        # concluded (the node as it is and the wording on train are 28, then 2 of held-out)
+        assert _cli(graph, stub, "--try", GOOD, "--budget", "30") == 1
+        assert stub.calls == 30
+        out = " ".join(capsys.readouterr().out.split())
+        assert "not finished: --budget 30 spent after 30 calls (0 cache hits, free)" in out
+        assert "not finished: the budget was spent before the search ended" in out
+        # the same command again: the 30 are cache hits, free; the 10 left are sent
+        assert _cli(graph, stub, "--try", GOOD, "--budget", "30") == 0
+        assert stub.calls == 40
+        out = capsys.readouterr().out
+        assert "improved on the held-out cases" in out
+        # a budget of 0 is enough once everything is cached
+        assert _cli(graph, stub, "--try", GOOD, "--budget", "0") == 0
+        assert stub.calls == 40
 
 
 @pytest.mark.parametrize("node", ["nope"])

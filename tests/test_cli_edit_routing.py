@@ -19,10 +19,14 @@ class _Tty:
 
 def test_suite_file_routes_to_the_suite_view(monkeypatch: pytest.MonkeyPatch) -> None:
     opened: list[str] = []
-    import dagtui.tui.suite_view as suite_view
+    import dagtui.tui.app as tui_app
 
-    monkeypatch.setattr(suite_view, "run_suite_editor",
-                        lambda path, **_: opened.append(str(path)) or 0)
+    class Started:
+        def run(self) -> None:
+            return None
+
+    monkeypatch.setattr(tui_app, "suite_app",
+                        lambda path, **_: opened.append(str(path)) or Started())
     monkeypatch.setattr(sys, "stdin", _Tty())
     monkeypatch.setattr(sys, "stdout", _Tty())
     suite = str(ROOT / "graphs" / "suites" / "spans.toml")

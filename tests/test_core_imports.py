@@ -12,6 +12,7 @@ later: the list is discovered by walking the package, not written by hand.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -107,3 +108,34 @@ def test_editor_startup_stays_light() -> None:
     later = ("textual.widgets._data_table", "textual.widgets._text_area",
              "textual.widgets._tabbed_content", "litellm")
     assert [m for m in loaded if m.startswith(later)] == []
+
+
+def test_a_plain_run_writes_its_reports_without_pydantic(tmp_path) -> None:
+    """`dagtui run` with the in-process labels judge, writing JSON, JUnit, traces and the
+    summary, and the imports `dagtui edit` makes before its first frame, load no pydantic:
+    the report writers and the records do not need it; only `dagtui schema` (and `dagtui
+    merge`, which checks each shard against the schema) build the document models."""
+    from pathlib import Path
+
+    graph = Path(__file__).resolve().parent.parent / "graphs" / "meeting_summary.toml"
+    probe = textwrap.dedent(
+        f"""
+        import json, sys
+        import dagtui.commands.edit, dagtui.tui.app, dagtui.tui.state
+        from dagtui.cli import main
+        code = main(["run", {str(graph)!r}, "--model", "labels", "-q", "--no-cache",
+                     "--json", "r.json", "--junit", "j.xml", "--trace-dir", "traces"])
+        loaded = sorted(m for m in sys.modules
+                        if m.split(".")[0] in ("pydantic", "pydantic_core"))
+        print(json.dumps({{"code": code, "pydantic": loaded}}))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, env={**os.environ, "CI": "1"})
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["code"] in (0, 1)  # the labels judge gives verdicts: no judge error
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["cases"] > 0 and "<testsuites" in (tmp_path / "j.xml").read_text()
+    assert list((tmp_path / "traces").glob("*.json"))
+    assert found["pydantic"] == []

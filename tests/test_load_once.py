@@ -154,13 +154,13 @@ async def test_step_checks_once_up_to_the_open_debugger(counts: collections.Coun
     import argparse
 
     from dagtui.commands.step import prepare
-    from dagtui.tui.debugger.app import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     ready, code = prepare(argparse.Namespace(
         graph=str(GRAPH), case=None, cases=None, judge="labels", model=None, api_base=None,
         no_cache=True, refresh=False, trace=None, allow_python=False, python_path=None))
     assert ready is not None and code == 0
-    app = DebuggerApp(ready.pop("graph"), ready.pop("graph_path"), **ready)
+    app = debugger_app(ready.pop("graph"), ready.pop("graph_path"), **ready)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert app.screen.live is not None
@@ -196,15 +196,15 @@ async def test_f5_trusts_the_editors_current_check(tmp_path: Path,
     (once: the editor settles it and the debugger trusts that)."""
     import shutil
 
-    from dagtui.tui.app import EditorApp
-    from dagtui.tui.debugger import DebuggerScreen
+    from dagtui.tui.app import editor_app
+    from dagtui.tui.debugger.screen import DebuggerScreen
 
     graph = tmp_path / GRAPH.name
     shutil.copy(GRAPH, graph)
     shutil.copy(CASES, tmp_path / CASES.name)
     monkeypatch.chdir(tmp_path)
     with counting(graph, key=lambda what, name: what) as tally:
-        app = EditorApp(GRAPH.name, poll_interval=0, cursor_blink=False)
+        app = editor_app(GRAPH.name, poll_interval=0, cursor_blink=False)
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.press("f5")
             await pilot.pause()
@@ -212,9 +212,9 @@ async def test_f5_trusts_the_editors_current_check(tmp_path: Path,
             assert dict(tally) == ONCE
             await pilot.press("escape")
             await pilot.pause()
-            app.state.check_later = lambda: None  # an edit whose worker has not run yet
-            app.state.set_field("present", "criteria", "Are all three headings there?")
-            assert app.state.stale
+            app.editor.state.check_later = lambda: None  # an edit whose worker has not run yet
+            app.editor.state.set_field("present", "criteria", "Are all three headings there?")
+            assert app.editor.state.stale
             await pilot.press("f5")
             await pilot.pause()
             assert isinstance(app.screen, DebuggerScreen) and app.screen.live is not None

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dagtui.diagnostics import CODES
-from dagtui.graph.validate import ValidationReport, check_file, check_text
+from dagtui.graph.validate import ValidationResult, check_file, check_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,8 +46,8 @@ TOML_CHARS = list('[]{}=",\'\n#.-_ 0123456789truefalsxyz\\"') + [
 ]
 
 
-def _check_report(report: ValidationReport) -> None:
-    assert isinstance(report, ValidationReport)
+def _check_report(report: ValidationResult) -> None:
+    assert isinstance(report, ValidationResult)
     assert report.load.graph is not None or report.diagnostics
     for d in report.diagnostics:
         assert d.code in CODES, d

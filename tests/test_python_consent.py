@@ -289,11 +289,11 @@ def test_validate_warns_that_the_graph_runs_code(tmp_path, capsys) -> None:
 
 def debugger(path: Path, python: PythonConsent | None = None):  # noqa: ANN201
     from dagtui.run.cases import load_cases
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     graph = load_file(path).graph
     cases = load_cases(path.parent / "g.cases.jsonl")
-    return DebuggerApp(graph, str(path), cases=cases, judge=LabelsJudge(), cursor_blink=False,
+    return debugger_app(graph, str(path), cases=cases, judge=LabelsJudge(), cursor_blink=False,
                        python=python)
 
 
@@ -353,13 +353,13 @@ async def test_debugger_with_consent_asks_nothing(tmp_path) -> None:
 
 
 async def test_editor_f5_asks_once_for_the_whole_session(tmp_path, monkeypatch) -> None:
-    from dagtui.tui.app import EditorApp
-    from dagtui.tui.debugger import DebuggerScreen
+    from dagtui.tui.app import editor_app
+    from dagtui.tui.debugger.screen import DebuggerScreen
     from dagtui.tui.screens.dialogs import PickScreen
 
     make_graph(tmp_path)
     monkeypatch.chdir(tmp_path)
-    app = EditorApp("g.toml", poll_interval=0, cursor_blink=False)
+    app = editor_app("g.toml", poll_interval=0, cursor_blink=False)
     async with app.run_test(size=(120, 36)) as pilot:
         for attempt in range(2):  # the second F5 of the session asks nothing
             await pilot.pause()

@@ -3,7 +3,7 @@ directory holding a copy of graphs/, with no API key in the environment.
 
 The commands are read out of the README's bash blocks, so the README cannot drift from what
 works: `validate` and `test` run as processes; `step` (a terminal UI) is the same command's
-`prepare` and `DebuggerApp` under Pilot, `c` pressed; `dagtui demo-judge` is started on a
+`prepare` and `debugger_app` under Pilot, `c` pressed; `dagtui demo-judge` is started on a
 free port (`--port 0`), and `run` and `calibrate` are sent to the address it prints instead
 of the README's 8765.
 """
@@ -61,13 +61,13 @@ async def step_to_the_end(argv: list[str]) -> float | None:
     """`dagtui step ...` as the command builds it, run to the end with `c`."""
     from dagtui.cli import build_parser
     from dagtui.commands.step import prepare
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     ready, code = prepare(build_parser().parse_args(argv[1:]))
     assert ready is not None and code == 0
     assert ready["judge"].name == "labels"  # no key, no server: the case labels answer
     graph, path = ready.pop("graph"), ready.pop("graph_path")
-    app = DebuggerApp(graph, path, cursor_blink=False, **ready)
+    app = debugger_app(graph, path, cursor_blink=False, **ready)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()

@@ -63,17 +63,17 @@ def test_stream_names_and_pace() -> None:
 
 
 def test_the_json_report_is_encoded_result_by_result_yet_identical() -> None:
-    """`RunReport.to_json` encodes one result at a time (a large run's memory peak); the text
+    """`BatchResult.to_json` encodes one result at a time (a large run's memory peak); the text
     is exactly what encoding the whole report at once gives, hostile text included."""
     from dagtui.report.outputs import safe_json
     from dagtui.report.trace import PathStep, StepRecord
-    from dagtui.run.batch import RunReport
+    from dagtui.run.batch import BatchResult
 
     results = [RunResult(case=f"c{i} \udc80 \x1b", score=i / 4, success=i > 1, reason="r\n2",
                          path=[PathStep("a", True, None, 10.0)],
                          steps=[StepRecord("a", "binary", answer=True, reason="ok")])
                for i in range(4)]
-    for report in (RunReport("m", 0.5, results=results, node_order=["a"]), RunReport("empty", 0.5)):
+    for report in (BatchResult("m", 0.5, results=results, node_order=["a"]), BatchResult("empty", 0.5)):
         for steps in (True, False):
             assert report.to_json(steps=steps) == safe_json(report.to_dict(steps=steps))
             json.loads(report.to_json(steps=steps))

@@ -19,7 +19,7 @@ from dagtui.judges.base import CallRecord
 from dagtui.judges.labels import LabelsJudge
 from dagtui.report.stream import ResultLog
 from dagtui.report.trace import PathStep, RunResult, StepRecord
-from dagtui.run.batch import RunReport, evaluate_cases, run_stream
+from dagtui.run.batch import BatchResult, evaluate_cases, run_stream
 from dagtui.run.case_stream import CaseStream, open_cases
 from dagtui.run.cases import Case, CaseError, load_cases
 from dagtui.run.engine import Engine
@@ -111,13 +111,13 @@ def _result(i: int) -> RunResult:
 
 def test_a_report_from_the_log_is_the_report_from_the_list() -> None:
     results = [_result(i) for i in range(40)]
-    listed = RunReport("m", 0.5, results=results, node_order=["gate", "leaf"], wall_time=2)
+    listed = BatchResult("m", 0.5, results=results, node_order=["gate", "leaf"], wall_time=2)
     log = ResultLog()
     order = list(range(40))
     random.Random(7).shuffle(order)  # cases finish in any order
     for i in order:
         log.add(i, results[i])
-    logged = RunReport("m", 0.5, results=log, node_order=["gate", "leaf"], wall_time=2)
+    logged = BatchResult("m", 0.5, results=log, node_order=["gate", "leaf"], wall_time=2)
     for steps in (True, False):
         assert logged.to_json(steps=steps) == listed.to_json(steps=steps)
         assert logged.to_dict(steps=steps) == listed.to_dict(steps=steps)

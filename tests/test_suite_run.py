@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -12,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from dagtui.commands.suite_run import run_suite_command
+from dagtui.commands.run import run_suite
+from dagtui.run.spec import RunSpec
 from dagtui.suite import load_suite_file
 from dagtui.suite.runner import EngineRuleRunner, run_inline_check
 
@@ -32,10 +32,10 @@ def _no_for_wrong(body: dict[str, Any]) -> Any:
     return smart_answer(body)
 
 
-def _args(stub: StubServer, tmp_path: Path, **extra: Any) -> argparse.Namespace:
-    return argparse.Namespace(
-        graph=str(EXAMPLE), cases=None, model="openai/gpt-4.1-mini", api_base=stub.base_url,
-        api_key="test", no_cache=True, concurrency=16, json=str(tmp_path / "suite.json"),
+def _spec(stub: StubServer, tmp_path: Path, **extra: Any) -> RunSpec:
+    return RunSpec(
+        model="openai/gpt-4.1-mini", api_base=stub.base_url, api_key="test", no_cache=True,
+        concurrency=16, json_out=str(tmp_path / "suite.json"),
         junit=str(tmp_path / "suite.xml"), **extra,
     )
 
@@ -56,7 +56,7 @@ def test_example_suite_saves_calls_counted_at_the_stub(tmp_path: Path, capsys,
 
     monkeypatch.setattr(gating, "run_suite", counting_run_suite)
     with StubServer(script) as stub:
-        rc = run_suite_command(_args(stub, tmp_path, measure_ungated=True))
+        rc = run_suite(str(EXAMPLE), None, _spec(stub, tmp_path, measure_ungated=True))
         out = capsys.readouterr().out
         total_at_stub = stub.calls
     data = json.loads((tmp_path / "suite.json").read_text())
@@ -134,7 +134,7 @@ def test_invalid_suite_is_refused_before_any_call(tmp_path: Path, capsys) -> Non
     suite = tmp_path / "s.toml"
     suite.write_text('[rules.a]\ncheck = { check = "json", param = "actual_output" }\n'
                      'depends_on = ["b"]\n[rules.b]\ngraph = "gone.toml"\ndepends_on = ["a"]\n')
-    rc = run_suite_command(argparse.Namespace(graph=str(suite), cases=None))
+    rc = run_suite(str(suite), None, RunSpec())
     err = capsys.readouterr().err
     assert rc == 1
     assert "SUI007" in err and "a -> b -> a" in err and "SUI008" in err

@@ -3,7 +3,6 @@ and the zero-call labels test. Calls are counted at the loopback stub."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -204,7 +203,6 @@ def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
     cases = tmp_path / "spans.jsonl"  # the first 20 spans: every gate still stops some
     cases.write_text("".join((EXAMPLE.parent / "spans.cases.jsonl").read_text()
                              .splitlines(keepends=True)[:20]))
-    from dagtui.commands import suite_run as suite_cli
     from dagtui.suite.runner import EngineRuleRunner
 
     pools: list[dict[str, int]] = []
@@ -221,7 +219,11 @@ def test_workers_give_the_in_process_outcomes_calls_and_traces(tmp_path: Path,
     assert two["outcomes"] == one["outcomes"] and two["rc"] == one["rc"]
     assert two["traces"] == one["traces"]
     assert pools == [{}, {"correctness": 2}]  # in process; then correctness in 2 workers
-    assert suite_cli.workers_option(argparse.Namespace(workers="auto")) == "auto"
+    from dagtui.cli import build_parser
+    from dagtui.commands.flags import run_spec
+
+    parsed = build_parser().parse_args(["run", str(EXAMPLE), "--workers", "auto"])
+    assert run_spec(parsed).workers == "auto"
 
 
 @pytest.mark.parametrize("value", ["0", "two"])

@@ -85,15 +85,15 @@ def test_every_command_refuses_a_type_that_is_a_table_or_a_list(capsys, tmp_path
 @pytest.mark.parametrize("bad", BAD_TYPES)
 async def test_the_editor_opens_it_read_write_and_lists_the_problem(tmp_path: Path,
                                                                    bad: str) -> None:
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
     path = graph(tmp_path, BAD_TYPES[bad])
-    app = EditorApp(str(path), poll_interval=0, cursor_blink=False)
+    app = editor_app(str(path), poll_interval=0, cursor_blink=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        problems = [d for d in app.state.diagnostics if d.node == "root"]
+        problems = [d for d in app.editor.state.diagnostics if d.node == "root"]
         assert [(d.code, d.field, d.line) for d in problems] == [("DAG004", "type", 6)]
-        assert not app.state.read_only  # it parsed: the user can fix it in place
+        assert not app.editor.state.read_only  # it parsed: the user can fix it in place
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code in (0, None)

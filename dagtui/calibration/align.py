@@ -54,7 +54,7 @@ from dagtui.text import verdict_text as show
 #: labelled cases N needs, and cases each class needs, before alignment is tried
 MIN_LABELS = 10
 MIN_PER_CLASS = 3
-METHODS = ("examples", "rewrite", "both")
+METHODS = ("examples", "rewrite", "both", "gepa")
 #: example cases per label in one example set
 PER_LABEL = 1
 
@@ -79,7 +79,13 @@ class Figures:
 
     @classmethod
     def of(cls, labels: Sequence[Hashable], verdicts: Sequence[Hashable],
-           seed: int) -> Figures:
+           seed: int, *, intervals: bool = True) -> Figures:
+        """The figures; `intervals=False` leaves out the bootstrap intervals (a train
+        measurement ranks candidates by kappa alone, and 2,000 resamples per candidate were
+        most of an alignment's CPU time)."""
+        if not intervals:
+            return cls(len(labels), stats.raw_agreement(labels, verdicts), None,
+                       stats.cohen_kappa(labels, verdicts), None)
         return cls(len(labels), stats.raw_agreement(labels, verdicts),
                    stats.bootstrap_agreement(labels, verdicts, seed=seed),
                    stats.cohen_kappa(labels, verdicts),
@@ -206,6 +212,8 @@ class Alignment:
     notes: list[str] = field(default_factory=list)
     halt: str | None = None
     judge_unusable: bool = False
+    #: `budget` was spent before the search finished (nothing concluded; rerun to resume)
+    budget_spent: bool = False
     #: the new graph (N changed), when there is a winner
     aligned_graph: Graph | None = field(default=None, repr=False)
 
@@ -241,6 +249,7 @@ class Alignment:
             "now_disagree": [a.to_dict() for _, a in self.now_disagree()],
             "calls": self.calls, "cache_hits": self.cache_hits, "cost": self.cost,
             "wall_time": self.wall_time, "notes": self.notes, "halt": self.halt,
+            "budget_spent": self.budget_spent,
         }
 
 
@@ -401,8 +410,8 @@ class _Context:
     concurrency: int
     seed: int
 
-    async def measure(self, candidate: Candidate, names: Sequence[str]) -> tuple[
-            Measure, FocusJudge]:
+    async def measure(self, candidate: Candidate, names: Sequence[str], *,
+                      intervals: bool = True) -> tuple[Measure, FocusJudge]:
         node = candidate.apply(self.graph.nodes[self.nid])
         graph = self.graph.replace(nodes={**self.graph.nodes, self.nid: node})
         asked = set(self.measured) | {self.nid}
@@ -424,15 +433,16 @@ class _Context:
                     continue
                 label = normalize_label(graph.nodes[m], case.expected[m])
                 rows.append(Row(name, m, label, obs.value, obs.reason, obs.error))
-        measure = _figures(rows, self.measured, self.seed)
+        measure = _figures(rows, self.measured, self.seed, intervals=intervals)
         measure.calls = sum(r.calls for r in runs)
         measure.cache_hits = sum(r.cache_hits for r in runs)
         return measure, focus
 
 
-def _figures(rows: Sequence[Row], measured: Sequence[str], seed: int) -> Measure:
-    """Pooled and per-node figures; a row the judge failed on counts as a disagreement (an
-    error is never agreement)."""
+def _figures(rows: Sequence[Row], measured: Sequence[str], seed: int, *,
+             intervals: bool = True) -> Measure:
+    """Pooled and per-node figures (one node: the pooled ones are its own, computed once); a
+    row the judge failed on counts as a disagreement (an error is never agreement)."""
 
     def verdict(r: Row) -> Hashable:
         return ("(error)", r.error) if r.error else r.verdict
@@ -441,9 +451,12 @@ def _figures(rows: Sequence[Row], measured: Sequence[str], seed: int) -> Measure
         return value if len(measured) == 1 else (r.node, stats._key(value))
 
     figures = Figures.of([pooled(r, r.label) for r in rows],
-                         [pooled(r, verdict(r)) for r in rows], seed)
+                         [pooled(r, verdict(r)) for r in rows], seed, intervals=intervals)
+    if len(measured) == 1:
+        return Measure(figures, {measured[0]: figures}, list(rows))
     nodes = {m: Figures.of([r.label for r in rows if r.node == m],
-                           [verdict(r) for r in rows if r.node == m], seed) for m in measured}
+                           [verdict(r) for r in rows if r.node == m], seed,
+                           intervals=intervals) for m in measured}
     return Measure(figures, nodes, list(rows))
 
 
@@ -510,17 +523,25 @@ def _example(graph: Graph, node: NodeBase, row: Row, focus: FocusJudge,
 # --------------------------------------------------------------------------- the search
 
 
+#: progress(done, total, what): a measurement finished (`done` of about `total`)
+Progress = Callable[[int, int, str], None]
+
+
 async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judge | None = None,
                   holdout: float = 0.3, seed: int = stats.SEED, method: str | None = None,
                   candidates: int = 4, proposer: str | None = None,
                   tries: Iterable[str] = (), concurrency: int = 8, python: Any = None,
-                  allow_python: bool = False, **judge_opts: Any) -> Alignment:
+                  allow_python: bool = False, budget: int | None = None,
+                  progress: Progress | None = None, **judge_opts: Any) -> Alignment:
     """Align node `node` of `graph` with the labels of `cases` (see the module docstring).
 
     `judge`: a litellm model string or any Judge (`judge_opts` go to the litellm judge, as in
     `dagtui.calibrate`). `method`: `examples`, `rewrite` or `both` (default: `both`, or only
     the `tries` when some are given). `candidates`: K example sets and K rewrites.
     `proposer`: the rewriting model (default the judge's), asked through the same client.
+    `budget`: the most requests to send (`BudgetJudge`: cache hits are free); when it is
+    spent the search stops with `result.budget_spent` and a note, and the same call again
+    resumes from the cache. `progress(done, total, what)` is called after each measurement.
     Raises `AlignRefused` before any call when the node or its labels do not allow it."""
     from dagtui.calibration.proposer import propose
     from dagtui.judges.factory import make_judge
@@ -532,6 +553,10 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     if not 0 < holdout < 1:
         raise AlignRefused(f"--holdout must be between 0 and 1 (got {holdout:g})")
     methods = resolve_methods(method, tries)
+    if "gepa" in methods:
+        from dagtui.calibration.gepa_search import require_gepa
+
+        require_gepa()  # before any call: the extra is missing
     checked = _checked_of(graph)
     g = checked.graph if checked.graph is not None else checked.require()
     if python is None:
@@ -541,7 +566,8 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     plan = plan_alignment(g, node, _cases(cases, g), holdout=holdout, seed=seed,
                           python=python)
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
-    shared = SharedAnswers(inner)
+    capped = BudgetJudge(inner, budget) if budget is not None else None
+    shared = SharedAnswers(capped if capped is not None else inner)
     ctx = _Context(g, node, plan.cases, shared, plan.measured, ancestors(g, node), python,
                    concurrency, seed)
     target = g.nodes[node]
@@ -549,36 +575,62 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
                        inner.describe(), plan.split, [], node_before=target.to_toml())
     start = time.perf_counter()
     measures: list[Measure] = []
+    total = 1 + len(tries) + candidates * len(methods) + 2
+
+    def spent() -> bool:
+        return capped is not None and capped.refused > 0
+
+    def done(what: str) -> None:
+        if progress is not None:
+            progress(len(measures), max(total, len(measures)), what)
+
     with inner.guarded():
         baseline = Candidate("current", "baseline")
-        baseline.train, focus = await ctx.measure(baseline, plan.split.train)
+        baseline.train, focus = await ctx.measure(baseline, plan.split.train, intervals=False)
         measures.append(baseline.train)
+        done("the node as it is, on train")
         pool = [Candidate(f"try {i}", "try", text=t) for i, t in enumerate(tries, start=1)]
-        if "examples" in methods:
+        if "examples" in methods and not spent():
             sets = example_sets(g, node, baseline.train, focus, plan.cases, candidates, seed)
             pool += [Candidate(f"examples {i}", "examples", examples=s)
                      for i, s in enumerate(sets, start=1)]
-        if "rewrite" in methods:
+        if "rewrite" in methods and not spent():
             texts, calls = await propose(shared, g, target, baseline.train, plan.cases,
                                          focus.evidence, candidates, proposer)
             result.calls += calls.calls
             result.cache_hits += calls.cache_hits
             pool += [Candidate(f"rewrite {i}", "rewrite", text=t)
                      for i, t in enumerate(texts, start=1)]
+        if "gepa" in methods and not spent():
+            from dagtui.calibration.gepa_search import gepa_texts
+
+            texts, sent, hits = await gepa_texts(ctx, g, target, plan.split.train, candidates,
+                                                 proposer, seed)
+            result.calls += sent
+            result.cache_hits += hits
+            pool += [Candidate(f"gepa {i}", "gepa", text=t)
+                     for i, t in enumerate(texts, start=1)]
+        total = 1 + len(pool) + 2
         for cand in pool:  # one at a time: a judge halting stops the search early
-            cand.train, _ = await ctx.measure(cand, plan.split.train)
+            if spent():
+                break
+            cand.train, _ = await ctx.measure(cand, plan.split.train, intervals=False)
             measures.append(cand.train)
-        result.candidates = [baseline, *pool]
+            done(f"{cand.name}, on train")
+        result.candidates = [baseline, *[c for c in pool if c.train is not None]]
         best = baseline
         for cand in pool:
             if cand.train is not None and best.train is not None \
                     and _better(cand.train, best.train):
                 best = cand
-        if best is not baseline:
+        if best is not baseline and not spent():
             result.winner = best
             result.before, _ = await ctx.measure(baseline, plan.split.held_out)
+            measures.append(result.before)
+            done("the node as it is, on held-out")
             result.after, _ = await ctx.measure(best, plan.split.held_out)
-            measures += [result.before, result.after]
+            measures.append(result.after)
+            done(f"{best.name}, on held-out")
     result.wall_time = time.perf_counter() - start
     halt = getattr(inner, "halt", None)
     if halt is not None:
@@ -588,8 +640,95 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
         await inner.aclose()
     result.calls += sum(m.calls for m in measures)
     result.cache_hits += sum(m.cache_hits for m in measures)
+    if spent():
+        assert capped is not None
+        result.budget_spent = True
+        result.winner = None
+        result.notes.append(
+            f"stopped: the budget of {capped.budget} calls is spent ({capped.sent} sent; "
+            "cache hits are free) — run the same alignment again to resume from the cache")
+        return result
     _conclude(result, g)
     return result
+
+
+async def a_remeasure(graph: Any, node: str, cases: Any = None, *,
+                      judge: str | Judge | None = None, seed: int = stats.SEED,
+                      concurrency: int = 8, python: Any = None,
+                      **judge_opts: Any) -> Measure:
+    """Node `node` as it is now measured alone on all its labelled cases, by teacher forcing
+    as `a_align` measures a candidate (no split, no refusal of few labels: the editor's
+    criteria loop re-measures after each edit). Through the judge given and its cache: an
+    unchanged node costs nothing."""
+    from dagtui.judges.factory import make_judge
+    from dagtui.run.cases import cases_for as _cases
+
+    checked = _checked_of(graph)
+    g = checked.graph if checked.graph is not None else checked.require()
+    labelled, by_name, *_ = _labelled(g, node, _cases(cases, g), python)
+    inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
+    ctx = _Context(g, node, by_name, SharedAnswers(inner), measured_nodes(g, node),
+                   ancestors(g, node), python, concurrency, seed)
+    try:
+        with inner.guarded():
+            measure, _ = await ctx.measure(Candidate("current", "baseline"),
+                                           [name for name, _ in labelled])
+    finally:
+        if not isinstance(judge, Judge):
+            await inner.aclose()
+    return measure
+
+
+class BudgetJudge(Judge):
+    """At most `budget` requests sent: a cached answer costs nothing (a litellm judge's
+    `from_cache` answers it without a place in the budget). Any other question holds a
+    place while it is asked (it may be a request) and gives it back when the answer came
+    from the cache after all; once `budget` requests were sent, further questions are refused
+    (`refused` counts them) with a `JudgeError`, so a measurement in flight ends at once and
+    the caller stops the search."""
+
+    name = "budget"
+
+    def __init__(self, inner: Judge, budget: int) -> None:
+        self.inner = inner
+        self.llm = inner.llm
+        self.needs_params = inner.needs_params
+        self.budget = budget
+        self.sent = 0
+        self.refused = 0
+        self._asking = 0
+        self._turn = asyncio.Condition()
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    async def answer(self, ask: Ask) -> Reply:
+        from dagtui.judges.base import JudgeError
+
+        cached = getattr(self.inner, "from_cache", None)  # a litellm judge's: free
+        reply = cached(ask) if cached is not None else None
+        if reply is not None:
+            return reply
+        async with self._turn:
+            while self.sent + self._asking >= self.budget:
+                if self.sent >= self.budget:
+                    self.refused += 1
+                    raise JudgeError("other", f"--budget {self.budget} calls spent")
+                await self._turn.wait()
+            self._asking += 1
+        sent = 1
+        try:
+            reply = await self.inner.answer(ask)
+            sent = sum(1 for c in reply.calls if not c.cache_hit)
+            return reply
+        except Exception as exc:
+            sent = sum(1 for c in getattr(exc, "calls", []) if not c.cache_hit)
+            raise
+        finally:
+            async with self._turn:
+                self._asking -= 1
+                self.sent += sent
+                self._turn.notify_all()
 
 
 def _conclude(result: Alignment, graph: Graph) -> None:
@@ -637,6 +776,21 @@ def plan_alignment(graph: Graph, nid: str, cases: Sequence[Case], *, holdout: fl
                    seed: int, python: Any = None) -> Plan:
     """Walk the labels' path of every case (no call), find N's labelled cases, refuse too
     few, split them."""
+    labelled, by_name, calls, prompts, upstream = _labelled(graph, nid, cases, python)
+    refuse_too_few(labelled, nid)
+    split = split_cases(labelled, holdout, seed)
+    train = set(split.train)
+    return Plan(by_name, measured_nodes(graph, nid), split, calls,
+                [p for (name, _), p in zip(labelled, prompts, strict=False) if name in train],
+                upstream)
+
+
+def _labelled(graph: Graph, nid: str, cases: Sequence[Case], python: Any = None) -> tuple[
+        list[tuple[str, Hashable]], dict[str, Case], dict[str, int],
+        list[list[dict[str, str]]], int]:
+    """The labels' walk (no call): N's labelled cases as (name, first label), by name, the
+    calls each costs at N and below, N's prompts, and the task calls above N. Refuses a node
+    align cannot change, or that nothing labelled measures."""
     if nid not in graph.nodes:
         from dagtui.text import suggest
 
@@ -679,12 +833,7 @@ def plan_alignment(graph: Graph, nid: str, cases: Sequence[Case], *, holdout: fl
                         and isinstance(graph.nodes[n], TaskNode))
         if reached[nid].prompt:
             prompts.append(reached[nid].prompt)
-    refuse_too_few(labelled, nid)
-    split = split_cases(labelled, holdout, seed)
-    train = set(split.train)
-    return Plan(by_name, measured, split, calls,
-                [p for (name, _), p in zip(labelled, prompts, strict=False) if name in train],
-                upstream)
+    return labelled, by_name, calls, prompts, upstream
 
 
 def _in_loop() -> bool:
@@ -706,7 +855,8 @@ def _walk_in_thread(walk: Callable[[], Any]) -> Any:
 
 def resolve_methods(method: str | None, tries: Sequence[str]) -> set[str]:
     """The candidate methods to use: `both` means examples and rewrite; none named means
-    both, or only the `--try` wordings when some are given (an A/B test needs no proposer)."""
+    both, or only the `--try` wordings when some are given (an A/B test needs no proposer);
+    `gepa` is GEPA's search (`gepa_search`)."""
     if method == "both" or (method is None and not tries):
         return {"examples", "rewrite"}
     return {method} if method else set()
@@ -720,6 +870,10 @@ def planned_calls(plan: Plan, *, tries: int, methods: set[str], candidates: int)
     held = sum(plan.calls_per_case[n] for n in plan.split.held_out)
     pool = tries + (candidates if "examples" in methods else 0) \
         + (candidates if "rewrite" in methods else 0)
+    # GEPA: its budget of K + 1 passes over train, and at most one proposal per minibatch
+    # pair (its found wordings are measured again on train from the shared answers)
+    gepa = train * (candidates + 1) + len(plan.split.train) * (candidates + 1) // 2 \
+        if "gepa" in methods else 0
     return train * (1 + pool) + (1 if "rewrite" in methods else 0) + 2 * held \
-        + plan.upstream_calls
+        + plan.upstream_calls + gepa
 

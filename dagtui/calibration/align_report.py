@@ -43,6 +43,8 @@ def _change_lines(a: Alignment) -> list[str]:
 
 
 def _verdict(a: Alignment) -> str:
+    if a.budget_spent:
+        return "not finished: the budget was spent before the search ended"
     if a.winner is None:
         return "not improved: no candidate beat the node as it is on the train cases"
     if a.improved:

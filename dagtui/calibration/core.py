@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dagtui.calibration import fingerprint, stats
+from dagtui.calibration import annotators, fingerprint, stats
 from dagtui.calibration.forcing import ForcingJudge, Observation, SharedAnswers
 from dagtui.calibration.items import TaskLabelError, split_items, task_label
 from dagtui.graph.analysed import CheckedGraph
@@ -54,6 +54,7 @@ from dagtui.labels.check import (
     LabelProblem,
     check_cases,
     ignored_summary,
+    is_unsure,
     normalize_label,
     warn_ignored,
 )
@@ -89,6 +90,8 @@ class NodeCalibration:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     unlabelled: list[str] = field(default_factory=list)
+    #: cases labelled "unsure" here (`dagtui.labels.check.UNSURE`): kept out of kappa
+    unsure: int = 0
     # task nodes
     items_labelled: int = 0
     items_found: int = 0
@@ -174,6 +177,11 @@ class Calibration:
     provenance: dict[str, Any] | None = None
     #: the bias probes' results (`probes.Probes`), when `--probes` asked for them
     probes: Any = None
+    #: whose labels the judge is compared with: an annotator's name (`--annotator`), or
+    #: None for the adjudicated `expected`
+    annotator: str | None = None
+    #: per judgement node, how far each pair of annotators agree (`annotators.PairAgreement`)
+    human_agreement: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def scored(self) -> list[CaseOutcome]:
@@ -230,6 +238,9 @@ class Calibration:
             "wall_time": self.wall_time, "provenance": self.provenance,
             # only when probes ran: a calibration without them is written as before
             **({"probes": self.probes.to_dict()} if self.probes is not None else {}),
+            "annotator": self.annotator,
+            "human_agreement": {nid: [p.to_dict() for p in pairs]
+                                for nid, pairs in self.human_agreement.items()},
         }
 
 
@@ -259,10 +270,12 @@ def _checked_of(graph: Any) -> CheckedGraph:
 
 
 def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
-    """Overrides that make labelled check nodes follow their label (the labels' path)."""
+    """Overrides that make labelled check nodes follow their label (the labels' path); an
+    "unsure" label overrides nothing (the code's own verdict is followed)."""
     expected = case.expected or {}
     return {nid: normalize_label(node, expected[nid]) for nid, node in graph.nodes.items()
-            if isinstance(node, CheckNode) and nid in expected}
+            if isinstance(node, CheckNode) and nid in expected
+            and not is_unsure(node, expected[nid])}
 
 
 async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]], limit: int,
@@ -287,7 +300,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
                       python_path: Iterable[str | os.PathLike[str]] = (),
                       progress: Callable[[int, int], None] | None = None,
                       lenient: bool = False, probes: Sequence[str] = (),
-                      **judge_opts: Any) -> Calibration:
+                      annotator: str | None = None, **judge_opts: Any) -> Calibration:
     """Calibrate `graph`'s judge against the labelled `cases` (see the module docstring).
 
     `judge`: a litellm model string, or any Judge; `judge_opts` go to the litellm judge
@@ -299,7 +312,10 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     `lenient=True` drops them instead, with a `LabelWarning` each, listed in
     `ignored_labels`. `probes` (`order`, `padding`) re-asks every labelled judgement node
     with its options reordered or its case material padded (`dagtui.calibration.probes`),
-    after everything else; the results are in `result.probes`."""
+    after everything else; the results are in `result.probes`. `annotator`: compare the
+    judge with that person's labels (a case's `annotations`) instead of the adjudicated
+    `expected`; either way `result.human_agreement` holds each pair of annotators' agreement
+    (`dagtui.calibration.annotators`), and "unsure" labels are left out of every figure."""
     from dagtui.calibration import probes as bias
     from dagtui.judges.factory import make_judge
     from dagtui.run.batch import preflight_all
@@ -319,8 +335,12 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     checked = _checked_of(graph)
     # validated at most once, when the first engine is built: the others trust that check
     g = checked.graph if checked.graph is not None else checked.require()
-    batch, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
+    checked_cases, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
     warn_ignored(ignored)
+    pairs = annotators.human_agreement(g, checked_cases, seed=seed)
+    labelled = annotators.compared(checked_cases, annotator)
+    unsure = annotators.unsure_cases(g, labelled)
+    batch = [annotators.certain(g, c) for c in labelled]
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
     shared = SharedAnswers(inner)
     forcing = ForcingJudge(shared)
@@ -373,10 +393,12 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
         await inner.aclose()
     temperature = getattr(inner, "temperature", None)
     result = analyse(g, batch, human, forced0, free_results, forcing.observed,
-                     samples=samples, seed=seed)
+                     samples=samples, seed=seed, unsure=unsure)
     result.judge = inner.describe()
     result.temperature = temperature
-    result.provenance = fingerprint.provenance(g, batch, fingerprint.JudgeSetting.of(
+    result.annotator, result.human_agreement = annotator, pairs
+    # the labels as written (an "unsure" among them): relabelling one makes the node stale
+    result.provenance = fingerprint.provenance(g, labelled, fingerprint.JudgeSetting.of(
         {**result.judge, "temperature": temperature}))
     result.wall_time = wall
     if halt is not None:
@@ -421,8 +443,11 @@ def note_ignored(result: Calibration, ignored: Sequence[LabelProblem]) -> None:
 def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
             forced0: Sequence[RunResult], free: Sequence[RunResult],
             observed: dict[tuple[str, str, int], Observation], *, samples: int = 1,
-            seed: int = stats.SEED) -> Calibration:
-    """Turn the three passes into per-node and end-to-end figures (no calls)."""
+            seed: int = stats.SEED, unsure: dict[str, list[str]] | None = None) -> Calibration:
+    """Turn the three passes into per-node and end-to-end figures (no calls). `unsure`:
+    node id -> the cases labelled "unsure" there (`annotators.unsure_cases`; the runs read
+    them without it): counted per node, neither unlabelled nor a label problem."""
+    unsure = unsure or {}
     metric = graph.metric
     threshold = metric.effective_threshold
     out = Calibration(metric.name, graph.path, {}, threshold, samples, None, len(cases))
@@ -430,8 +455,11 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
         classes = [v.verdict for v in node.verdicts] \
             if isinstance(node, BinaryNode | NonBinaryNode | CheckNode) else []
         out.nodes[nid] = NodeCalibration(nid, node.type, classes=classes, samples=samples)
+    for nid, names in unsure.items():
+        out.nodes[nid].unsure = len(names)
     for case, run in zip(cases, forced0, strict=True):
-        if run.error is not None and run.error_kind in ("label_missing", "out_of_set"):
+        if run.error is not None and run.error_kind in ("label_missing", "out_of_set") \
+                and case.name not in unsure.get(run.error_node or "", ()):
             out.label_problems.append(f"{case.name}: {run.error}")
         for step in run.steps:
             nc = out.nodes[step.node]
@@ -440,7 +468,8 @@ def analyse(graph: Graph, cases: Sequence[Case], human: Sequence[RunResult],
                 continue
             obs = observed.get((case.name, step.node, 0))
             if obs is None:  # the label was missing or bad: the step failed before the call
-                if step.error_kind == "label_missing":
+                if step.error_kind == "label_missing" \
+                        and case.name not in unsure.get(step.node, ()):
                     nc.unlabelled.append(case.name)
                 continue
             if not obs.ok:

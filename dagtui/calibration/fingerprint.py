@@ -286,6 +286,11 @@ def compare(saved: Mapping[str, Any], graph: Graph, cases: Iterable[Any] | None,
         out.nodes = [NodeState(nid, "stale", [NO_FINGERPRINT]) for nid in current]
         return out
     cases = list(cases) if cases is not None else None
+    who = saved.get("annotator")
+    if cases is not None and isinstance(who, str):  # compared with one person's labels
+        from dagtui.run.cases import as_annotator
+
+        cases = [as_annotator(c, who) for c in cases]
     parents = graph.parents()
     kept: dict[str, Any] = record["nodes"]
     for nid in current:

@@ -61,6 +61,37 @@ HEAD = ["node", "type", "cases", "agree", "kappa", "95% CI", "recall / MAE", "fl
 SAMPLE_HEAD = ["node", "cases", "flip rate", "margin", "Fleiss κ", "close calls"]
 
 
+HUMAN_HEAD = ["node", "judge kappa", "annotators", "both", "agree", "kappa", "95% CI",
+              "unsure"]
+
+
+def _pair_ci(ci: tuple[float, float] | None) -> str:
+    return "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _compared_with(cal: Calibration) -> str:
+    """Whose labels the judge's figures are measured against."""
+    return (f"annotator {cal.annotator!r} (--annotator)" if cal.annotator is not None
+            else "the adjudicated labels ('expected')")
+
+
+def _human_rows(cal: Calibration) -> list[list[str]]:
+    """Per judgement node and pair of annotators: the judge's kappa beside the people's."""
+    rows = []
+    for nid, pairs in cal.human_agreement.items():
+        judge = cal.nodes[nid].kappa if nid in cal.nodes else None
+        for p in pairs:
+            rows.append([nid, _num(judge), f"{p.first} / {p.second}", str(p.cases),
+                         _pct(p.agreement), _num(p.kappa), _pair_ci(p.kappa_ci),
+                         str(p.unsure)])
+    return rows
+
+
+def _human_intro(cal: Calibration, head: str = "human–human agreement") -> str:
+    return (f"{head} (the ceiling: cases both annotators labelled with a "
+            f"verdict, unsure left out); the judge is compared with {_compared_with(cal)}")
+
+
 def _sample_rows(cal: Calibration) -> list[list[str]]:
     return [[nc.node, str(nc.sampled_cases), _pct(nc.flip_rate), _num(nc.margin),
              _num(nc.fleiss), str(len(nc.close_calls))]
@@ -188,6 +219,13 @@ def render_text(cal: Calibration) -> str:
         if nc.unlabelled:
             out.append(f"  {nc.node} reached without a label in {len(nc.unlabelled)}: "
                        + ", ".join(nc.unlabelled[:LIST_MAX]) + _more(nc.unlabelled))
+        if nc.unsure:
+            out.append(f"  {nc.node} labelled unsure in {nc.unsure} (left out of kappa)")
+    if cal.human_agreement:
+        out += ["", _human_intro(cal)]
+        out += _table(HUMAN_HEAD, _human_rows(cal), left=(0, 2))
+    elif cal.annotator is not None:
+        out += ["", f"the judge is compared with {_compared_with(cal)}"]
     out += ["", "end to end (the judge's own path): " + _end_to_end(cal),
             "  outcomes flipped, by the first node that diverged: " + _blame_line(cal)]
     rows = _outcome_rows(cal)
@@ -250,6 +288,11 @@ def render_markdown(cal: Calibration, *, min_kappa: float | None = None,
             else f"every probed node at or below the flip ceiling {max_flip:g}", ""]
     out += ["**Per node** (teacher forcing: each node judged on the cases its labels reach)", ""]
     out += _md_table(HEAD, _rows(cal))
+    if cal.human_agreement:
+        out += ["", _human_intro(cal, "**Human–human agreement**"), ""]
+        out += _md_table(HUMAN_HEAD, _human_rows(cal))
+    elif cal.annotator is not None:
+        out += ["", f"The judge is compared with {_compared_with(cal)}."]
     out += ["", f"**End to end** (the judge's own path): {_end_to_end(cal)}. Outcomes flipped, "
             f"by the first node that diverged: {_blame_line(cal)}.", ""]
     rows = _outcome_rows(cal)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +66,14 @@ def staleness(saved: dict[str, Any], graph: Graph, judge: JudgeSetting | None, *
 
 
 def run_calibration(graph: Graph, described: dict[str, Any], passed: int, failed: int, *,
-                    path: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+                    path: str | os.PathLike[str] | None = None,
+                    results: Iterable[Any] | None = None) -> dict[str, Any] | None:
     """What a run reports about its graph's saved calibration (`path`, else the one kept
     for the graph): its state and, when fresh, the pass rate corrected for the judge's
-    measured errors (`correction`). `described` is the run's judge (`Judge.describe()`);
-    `passed` and `failed` its cases with a verdict. None when no calibration is saved (the
-    report then says nothing of one, and a sharded run merges to the whole run's report)."""
+    measured errors (`correction`) and, given the run's `results`, its fragile outcomes
+    (`fragile`). `described` is the run's judge (`Judge.describe()`); `passed` and
+    `failed` its cases with a verdict. None when no calibration is saved (the report then
+    says nothing of one, and a sharded run merges to the whole run's report)."""
     where = Path(path) if path is not None else calibration_file(graph.path or graph.metric.name)
     saved = read_saved(where)
     if saved is None:
@@ -84,18 +87,26 @@ def run_calibration(graph: Graph, described: dict[str, Any], passed: int, failed
             passed, passed + failed, int(counts.get("judge_pass", 0)),
             int(counts.get("human_pass", 0)), int(counts.get("judge_fail", 0)),
             int(counts.get("human_fail", 0))).to_dict()
+        if results is not None:
+            from dagtui.calibration.fragile import fragile_outcomes
+
+            out["fragile"] = fragile_outcomes(graph, saved, results).to_dict()
     return out
 
 
 def summary_lines(calibration: dict[str, Any] | None) -> list[str]:
-    """`calibration: ...` and, when fresh, the corrected pass rate: a run's summary lines
-    (`calibration: none` without one)."""
+    """`calibration: ...` and, when fresh, the corrected pass rate and the fragile
+    outcomes: a run's summary lines (`calibration: none` without one)."""
     if not calibration:
         return ["calibration: none"]
     lines = [f"calibration: {calibration.get('line', calibration.get('state'))}"]
     corrected = calibration.get("corrected_pass_rate")
     if corrected:
         lines.append(corrected_line(corrected))
+    if calibration.get("fragile"):
+        from dagtui.calibration.fragile import fragile_lines
+
+        lines += fragile_lines(calibration["fragile"])
     return lines
 
 

@@ -18,7 +18,7 @@ from dagtui.calibration import stats
 from dagtui.calibration.core import TOLERANCE
 from dagtui.calibration.stats import _key
 from dagtui.graph.model import BinaryNode, CheckNode, Graph, NonBinaryNode
-from dagtui.labels.check import normalize_label
+from dagtui.labels.check import is_unsure, normalize_label
 from dagtui.text import counted
 
 LIST_MAX = 10
@@ -54,7 +54,8 @@ class Agreement:
         for step in r.steps:
             node = self.graph.nodes.get(step.node)
             if step.error is not None or step.node not in expected \
-                    or not isinstance(node, BinaryNode | NonBinaryNode | CheckNode):
+                    or not isinstance(node, BinaryNode | NonBinaryNode | CheckNode) \
+                    or is_unsure(node, expected[step.node]):  # "unsure": out of kappa
                 continue
             label = normalize_label(node, expected[step.node])
             self.pairs.setdefault(step.node, Counter())[(_key(label), _key(step.answer))] += 1

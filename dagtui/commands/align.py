@@ -3,8 +3,9 @@ better with the labels, prove it on held-out cases, and (`--write`) write it int
 
 What is measured and how: `dagtui.calibration.align`. The judge flags are calibrate's. Exit
 codes: 0 held-out kappa improved (and, with `--write`, the graph was written), 1 it did not
-(nothing written unless `--force`), 2 bad input or too few labels (or a plan over
-`--budget`), 3 the judge could not be used.
+(nothing written unless `--force`) or `--budget` was spent first (the requests sent so far
+are cached: the same command again resumes), 2 bad input or too few labels, 3 the judge could
+not be used.
 """
 
 from __future__ import annotations
@@ -46,15 +47,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--holdout", type=_fraction, default=0.3,
                    help="share of each label's cases held out (0.3)")
     p.add_argument("--seed", type=int, default=None, help="split and bootstrap seed")
-    p.add_argument("--method", choices=("examples", "rewrite", "both"),
-                   help="candidate kinds (default both, or only --try wordings when given)")
+    p.add_argument("--method", choices=("examples", "rewrite", "both", "gepa"),
+                   help="candidate kinds (default both, or only --try wordings when given); "
+                        "gepa: GEPA's reflective search (pip install 'dagtui[align]')")
     p.add_argument("--candidates", type=positive_int, default=4, metavar="K",
                    help="example sets and rewrites each (4)")
     p.add_argument("--proposer", metavar="MODEL", help="rewriting model (default: the judge's)")
     p.add_argument("--try", dest="tries", action="append", default=[], metavar="TEXT",
                    help="a wording of your own to measure (repeatable)")
     p.add_argument("--budget", type=non_negative_int, metavar="CALLS",
-                   help="refuse to start when the plan needs more calls")
+                   help="send at most this many requests (cache hits are free); when spent, "
+                        "stop and exit 1: the same command again resumes from the cache")
     p.add_argument("--dry-run", action="store_true", help="print the plan's calls, make none")
     p.add_argument("--write", action="store_true",
                    help="write the change into the graph when held-out kappa improved")
@@ -105,15 +108,12 @@ def run(args: argparse.Namespace) -> int:
         pool = len(args.tries) + args.candidates * len(methods)
         say(f"{graph.metric.name}: align {args.node}, dry run, model {model}\n"
             f"  split: {len(plan.split.train)} train, {len(plan.split.held_out)} held-out\n"
-            f"  up to {most} calls: the node as it is and {pool} candidate(s) on train, "
+            f"  up to {most} calls (cache hits are free: --budget counts only requests sent): "
+            f"the node as it is and {pool} candidate(s) on train, "
             f"{'1 proposer call, ' if 'rewrite' in methods else ''}2 measurements on "
             f"held-out, {plan.upstream_calls} task call(s) above the node\n"
             f"  {_cost_line(model, plan.prompts, 1 + pool, most)}")
         return ExitCode.OK
-    if args.budget is not None and most > args.budget:
-        err(f"{args.graph}: the alignment needs up to {most} calls, {most - args.budget} over "
-            f"--budget {args.budget} (fewer --candidates or --try, or --method, need fewer)")
-        return ExitCode.USAGE
     from dagtui.calibration.align_report import render_markdown, render_text
     from dagtui.judges.cache import open_cache
     from dagtui.report.outputs import report_target_problems, safe_json, safe_text
@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
             method=args.method, candidates=args.candidates, proposer=args.proposer,
             tries=args.tries, concurrency=args.concurrency, python=consent,
             api_base=args.api_base, cache=False if cache is None else cache,
-            timeout=args.timeout, retries=args.retries, temperature=args.temperature))
+            timeout=args.timeout, retries=args.retries, temperature=args.temperature,
+            budget=args.budget))
     except AlignRefused as exc:
         err(f"{args.graph}: {exc}")
         return ExitCode.USAGE
@@ -142,6 +143,11 @@ def run(args: argparse.Namespace) -> int:
             err(line)
         return ExitCode.JUDGE
     say(render_text(result), end="")
+    if result.budget_spent:
+        say(f"not finished: --budget {args.budget} spent after {result.calls} calls "
+            f"({result.cache_hits} cache hits, free); the same command again resumes from the "
+            "cache")
+        return ExitCode.FAILURES
     for path, text in ((args.json_out, safe_json(result.to_dict()) + "\n"),
                        (args.markdown, safe_text(render_markdown(result)) if args.markdown
                         else "")):

@@ -13,6 +13,11 @@ with the graph, the judge (`--model`, `--api-base`, `--temperature`, as a run wo
 them) and the labels of now, and says per node fresh, stale (why) or missing; exit 1 when
 any node is stale or missing (or below `--min-kappa`): a CI gate an edit cannot slip past
 (`dagtui.calibration.fingerprint`).
+`--plan [--target-width W]` makes no call either: from the saved calibration and the judge
+cache, the labels each node still needs and the unlabelled cases to label first
+(`dagtui.calibration.plan`). `--annotator NAME` compares the judge with one person's labels
+(a case's `annotations`); every report shows each pair of annotators' agreement beside the
+judge's (`dagtui.calibration.annotators`).
 `--probes order,padding` asks every labelled judgement node again with its options reordered
 and its case material padded by neutral filler (`dagtui.calibration.probes`); `--max-flip R`
 exits 1 when a node's verdicts flip more often than R under a probe.
@@ -30,9 +35,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dagtui.commands.flags import add_call_flags, kappa, positive_int, share, temperature
+from dagtui.commands import flags
+from dagtui.commands.flags import (
+    add_call_flags,
+    interval_width,
+    kappa,
+    positive_int,
+    share,
+    temperature,
+)
 from dagtui.commands.label_opts import add_lenient_option, checked_case_list
-from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.python_opts import add_python_options
 from dagtui.commands.run import err, halt_lines, load_graph_and_cases
 from dagtui.exitcodes import ExitCode
 from dagtui.text import counted, say
@@ -72,9 +85,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="make no call: is the saved calibration still fresh for this graph, "
                         "judge and labels? exit 1 when a node is stale, missing or below "
                         "--min-kappa")
+    p.add_argument("--annotator", metavar="NAME",
+                   help="compare the judge with this annotator's labels (a case's "
+                        "'annotations') instead of the adjudicated 'expected'")
+    p.add_argument("--plan", action="store_true",
+                   help="make no call: per node, labelled cases, the kappa interval's width "
+                        "and the labels still needed to reach --target-width, then the "
+                        "unlabelled cases to label first (from the saved calibration and "
+                        "the judge cache)")
+    p.add_argument("--target-width", type=interval_width, metavar="W",
+                   help="with --plan: the kappa interval width to aim at (0.2)")
     p.add_argument("--calibration", metavar="FILE",
-                   help="with --check: the calibration to check (a --json file) instead of "
-                        "the one saved under .dagtui/calibration/")
+                   help="with --check or --plan: the calibration to read (a --json file) "
+                        "instead of the one saved under .dagtui/calibration/")
     add_call_flags(p)
     add_lenient_option(p)
     add_python_options(p)
@@ -94,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
             "nodes and labels)")
         return ExitCode.USAGE
     probes, code = _probes_of(args)
+    code = code or _plan_flags(args)
     if code:
         return code
     if args.check:
@@ -103,24 +127,33 @@ def run(args: argparse.Namespace) -> int:
     graph, cases, code = load_graph_and_cases(checked, args.cases)
     if code:
         return code
-    cases, ignored, code = checked_case_list(graph, cases, getattr(args, "lenient", False))
+    spec = flags.run_spec(args)
+    cases, ignored, code = checked_case_list(graph, cases, spec.lenient)
     if code:
         return code
-    if not any(c.expected for c in cases):
-        err(f"{args.graph}: no case has labels ('expected'): nothing to calibrate against")
+    if args.plan:
+        from dagtui.commands.calibrate_plan import plan_command
+
+        return plan_command(args, graph, cases)
+    labelled, code = _compared(cases, args.annotator)
+    if code:
+        return code
+    if not any(c.expected for c in labelled):
+        whose = f"annotator {args.annotator!r}" if args.annotator else "'expected'"
+        err(f"{args.graph}: no case has labels ({whose}): nothing to calibrate against")
         return ExitCode.USAGE
     from dagtui.judges.factory import model_for
 
-    model = model_for(graph, args.model)
+    model = model_for(graph, spec.model)
     if args.dry_run:
         # the metric's name and the model come from a file and a flag: shown, never obeyed
-        say(dry_run(checked, cases, model, args.samples, python_consent(args), probes), end="")
+        say(dry_run(checked, labelled, model, spec.samples, spec.python, probes), end="")
         return ExitCode.OK
     from dagtui.calibration.core import a_calibrate, note_ignored
     from dagtui.calibration.report import render_markdown, render_text
-    from dagtui.judges.cache import open_cache
     from dagtui.report.outputs import report_target_problems, safe_json, safe_text
     from dagtui.run.cases import CaseError, cases_source
+    from dagtui.run.execute import open_run_cache
 
     bad_outputs = report_target_problems(
         json_out=args.json_out, files={"--markdown": args.markdown},
@@ -130,16 +163,15 @@ def run(args: argparse.Namespace) -> int:
         err(problem)
     if bad_outputs:
         return ExitCode.USAGE
-    cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
-                            graph=args.graph)
+    cache: Any = open_run_cache(spec, args.graph)
     bar = _progress_bar()
-    try:
+    try:  # the judge's settings as a run's (`dagtui.run.spec.RunSpec`)
         cal = asyncio.run(a_calibrate(
-            checked, cases, judge=model, samples=args.samples, concurrency=args.concurrency,
-            api_base=args.api_base, cache=False if cache is None else cache,
-            timeout=args.timeout,
-            retries=args.retries, temperature=args.temperature, python=python_consent(args),
-            progress=bar.update if bar is not None else None, probes=probes))
+            checked, cases, judge=model, samples=spec.samples, concurrency=spec.concurrency,
+            api_base=spec.api_base, cache=False if cache is None else cache,
+            timeout=spec.timeout, retries=spec.retries, temperature=spec.temperature or 0.0,
+            python=spec.python, progress=bar.update if bar is not None else None,
+            probes=probes, annotator=args.annotator))
     except CaseError as exc:
         err(str(exc))
         return ExitCode.USAGE
@@ -175,6 +207,34 @@ def run(args: argparse.Namespace) -> int:
                 f"{n} ({probe} {rate:.0%})" for n, probe, rate in above))
             failed = True
     return ExitCode.FAILURES if failed else calibration_exit(cal)
+
+
+def _compared(cases: list[Any], annotator: str | None) -> tuple[list[Any], int]:
+    """(the cases labelled as the judge is compared with them, 0), or an error printed and
+    exit 2 when no case is annotated by `annotator` (`--annotator`)."""
+    from dagtui.calibration.annotators import compared
+    from dagtui.run.cases import CaseError
+
+    try:
+        return compared(cases, annotator), ExitCode.OK
+    except CaseError as exc:
+        err(str(exc))
+        return [], ExitCode.USAGE
+
+
+def _plan_flags(args: argparse.Namespace) -> int:
+    """0, or an error printed and exit 2: `--plan` with a flag that measures or checks,
+    `--target-width` without `--plan`."""
+    clash = [flag for flag, on in (("--check", args.check), ("--dry-run", args.dry_run),
+                                   ("--probes", args.probes is not None),
+                                   ("--min-kappa", args.min_kappa is not None)) if on]
+    if args.plan and clash:
+        err(f"--plan makes no call and measures nothing: it does not take {clash[0]}")
+        return ExitCode.USAGE
+    if args.target_width is not None and not args.plan:
+        err("--target-width needs --plan")
+        return ExitCode.USAGE
+    return ExitCode.OK
 
 
 def _probes_of(args: argparse.Namespace) -> tuple[list[str], int]:

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         say(refusal, file=sys.stderr)
         return ExitCode.USAGE
     from dagtui.keyfile import KeymapError
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app, suite_app
     from dagtui.tui.keys import user_keymap
 
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
@@ -107,12 +107,8 @@ def run(args: argparse.Namespace) -> int:
     from dagtui.suite.loader import is_suite_file
 
     if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
-        from dagtui.tui.suite_view import run_suite_editor
-
-        return run_suite_editor(args.graph, keymap=keymap)
-    app = EditorApp(args.graph, starter=args.starter, python=python_consent(args),
-                    calibration=getattr(args, "calibration", None))
-    if keymap:
-        app.set_keymap(keymap)
-    app.run()
+        suite_app(args.graph, keymap=keymap).run()
+        return ExitCode.OK
+    editor_app(args.graph, starter=args.starter, python=python_consent(args),
+               calibration=args.calibration, keymap=keymap).run()
     return ExitCode.OK

@@ -5,10 +5,12 @@ before any file is read or any call is made."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from collections.abc import Callable
 
 from dagtui.judges.health import RPM_MAX, RPM_MIN
+from dagtui.run.spec import RunSpec
 
 
 def _number(kind: type, low: float, *, strict: bool, words: str,
@@ -46,6 +48,8 @@ temperature = _number(float, 0.0, strict=False, high=2.0, words="a number from 0
 kappa = _number(float, -1.0, strict=False, high=1.0, words="a number from -1 to 1")
 #: `--max-flip`: a share of verdicts, 0..1
 share = _number(float, 0.0, strict=False, high=1.0, words="a number from 0 to 1")
+#: `--target-width`: a kappa interval's width, above 0 and at most 2 (kappa spans -1..1)
+interval_width = _number(float, 0.0, strict=True, high=2.0, words="a number above 0, at most 2")
 
 
 def _port(low: int, words: str) -> Callable[[str], int]:
@@ -112,3 +116,21 @@ def add_cache_flags(p: argparse.ArgumentParser) -> None:
                              "is stored")
     cached.add_argument("--refresh", action="store_true",
                         help="ask the judge again and overwrite the cached answers")
+
+
+def run_spec(args: argparse.Namespace, *, stream_results: bool = False) -> RunSpec:
+    """The `RunSpec` of a command's parsed flags: the one place a run leaves argparse.
+    Each flag whose destination is a `RunSpec` field sets it (a command without the flag
+    leaves the default); `--allow-python` / `--python-path` give the python consent;
+    `stream_results`: `--json out.json` streams each finished case to
+    `out.results.jsonl` (`dagtui run`). Environment fallbacks: `RunSpec.from_env`."""
+    from dagtui.report.stream import results_path
+
+    given = vars(args)
+    names = {f.name for f in dataclasses.fields(RunSpec)}
+    settings = {k: v for k, v in given.items() if k in names}
+    if stream_results and given.get("json_out"):
+        settings["stream"] = str(results_path(given["json_out"]))
+    return RunSpec.from_env(allow_python=bool(given.get("allow_python")),
+                            python_path=given.get("python_path") or (),
+                            results_on_disk=stream_results, **settings)

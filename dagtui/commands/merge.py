@@ -35,7 +35,7 @@ def err(msg: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dagtui.report.merge import MergeError, describe, merge_files
-    from dagtui.report.outputs import report_target_problems, write_report
+    from dagtui.report.outputs import report_target_problems
 
     problems = report_target_problems(
         json_out=args.json_out, junit=args.junit,
@@ -45,36 +45,20 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         return ExitCode.USAGE
     try:
-        kind, merged, reports = merge_files(args.reports)
+        merged, reports = merge_files(args.reports)
     except MergeError as exc:
         err(str(exc))
         return ExitCode.USAGE
     say(describe(reports), file=sys.stderr)
+    from dagtui.report.summary import print_summary
+    from dagtui.report.write import write_outcome
+
+    for line in merged.halts():
+        err(line)
+    print_summary(merged, sys.stdout)
     try:
-        if kind == "graph":
-            from dagtui.commands.run import print_summary
-
-            if merged.halt:
-                err(merged.halt)
-            print_summary(merged, sys.stdout)
-            if args.junit:
-                write_report(args.junit, merged.to_junit())
-            if args.json_out:
-                write_report(args.json_out, merged.to_json(steps=True))
-            return merged.exit_code()
-        from rich.console import Console
-
-        from dagtui.suite.report import print_summary as print_suite
-        from dagtui.suite.report import write_json, write_junit
-
-        for line in merged.halts():
-            err(line)
-        print_suite(merged, Console(width=120))
-        if args.json_out:
-            write_json(merged, args.json_out)
-        if args.junit:
-            write_junit(merged, args.junit)
-        return merged.exit_code()
+        write_outcome(merged, junit=args.junit, json_out=args.json_out)
     except OSError as exc:
         err(f"cannot write a report: {exc}")
         return ExitCode.USAGE
+    return merged.exit_code()

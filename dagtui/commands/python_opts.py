@@ -24,5 +24,4 @@ def add_python_options(p: argparse.ArgumentParser) -> None:
 
 def python_consent(args: argparse.Namespace) -> PythonConsent:
     """The consent the command line (and the environment) gives."""
-    return PythonConsent.from_env(bool(getattr(args, "allow_python", False)),
-                                  getattr(args, "python_path", None) or ())
+    return PythonConsent.from_env(bool(args.allow_python), args.python_path or ())

@@ -1,4 +1,7 @@
-"""`dagtui run GRAPH --cases FILE`: a dataset through a real judge, for CI.
+"""`dagtui run TARGET --cases FILE`: a dataset through a real judge, for CI. The target is a
+graph file (`run_graph`) or a suite file (`run_suite`, its exit codes below); both run
+through the one pipeline, `dagtui.run.execute`, on the `RunSpec` the flags give
+(`dagtui.commands.flags.run_spec`).
 
 Checks the graph (errors: exit 1) and every case (missing fields: exit 2) before the first
 call, runs cases concurrently (in this process, or spread over Dask workers — `--workers`
@@ -14,19 +17,26 @@ flags, cases, labels); 3 no case failed but at least one ended in a judge error.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
-import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from dagtui.commands import flags
 from dagtui.commands.label_opts import add_lenient_option, checked_case_stream
-from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.python_opts import add_python_options
+from dagtui.diagnostics import sort_key
 from dagtui.exitcodes import ExitCode
 from dagtui.graph.analysed import CheckedGraph
-from dagtui.text import counted, for_markup, for_terminal, say, shorten
+from dagtui.report.summary import HALT_WIDTH, print_summary
+from dagtui.report.summary import wrapped as _wrapped
+from dagtui.run.sinks import BaseSink
+from dagtui.run.spec import RunSpec
+from dagtui.text import counted, for_markup, say, shorten
+
+if TYPE_CHECKING:
+    from dagtui.suite.loader import SuiteLoad
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -127,12 +137,6 @@ def load_graph_and_cases(graph: str | CheckedGraph, cases_arg: str | None, *,
     return loaded, cases, ExitCode.OK
 
 
-#: the widest line of the run's summary (a terminal's or CI log's 80 columns)
-SUMMARY_WIDTH = 80
-#: how much of a judge's halt (often the provider's whole error text) a message shows
-HALT_WIDTH = 200
-
-
 def halt_lines(halt: str, model: Any = None) -> list[str]:
     """Why the judge could not be used, cut to `HALT_WIDTH` (litellm's provider text runs to
     hundreds of characters), and, when `model` looks like a misspelling of a model litellm
@@ -168,131 +172,60 @@ def warn_misspelt(graph: Any, cases: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """`dagtui run TARGET`: the target is a graph or a suite file, told apart once here
+    (read and parsed once, for both questions)."""
+    spec = flags.run_spec(args, stream_results=True)
+    checked = CheckedGraph.read(args.graph)
+    if checked.is_suite:  # a suite of rules: its graphs run as `run_graph` runs one
+        return run_suite(args.graph, args.cases, spec, read=checked)
+    return run_graph(checked, args.cases, spec)
+
+
+def run_graph(checked: CheckedGraph, cases_arg: str | None, spec: RunSpec) -> int:
+    """Run a graph file's cases as `spec` says; the exit code (module docstring)."""
     from dagtui.run.cases import CaseError
 
-    checked = CheckedGraph.read(args.graph)  # read and parsed once, for both questions
-    if checked.is_suite:  # a suite of rules: dagtui.suite runs it
-        from dagtui.commands.suite_run import run_suite_command
-
-        return run_suite_command(args, read=checked)
-    graph, cases, code = load_graph_and_cases(checked, args.cases, lazy=True)
+    graph, cases, code = load_graph_and_cases(checked, cases_arg, lazy=True)
     if code:
         return code
-    cases, positions = take_shard(cases, getattr(args, "shard", None))
+    cases, positions = take_shard(cases, spec.shard)
     try:  # labels (`expected`, `expected_score`) feed the agreement lines: checked first
-        cases, ignored, code = checked_case_stream(graph, cases,
-                                                     getattr(args, "lenient", False))
+        cases, ignored, code = checked_case_stream(graph, cases, spec.lenient)
     except CaseError as exc:  # a line that turned bad since the first pass
         err(str(exc))
         return ExitCode.USAGE
     if code:
         return code
-    from dagtui.report.outputs import report_target_problems, write_report
     from dagtui.run.cases import cases_source
 
-    bad_outputs = report_target_problems(
-        json_out=args.json_out, junit=args.junit, trace_dir=args.trace_dir, results_file=True,
-        inputs={"graph file": args.graph,
-                "cases file": cases_source(graph, graph.path or args.graph, args.cases)})
-    for problem in bad_outputs:  # found now, not after an hour of judge calls
-        err(problem)
-    if bad_outputs:
-        return ExitCode.USAGE
-    if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0:
-        err("--concurrency must be >= 1, --retries >= 0, --timeout > 0")
-        return ExitCode.USAGE
-    from dagtui.run.cluster import (
-        ClusterError,
-        DaskMissing,
-        evaluate_in_workers,
-        parse_workers,
-        require_dask,
-        resolve_workers,
-        scheduler_address,
-    )
+    graph_file = checked.file or ""
+    code = refuse_outputs(spec, {"graph file": graph_file, "cases file": cases_source(
+        graph, graph.path or graph_file, cases_arg)})
+    if code:
+        return code
+    from dagtui.run.sinks import AgreementSink
 
-    try:
-        workers_arg = parse_workers(args.workers)
-    except ValueError as exc:
-        err(str(exc))
-        return ExitCode.USAGE
-    from dagtui.judges.cache import open_cache
-    from dagtui.judges.factory import make_judge
-    from dagtui.run.engine import Engine
-
-    cache = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
-                       graph=args.graph)
-    judge = make_judge(args.model, graph, api_base=args.api_base, cache=cache,
-                       concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
-                       via=getattr(args, "via", "auto"),
-                       **({"rpm": args.rpm} if getattr(args, "rpm", None) else {}))
-    engine = Engine(checked, judge, python=python_consent(args))  # checked once, above
-    workers = resolve_workers(workers_arg, len(cases), judge)
-    from dagtui.judges.litellm_judge import LiteLLMJudge
-
-    scheduler = scheduler_address(getattr(args, "scheduler", None))
-    on_dask = isinstance(judge, LiteLLMJudge) and (workers > 1 or scheduler is not None)
-    if on_dask:
-        try:
-            require_dask()
-        except DaskMissing as exc:
-            err(str(exc))
-            return ExitCode.USAGE
     out = sys.stdout
-    from dagtui.calibration.summary import Agreement  # labelled cases: no extra calls
-    from dagtui.labels.check import ignored_summary
-    from dagtui.report.stream import Finished, ResultLog, ResultsStream, results_path
-
-    try:  # --json out.json: out.results.jsonl gets each case as it finishes
-        stream = ResultsStream(results_path(args.json_out)) if args.json_out else None
-    except OSError as exc:
-        err(f"cannot write {results_path(args.json_out)}: {exc}")
+    agreement = AgreementSink(graph)
+    progress = Progress(len(cases), out, quiet=spec.quiet)
+    sinks, code = open_sinks(spec, [agreement, progress])
+    if code:
+        return code
+    report = _executed(checked, cases, spec, sinks, positions)
+    if report is None:
         return ExitCode.USAGE
-    progress = Progress(len(cases), out, quiet=args.quiet,
-                        note=getattr(judge, "rate_note", None))
-
-    traces = None
-    if args.trace_dir:  # written as each case ends, while its details are in memory
-        from dagtui.report.trace import Trace, trace_file_name
-
-        def traces(i: int, case: Any, r: Any) -> None:
-            Trace.of(graph, case, judge, r).save(Path(args.trace_dir) / trace_file_name(i, r.case))
-
-    agreement = Agreement(graph)
-    finished = Finished(stream, progress, traces=traces, agreement=agreement)
-    log = ResultLog()  # the results on disk, in dataset order: memory stays flat
+    from dagtui.calibration.saved import summary_lines
+    from dagtui.report.outputs import write_report
+    from dagtui.run.sinks import first_error
 
     try:
-        if on_dask:  # a LocalCluster of `workers` processes, or the cluster at `scheduler`
-            report = evaluate_in_workers(engine, cases, workers=workers, scheduler=scheduler,
-                                         concurrency=args.concurrency, on_case=finished,
-                                         log=log)
-        else:
-            report = asyncio.run(_go(engine, cases, args.concurrency, finished, log))
-    except (CaseError, ClusterError) as exc:
-        progress.close()
-        err(str(exc))
-        return ExitCode.USAGE
-    finally:
-        if stream is not None:
-            stream.close()
-    progress.close()
-    if positions is not None:
-        from dagtui.report.merge import shard_info
-
-        report.shard = shard_info(args.shard, positions)
-    from dagtui.calibration.saved import run_calibration, summary_lines
-
-    report.calibration = run_calibration(graph, judge.describe(), report.count("pass"),
-                                         report.count("fail"))
-    try:
-        for failed in (finished.error, stream.error if stream is not None else None):
-            if failed is not None:  # a line, or putting the results file in place
-                raise failed
-        if args.junit:
-            write_report(args.junit, report.junit_parts())
-        if args.json_out:
-            write_report(args.json_out, report.json_parts(steps=True))
+        failed = first_error(sinks)
+        if failed is not None:  # a line, a trace, or putting the results file in place
+            raise failed
+        if spec.junit:
+            write_report(spec.junit, report.junit_parts())
+        if spec.json_out:
+            write_report(spec.json_out, report.json_parts(steps=True))
     except OSError as exc:  # changed since the check before the run (full disk, ...)
         err(f"cannot write a report: {exc}")
         print_summary(report, out)
@@ -300,15 +233,73 @@ def run(args: argparse.Namespace) -> int:
     from dagtui.judges.health import is_unusable
 
     if is_unusable(report.halt) and not (report.count("pass") or report.count("fail")):
-        for line in halt_lines(report.halt or "", getattr(judge, "model", None)):
+        for line in halt_lines(report.halt or "", report.judge.get("model")):
             err(line)  # the judge never worked: a line or two, not a page of zeros
         return report.exit_code()
     print_summary(report, out)
     for line in [*summary_lines(report.calibration), *agreement.lines()]:
         say(_wrapped(line), file=out)
     if ignored:
+        from dagtui.labels.check import ignored_summary
+
         say(_wrapped(ignored_summary(ignored)), file=out)
     return report.exit_code()
+
+
+def refuse_outputs(spec: RunSpec, inputs: dict[str, str | None],
+                   tell: Callable[[str], None] = err) -> int:
+    """2 after naming each report, trace or results file of `spec` that cannot be written
+    (or would overwrite one of `inputs`): found now, not after an hour of judge calls."""
+    from dagtui.report.outputs import report_target_problems
+
+    problems = report_target_problems(json_out=spec.json_out, junit=spec.junit,
+                                      trace_dir=spec.trace_dir, results_file=True,
+                                      inputs=inputs)
+    for problem in problems:
+        tell(problem)
+    return ExitCode.USAGE if problems else ExitCode.OK
+
+
+def open_sinks(spec: RunSpec, others: list[Any], cases: Any = None,
+               tell: Callable[[str], None] = err) -> tuple[list[Any], int]:
+    """The run's sinks: the results stream and the traces `spec` asks for, then `others`
+    (exit 2, and none, when a file cannot be opened). `cases`: a suite's, to number its
+    traces by (`dagtui.run.sinks.TraceSink`)."""
+    from dagtui.run.sinks import StreamSink, TraceSink
+
+    sinks: list[Any] = []
+    try:  # --json out.json: out.results.jsonl gets each case as it finishes
+        if spec.stream:
+            sinks.append(StreamSink(spec.stream))
+    except OSError as exc:
+        tell(f"cannot write {spec.stream}: {exc}")
+        return [], ExitCode.USAGE
+    try:  # written as each case ends, while its details are in memory
+        if spec.trace_dir:
+            sinks.append(TraceSink(spec.trace_dir, cases))
+    except OSError as exc:
+        tell(f"cannot write traces to {spec.trace_dir}: {exc}")
+        for sink in sinks:
+            sink.close()
+        return [], ExitCode.USAGE
+    return [*sinks, *others], ExitCode.OK
+
+
+def _executed(target: Any, cases: Any, spec: RunSpec, sinks: list[Any],
+              positions: list[int] | None = None, tell: Callable[[str], None] = err) -> Any:
+    """`dagtui.run.execute.execute`, or None after saying why the run could not start or
+    stopped (a case the graph cannot run, Dask missing or unreachable, a judge not made)."""
+    from dagtui.run.cases import CaseError
+    from dagtui.run.cluster import ClusterError, DaskMissing
+    from dagtui.run.execute import execute
+
+    try:
+        return execute(target, cases, spec, sinks, positions=positions)
+    except (CaseError, ClusterError, DaskMissing, ValueError) as exc:
+        for sink in sinks:
+            sink.close()
+        tell(str(exc))
+        return None
 
 
 def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
@@ -328,19 +319,12 @@ def take_shard(cases: Any, shard: Any) -> tuple[Any, list[int] | None]:
     return [cases[i] for i in positions], positions
 
 
-async def _go(engine: Any, cases: Any, concurrency: int, on_case: Any, log: Any) -> Any:
-    """The in-process batch. A model judge loads litellm on its first call the cache cannot
-    answer, and the report's clock leaves that out: a rerun from the cache imports nothing."""
-    from dagtui.run.batch import evaluate_cases
-
-    return await evaluate_cases(engine, cases, concurrency=concurrency, on_case=on_case,
-                                log=log)
-
-
-class Progress:
+class Progress(BaseSink):
     """A rich progress bar on a terminal; plain per-case lines otherwise (or under CI). Each
     update shows the judge calls per second so far and the time left at that pace (ETA), so
-    a long run on a large dataset says when it will end."""
+    a long run on a large dataset says when it will end. A sink of the run
+    (`dagtui.run.sinks`): it shows each finished case, with the judge's rate note
+    ("rpm 60" while that binds) when it has one."""
 
     def __init__(self, total: int, out: TextIO, *, quiet: bool = False,
                  note: Any = None) -> None:
@@ -363,6 +347,15 @@ class Progress:
                                 MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
             self.task = self.bar.add_task("cases", total=total)
             self.bar.start()
+
+    def starting(self, total: int, judges: list[Any]) -> None:
+        """The run starts: its judge's rate note joins each update."""
+        if self.note is None and judges:
+            self.note = getattr(judges[0], "rate_note", None)
+
+    def finished(self, done: Any) -> bool:
+        self.add(done.result)
+        return False
 
     def add(self, result: Any) -> None:
         self.done += 1
@@ -405,77 +398,126 @@ class Progress:
             self.bar = None
 
 
-def _fmt_s(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
+# -- suites: `dagtui run SUITE.toml` -----------------------------------------------------
+#
+# Exit codes as for graphs: 0 every rule passed every case it judged; 1 a judged case failed
+# (score below its graph's threshold; a check that does not hold) or the suite is invalid;
+# 2 usage or input error; 3 nothing failed but judge errors prevented a verdict, or a judge
+# halted (could not be used, or went down mid-run) and pairs were left not run. `--trace-dir`
+# writes one trace per evaluated (case, rule) pair (`dagtui.suite.traces`); `--workers` (or
+# `--scheduler`) runs each LLM rule's admitted cases on Dask workers, one cluster for the
+# whole run, except rules with `max_calls`, which admit case by case and stay in process.
 
 
-def _wrapped(text: str) -> str:
-    """Each line of `text` longer than `SUMMARY_WIDTH` wrapped at a space, its rest indented
-    under its start (a terminal's own wrap at the edge would break words and tables)."""
-    lines = []
-    for line in text.split("\n"):
-        if len(line) <= SUMMARY_WIDTH:
-            lines.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip()) + 4)
-        lines.append(textwrap.fill(line, SUMMARY_WIDTH, subsequent_indent=indent,
-                                   break_on_hyphens=False, break_long_words=False))
-    return "\n".join(lines)
+def suite_err(msg: str) -> None:
+    """One error line of a suite run on stderr, terminal-safe."""
+    say(f"dagtui run: {msg}", file=sys.stderr)
 
 
-def print_summary(report: Any, out: TextIO) -> None:
-    """The summary table, plain text (readable in CI logs and terminals alike)."""
-    from dagtui.text import verdict_text
+class RuleLines(BaseSink):
+    """A suite's progress: one line on stderr as each rule ends its level."""
 
-    def w(text: str) -> None:  # names, labels and judge text: shown, never obeyed
-        out.write(for_terminal(_wrapped(text)))
+    def rule_done(self, stats: Any, note: str) -> None:
+        st = stats
+        say(f"level {st.level} {st.rule}: {st.evaluated}/{st.candidates} evaluated, "
+            f"{st.passed} passed, {st.calls} calls"
+            + (f", {st.not_run} not run" if st.not_run else "")
+            + (f"  [{note}]" if note else ""), file=sys.stderr)
 
-    n = len(report.results)
-    rate = report.pass_rate
-    not_run = report.count("not_run")
-    w(f"\n{report.graph_name}: {counted(n, 'case')}, {report.count('pass')} passed, "
-      f"{report.count('fail')} failed, {report.count('error')} judge errors"
-      + (f", {not_run} not run" if not_run else "")
-      + (f" — pass rate {rate:.0%}" if rate is not None else "") + "\n")
-    if report.halt:
-        w(f"{shorten(report.halt, HALT_WIDTH, flat='squash')}; {counted(not_run, 'case')} "
-          "not run\n")
-    cost = report.cost
-    w(f"calls {report.calls} (cache hits {report.cache_hits}), tokens {report.tokens}, cost "
-      f"{'-' if cost is None else f'${cost:.4f}'}, wall {report.wall_time:.2f}s, threshold "
-      f"{report.threshold:g}\n")
-    hist = report.histogram()
-    peak = max((c for _, _, c in hist), default=0) or 1
-    w("\nscores\n")
-    for lo, hi, c in hist:
-        bar = "█" * max(1 if c else 0, round(20 * c / peak))
-        w(f"  {lo:.1f}–{hi:.1f} {c:4d} {bar}\n")
-    # 80 columns at most: the figures on the node's line, its verdicts wrapped under it
-    w(f"\n{'node':18} reached  calls   tokens      cost     p50     p95\n")
-    for nid, st in report.node_stats().items():
-        # no priced call in the run: the total says `-`, so no node claims `0.0000`
-        node_cost = f"{st.cost:9.4f}" if cost is not None else f"{'-':>9}"
-        verdicts = ", ".join(f"{verdict_text(k)}:{v}" for k, v in st.verdicts.most_common())
-        if st.errors:
-            verdicts += (", " if verdicts else "") + ", ".join(
-                f"error {k}:{v}" for k, v in st.errors.items())
-        w(f"  {shorten(nid, 16):16} {st.reached:7d} {st.calls:6d} "
-          f"{st.prompt_tokens + st.completion_tokens:8d} {node_cost} "
-          f"{_fmt_s(st.p50):>7} {_fmt_s(st.p95):>7}\n")
-        if verdicts:
-            w(f"    verdicts {verdicts}\n")
-    kinds = report.error_kinds()
-    retried = report.retried_kinds()
-    if kinds or retried or report.corrections():
-        w("\njudge errors (cases without a verdict, not failures): "
-          + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none") + "\n")
-        w("retried and recovered or not, by kind: "
-          + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none")
-          + f"; corrective turns: {report.corrections()}\n")
-    failing = report.first("fail")
-    if failing:
-        w("\nfailing cases\n")
-        for r in failing:
-            w(f"  {r.case}: score {r.score:.2f} — {r.describe_path()}\n")
-    for r in report.first("error"):
-        w(f"  error {r.case}: {r.error_kind}: {r.error}\n")
+
+def run_suite(target: str, cases_arg: str | None, spec: RunSpec, *,
+              read: CheckedGraph | None = None) -> int:
+    """Run a suite file as `spec` says; returns the exit code. `read`: the file as
+    `dagtui run` read it to learn it is a suite (not read again)."""
+    from dagtui.suite.report import SuiteOutcome, write_json, write_junit
+
+    load, cases, code = load_suite_and_cases(target, cases_arg, "dagtui run", read=read)
+    if load is None or cases is None:
+        return code
+    cases, positions = take_shard(cases, spec.shard)
+    code = refuse_outputs(spec, {
+        "suite file": target, "cases file": suite_cases_path(load, target, cases_arg),
+        **{f"graph of rule {rid!r}": g.path for rid, g in load.graphs.items() if g.path}},
+        suite_err)
+    if code:
+        return code
+    sinks, code = open_sinks(spec, [] if spec.quiet else [RuleLines()], cases, suite_err)
+    if code:
+        return code
+    result = _executed(load, cases, spec, sinks, tell=suite_err)
+    if result is None:
+        return ExitCode.USAGE
+    from dagtui.judges.health import is_unusable
+    from dagtui.run.sinks import first_error
+
+    halts = result.halts()
+    for line in halts:  # a judge that never worked, or went down: said once, on stderr
+        suite_err(line)
+    if not (result.calls == 0 and halts and all(is_unusable(h) for h in halts)):
+        print_summary(SuiteOutcome(result), sys.stdout)
+    try:
+        failed = first_error(sinks)
+        if failed is not None:
+            raise failed
+        if spec.json_out:
+            from dagtui.report.merge import shard_info
+
+            write_json(result, spec.json_out, file=str(target),
+                       shard=None if positions is None else shard_info(spec.shard, positions))
+        if spec.junit:
+            write_junit(result, spec.junit)
+    except OSError as exc:
+        suite_err(f"cannot write report: {exc}")
+        return ExitCode.USAGE
+    return result.exit_code()
+
+
+def load_suite_and_cases(
+    target: str, cases_arg: str | None, command: str, *, labels: bool = False,
+    read: CheckedGraph | None = None,
+) -> tuple[SuiteLoad | None, list[Any] | None, int]:
+    """(load, cases, exit code) for a suite command, after printing the suite's diagnostics;
+    load and cases are None (and the code says why) when nothing should run: an unreadable
+    suite or cases file (2), a suite with errors (1). `cases_arg` defaults to `[suite].cases`
+    (with `labels`, for `dagtui test`: `[suite].labels` first), relative to the suite file.
+    `read`: the suite file as the command already read (and parsed) it, used as it is."""
+    from dagtui.run.cases import CaseError, load_cases
+    from dagtui.suite.loader import load_suite_file, load_suite_text
+
+    if read is not None and read.text is not None:
+        load = load_suite_text(read.text, target, raw=read.load.raw)
+    else:
+        load = load_suite_file(target)
+    diags = sorted(load.diagnostics, key=sort_key)
+    for d in diags:
+        say(d.format(), file=sys.stderr)
+    if load.suite is None:
+        return None, None, ExitCode.USAGE
+    if any(d.is_error for d in diags):
+        say(f"{command}: {target}: the suite has errors; nothing was run", file=sys.stderr)
+        return None, None, ExitCode.FAILURES
+    cases_arg = suite_cases_path(load, target, cases_arg, labels=labels)
+    if cases_arg is None:
+        say(f"{command}: no cases: pass --cases FILE or set cases = \"...\" in [suite]",
+            file=sys.stderr)
+        return load, None, ExitCode.USAGE
+    try:
+        cases = load_cases(cases_arg)
+    except CaseError as exc:
+        say(f"{command}: {exc}", file=sys.stderr)
+        return load, None, ExitCode.USAGE
+    if not cases:
+        say(f"{command}: {cases_arg}: no cases", file=sys.stderr)
+        return load, None, ExitCode.USAGE
+    return load, cases, ExitCode.OK
+
+
+def suite_cases_path(load: SuiteLoad, target: str, cases_arg: str | None, *,
+                     labels: bool = False) -> str | None:
+    """The cases file a suite command reads: `cases_arg` (`--cases`), else `[suite].cases`
+    (with `labels`: `[suite].labels` first) beside the suite file; None when none is named."""
+    if cases_arg is not None or load.suite is None:
+        return cases_arg
+    meta = load.suite.meta
+    default = meta.labels if labels and meta.labels else meta.cases
+    return str(Path(target).parent / default) if default else None

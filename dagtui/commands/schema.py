@@ -290,6 +290,7 @@ _CASE_TYPES: dict[str, Any] = {
     "chatbot_role": str,
     "expected": dict[str, Any],
     "expected_score": float,
+    "annotations": list[dict[str, Any]],
 }
 _CASE_DOCS: dict[str, str] = {
     "name": "The case's name (unique in the file).",
@@ -297,6 +298,8 @@ _CASE_DOCS: dict[str, str] = {
     "expected": "Human labels: node id -> verdict (or evidence text, or the items a task "
                 "node's evidence must contain).",
     "expected_score": "The score (0..1) the graph should give.",
+    "annotations": "Each annotator's labels: [{by, expected, expected_score}], beside the "
+                   "adjudicated 'expected'.",
 }
 
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands import flags
+from dagtui.commands.python_opts import add_python_options
 from dagtui.exitcodes import ExitCode
 from dagtui.judges.factory import JUDGE_NAMES
 from dagtui.text import say
+
+if TYPE_CHECKING:
+    from dagtui.run.spec import RunSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,7 +61,8 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     from dagtui.judges.factory import default_judge_name, make_judge
     from dagtui.report.trace import Trace
     from dagtui.run.cases import CaseError, select_case
-    from dagtui.tui.debugger.app import TuiHumanJudge, graph_cases
+    from dagtui.tui.debugger.cases import graph_cases
+    from dagtui.tui.debugger.human import TuiHumanJudge
 
     checked = CheckedGraph.read(args.graph)
     code = refusal(checked)
@@ -86,10 +91,12 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
             err(f"cannot read trace {args.trace}: {exc}")
             return None, ExitCode.USAGE
     name = args.judge or ("litellm" if args.model else default_judge_name(cases))
+    spec = flags.run_spec(args)
 
     def factory(which: str) -> Any:  # the screen gives the human judge its app when shown
-        return make_judge(which, graph, model=args.model, api_base=args.api_base,
-                          trace=trace, cache=_cache_for(which, args), human=TuiHumanJudge)
+        return make_judge(which, graph, model=spec.model, api_base=spec.api_base,
+                          trace=trace, cache=_cache_for(which, spec, args.graph),
+                          human=TuiHumanJudge)
 
     try:
         judge = factory(name)
@@ -100,20 +107,19 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Any] | None, int]:
     return {
         "graph": graph, "graph_path": args.graph, "cases": cases, "case": case,
         "cases_source": source, "judge": judge, "judge_factory": factory,
-        "trace": trace if name != "replay" else None, "python": python_consent(args),
+        "trace": trace if name != "replay" else None, "python": spec.python,
         "checked": checked,  # the debugger's run trusts this check
     }, ExitCode.OK
 
 
-def _cache_for(judge: str, args: argparse.Namespace) -> Any:
+def _cache_for(judge: str, spec: RunSpec, graph_path: str) -> Any:
     """The cache a litellm judge gets (`--no-cache`: none; `--refresh`: ask again and
     overwrite); opened only for that judge, so stepping with labels touches no file."""
     if judge != "litellm":
         return False
-    from dagtui.judges.cache import open_cache
+    from dagtui.run.execute import open_run_cache
 
-    return open_cache(enabled=not getattr(args, "no_cache", False),
-                      refresh=bool(getattr(args, "refresh", False)), graph=args.graph)
+    return open_run_cache(spec, graph_path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,10 +137,9 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         err("needs an interactive terminal")
         return ExitCode.USAGE
-    from dagtui.tui.debugger.app import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     graph = ready.pop("graph")
     path = ready.pop("graph_path")
-    app = DebuggerApp(graph, path, keymap=keymap, **ready)
-    app.run()
+    debugger_app(graph, path, keymap=keymap, **ready).run()
     return ExitCode.OK

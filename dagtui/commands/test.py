@@ -6,9 +6,10 @@ fails with the path the graph took, the check nodes whose code verdict disagreed
 label, and the labels the path never used (a hint at where the graph and the human part).
 A per-node agreement table follows. Exit codes: 0 all pass, 1 any failure (or invalid
 graph), 2 unreadable graph or cases file, or a bad label (`dagtui.labels.check`: `--lenient`
-ignores those with a warning each, counted after the table). A suite file (`dagtui.suite.is_suite_file`) is
-tested by `dagtui.suite.labels`: labels per rule, gates checked too. The test itself is the
-core's (`dagtui.run.labeltest`); this module finds the files and prints.
+ignores those with a warning each, counted after the table). A suite file is the other kind
+of target (`test_suite`): labels per rule, gates checked too (`dagtui.suite.labels`). The
+tests themselves are the core's (`dagtui.run.labeltest`, `dagtui.suite.labels`); this module
+finds the files and prints.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dagtui.commands.run import load_graph_and_cases
 from dagtui.exitcodes import ExitCode
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.checks import PythonConsent
+from dagtui.suite.labels import SuiteLabelTestResult
 from dagtui.text import counted, for_terminal, say
 
 
@@ -127,21 +129,16 @@ def _rule_graphs(suites: list[Path]) -> dict[Path, Path]:
 
 def run(args: argparse.Namespace) -> int:
     python = python_consent(args)
-    lenient = bool(getattr(args, "lenient", False))
+    lenient = bool(args.lenient)
 
     read: dict[str, CheckedGraph] = {}
     paths, worst = _targets(args.graphs, args.cases, read)
     for path in paths:
         # read and parsed once, for both questions (a directory's files by the search)
         checked = read.pop(path, None) or CheckedGraph.read(path)
-        if checked.is_suite:  # rules gated on each other: labels per rule
-            from dagtui.commands.suite_labels import labels_test_command
-
-            code = labels_test_command(path, args.cases, sys.stdout, verbose=args.verbose,
-                                       python=python, read=checked, lenient=lenient)
-        else:
-            code = test_graph(path, args.cases, sys.stdout, verbose=args.verbose,
-                              python=python, checked=checked, lenient=lenient)
+        test = test_suite if checked.is_suite else test_graph  # a suite: labels per rule
+        code = test(path, args.cases, sys.stdout, verbose=args.verbose, python=python,
+                    checked=checked, lenient=lenient)
         if code == ExitCode.USAGE or (code == ExitCode.FAILURES and worst != ExitCode.USAGE):
             worst = code
     return worst
@@ -207,3 +204,63 @@ def agreement_table(graph: Any, agree: dict[str, Counter]) -> str:
         rows.append(f"  {nid[:20]:20} {t['reached']:7d} {t['labelled']:9d} {checks:>13} "
                     f"{t['unused']:14d}\n")
     return "".join(rows)
+
+
+def print_suite_report(report: SuiteLabelTestResult, path: str, cases: list[Any], out: TextIO, *,
+                 verbose: bool = False) -> None:
+    """The summary line, each failing case (every case with `verbose`) with the path each
+    rule took and what is wrong, then the per-rule agreement table; names, labels and paths
+    pass `for_terminal` (shown, never obeyed)."""
+
+    def w(text: str) -> None:
+        out.write(for_terminal(text))
+
+    total = len(report.cases)
+    w(f"{path}: {counted(total, 'case')}, {total - report.failures} passed, "
+      f"{report.failures} failed (labels judge, {report.calls} LLM calls)\n")
+    for name, case in zip(report.cases, cases, strict=True):
+        found = report.problems[name]
+        if not found and not verbose:
+            continue
+        where = getattr(case, "where", "")
+        w(f"  {'FAIL' if found else 'PASS'} {name}" + (f"  ({where})" if where else "") + "\n")
+        for line in report.paths[name]:
+            w(f"       {line}\n")
+        for line in found:
+            w(f"       ✘ {line}\n")
+    w("  rule                 ran  not run  labelled  check agrees  unused labels\n")
+    for rid, t in report.tallies.items():
+        checks = f"{t.check_agree}/{t.check_agree + t.check_disagree}" if (
+            t.check_agree + t.check_disagree) else "-"
+        w(f"  {rid[:20]:20} {t.ran:4d} {t.gated:8d} {t.labelled:9d} {checks:>13} "
+          f"{t.unused:14d}\n")
+
+
+def test_suite(path: str, cases_arg: str | None, out: TextIO, *, verbose: bool = False,
+               python: PythonConsent | None = None, checked: CheckedGraph | None = None,
+               lenient: bool = False) -> int:
+    """`dagtui test SUITE.toml [--cases FILE]`: a suite's logic test against human labels
+    (`dagtui.suite.labels`: every rule answered from the case's labels, gates deciding
+    which rules run, as in `dagtui run`); returns the exit code. `checked`: the suite file
+    as `dagtui test` read it to learn it is a suite (not read again). Bad labels are exit 2
+    before the test, or with `lenient` warnings, counted after the table."""
+    from dagtui.commands.label_opts import refuse, warn
+    from dagtui.commands.run import load_suite_and_cases
+    from dagtui.labels.check import LabelError, ignored_summary
+    from dagtui.suite.labels import check_labels
+
+    load, cases, code = load_suite_and_cases(path, cases_arg, "dagtui test", labels=True,
+                                             read=checked)
+    if load is None or cases is None:
+        return code
+    warn_unlabelled(cases, path, "[suite].labels")
+    try:
+        report = asyncio.run(check_labels(load, cases, python=python, lenient=lenient))
+    except LabelError as exc:
+        return refuse(exc.problems)
+    warn(report.ignored)
+    print_suite_report(report, path, cases, out, verbose=verbose)
+    if report.ignored:
+        out.write(f"{ignored_summary(report.ignored)}\n")
+    return ExitCode.FAILURES if report.failures else ExitCode.OK
+

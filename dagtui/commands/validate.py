@@ -130,11 +130,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dagtui.graph.validate import ValidationReport
+    from dagtui.graph.validate import ValidationResult
 
     read: dict[Path, CheckedGraph] = {}
     files, problems = collect(args.paths, read)
-    reports: list[tuple[Path, ValidationReport | None, str | None]] = []
+    reports: list[tuple[Path, ValidationResult | None, str | None]] = []
     for f in files:
         try:
             reports.append((f, _check_one(f, read.pop(f, None)), None))

@@ -21,8 +21,8 @@ from dagtui.graph.loader import GraphError, LoadResult, load_file
 from dagtui.graph.model import Graph
 
 if TYPE_CHECKING:
-    from dagtui.graph.paths import PathReport
-    from dagtui.graph.validate import ValidationReport
+    from dagtui.graph.paths import PathAnalysis
+    from dagtui.graph.validate import ValidationResult
     from dagtui.run.schedule import Topology
 
 
@@ -49,13 +49,13 @@ class CheckedGraph:
 
     @classmethod
     def of_check(cls, graph: Graph, diagnostics: list[Diagnostic],
-                 paths: PathReport | None) -> CheckedGraph:
+                 paths: PathAnalysis | None) -> CheckedGraph:
         """An in-memory graph with the check its holder made of it as it is now (the
         editor's latest), taken as this graph's check instead of validating again."""
-        from dagtui.graph.validate import ValidationReport
+        from dagtui.graph.validate import ValidationResult
 
         checked = cls.of_graph(graph)
-        checked.__dict__["report"] = ValidationReport(checked.load, list(diagnostics), paths)
+        checked.__dict__["report"] = ValidationResult(checked.load, list(diagnostics), paths)
         return checked
 
     # -- what was read ------------------------------------------------------------------
@@ -85,7 +85,7 @@ class CheckedGraph:
 
     # -- its check (computed on first use) ------------------------------------------------
     @cached_property
-    def report(self) -> ValidationReport:
+    def report(self) -> ValidationResult:
         """Loader and validator diagnostics with the path report, from one validation."""
         from dagtui.graph.validate import check_graph, check_load, file_checks
 
@@ -113,7 +113,7 @@ class CheckedGraph:
         return self.report.warnings
 
     @property
-    def paths(self) -> PathReport | None:
+    def paths(self) -> PathAnalysis | None:
         return self.report.paths
 
     @property

@@ -145,7 +145,7 @@ class PathInfo:
 
 
 @dataclass
-class PathReport:
+class PathAnalysis:
     """Everything path analysis found. Aggregates are None when enumeration was cut short."""
 
     paths: list[PathInfo] = field(default_factory=list)
@@ -194,11 +194,11 @@ def analyze(
     max_steps: int = MAX_STEPS,
     max_states: int = MAX_STATES,
     max_listed: int = MAX_LISTED,
-) -> PathReport:
+) -> PathAnalysis:
     """Enumerate every verdict combination of `graph` (within budget) and summarise them."""
     topo = topo or Topology.of(graph)
     walker = _Walker(graph, topo, max_paths, max_steps, max_listed)
-    report = PathReport()
+    report = PathAnalysis()
     try:
         walker.walk()
     except _Budget as exc:
@@ -223,7 +223,7 @@ def analyze(
     return report
 
 
-def _aggregate(report: PathReport, graph: Graph, ran: list[bool]) -> None:
+def _aggregate(report: PathAnalysis, graph: Graph, ran: list[bool]) -> None:
     paths = report.paths
     if paths:
         report.min_calls = min(p.calls for p in paths)
@@ -633,7 +633,7 @@ class _StateSearch(_Walker):
             ran,
         )
 
-    def fill(self, report: PathReport, summary: _Summary) -> None:
+    def fill(self, report: PathAnalysis, summary: _Summary) -> None:
         """Copy the proven facts into `report`; examples become replayed PathInfos."""
         report.min_calls = summary.min_calls
         report.max_calls = summary.max_calls
@@ -669,7 +669,7 @@ class _StateSearch(_Walker):
     def topo_for_replay(self) -> Topology:
         return self._topo
 
-def render_table(report: PathReport, graph: Graph, *, limit: int = 200) -> Table:
+def render_table(report: PathAnalysis, graph: Graph, *, limit: int = 200) -> Table:
     """The path table for the CLI (`dagtui validate --paths`), as a rich Table."""
     from rich.table import Table
 

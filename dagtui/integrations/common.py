@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dagtui.run.sinks import BaseSink
 from dagtui.text import shorten, verdict_text
 from dagtui.workdir import shown_path
 
@@ -83,12 +84,30 @@ def save_trace(graph: LoadedGraph, case: Case, judge: Judge, result: RunResult,
 async def run_case(graph: LoadedGraph, case: Case, judge: str | Judge | None,
                    judge_options: Mapping[str, Any], *, trace_dir: str | os.PathLike[str] | None
                    = None, save: bool = True) -> tuple[RunResult, Path | None]:
-    """Run one case through the graph's engine for `judge`; the result and, when `save`,
-    its trace file (see `save_trace`)."""
+    """Run one case through the graph's engine for `judge` (`dagtui.run.execute.execute_one`,
+    the run pipeline's one-case door); the result and, when `save`, its trace file (see
+    `save_trace`)."""
+    from dagtui.run.execute import execute_one
+
     engine = graph.engine(judge, **judge_options)
-    result = await engine.run(case)
-    trace = save_trace(graph, case, engine.judge, result, trace_dir) if save else None
-    return result, trace
+    saved = _SavedTrace(graph, trace_dir)
+    result = await execute_one(engine, case, [saved] if save else [])
+    return result, saved.path
+
+
+class _SavedTrace(BaseSink):
+    """The sink of an integration's run (`dagtui.run.sinks`): the case's trace, saved
+    where the debugger looks (`save_trace`); `path` None until saved, or when it could not
+    be."""
+
+    def __init__(self, graph: LoadedGraph, directory: str | os.PathLike[str] | None) -> None:
+        self.graph = graph
+        self.directory = directory
+        self.path: Path | None = None
+
+    def finished(self, done: Any) -> bool:
+        self.path = save_trace(self.graph, done.case, done.judge, done.result, self.directory)
+        return False
 
 
 def path_text(result: RunResult) -> str:

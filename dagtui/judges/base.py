@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from dagtui.graph.model import Graph, NodeBase
+from dagtui.graph.model import Graph, NodeBase, about
 from dagtui.judges.prompts import Prompt
 from dagtui.kinds.answers import AnswerError
 from dagtui.redact import redact
@@ -60,19 +60,23 @@ ERROR_KINDS = tuple(kind.value for kind in ErrorKind)
 class CallRecord:
     """One request to a model and what came back (a cache hit is a call that cost nothing)."""
 
-    request: dict[str, Any]
-    raw: str | None = None
+    request: dict[str, Any] = field(metadata=about(
+        "What was sent: model, messages, response format, parameters (emptied in the "
+        "summary report, kept in the results and traces)."))
+    raw: str | None = field(default=None, metadata=about("The text received, as received."))
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost: float | None = None
-    latency: float = 0.0
+    cost: float | None = field(default=None, metadata=about(
+        "USD, when the provider prices the model."))
+    latency: float = field(default=0.0, metadata=about("Seconds."))
     cache_hit: bool = False
     retries: int = 0
-    #: error kind of each failed attempt that was retried (429, 5xx, timeout, ...)
-    retry_kinds: list[str] = field(default_factory=list)
+    retry_kinds: list[str] = field(default_factory=list, metadata=about(
+        "The error kind of each failed attempt that was retried (429, 5xx, timeout, ...)."))
     error: str | None = None
     error_kind: str | None = None
-    purpose: str = "answer"  # answer | correction | geval_steps
+    purpose: str = field(default="answer", metadata=about(
+        "Why the call was made: answer, correction, geval_steps, metric."))
 
     def __post_init__(self) -> None:
         self.error = redact(self.error)  # an echoed key never reaches a trace

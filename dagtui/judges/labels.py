@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dagtui.judges.base import Ask, Judge, JudgeError, Reply, check_value, scored_method
+from dagtui.labels.check import is_unsure
 
 NO_EVIDENCE = "(no evidence label for this task node)"
 
@@ -26,6 +27,8 @@ class LabelsJudge(Judge):
         nid = ask.node.id
         if ask.prompt.answer.evidence:  # a task: its label is the evidence text, optional
             text = expected.get(nid, NO_EVIDENCE)
+            if is_unsure(ask.node, text):
+                text = NO_EVIDENCE
             if isinstance(text, dict):  # {contains = [...], text = "..."}: see calibration.items
                 from dagtui.calibration.items import TaskLabelError, task_label
 
@@ -35,11 +38,14 @@ class LabelsJudge(Judge):
                     raise JudgeError("out_of_set", f"case {ask.case.name!r} ({ask.case.where}): "
                                      f"the label for task node {nid!r}: {exc}") from None
             return Reply(check_value(ask, text), "from the case's labels")
-        if nid not in expected:
+        if nid not in expected or is_unsure(ask.node, expected[nid]):
+            unsure = nid in expected  # "unsure" (dagtui.labels.check): no verdict to follow
             raise JudgeError(
                 "label_missing",
-                f"case {ask.case.name!r} ({ask.case.where}) has no label for node {nid!r}, "
-                f"which this path reaches; add \"{nid}\" to its \"expected\""
+                f"case {ask.case.name!r} ({ask.case.where}) "
+                + (f"is labelled unsure at node {nid!r}, so its path below is unknown"
+                   if unsure else f"has no label for node {nid!r}")
+                + f", which this path reaches; add \"{nid}\" to its \"expected\""
                 + (f" (one of {ask.prompt.labels})" if ask.prompt.labels else ""),
             )
         value = check_value(ask, ask.prompt.answer.coerce(expected[nid]))  # "true": true

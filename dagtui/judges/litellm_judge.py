@@ -490,11 +490,19 @@ class LiteLLMJudge(Judge):
         replay = self._replay(model, prompt, request, ask.sample)
         if replay is None:
             replay = await self._ask(model, prompt, request, ask.sample)
-        calls, parsed, logprobs = replay
-        reply = Reply(parsed.value, parsed.reason, raw=calls[-1].raw, calls=calls)
-        if want_lp:
-            _weight_geval(reply, parsed, logprobs)
-        return reply
+        return _reply(replay, want_lp)
+
+    def from_cache(self, ask: Ask) -> Reply | None:
+        """The answer to `ask` from the cache alone, or None when it would take a call: a
+        call budget (`dagtui align --budget`) lets cached answers through for free."""
+        model = ask.model or self.model
+        prompt = ask.prompt
+        if kind_of(ask.node).measured:
+            return None
+        want_lp = prompt.answer.weighted
+        request = self.build_request(model, prompt, list(prompt.messages), want_lp)
+        replay = self._replay(model, prompt, request, ask.sample)
+        return None if replay is None else _reply(replay, want_lp)
 
     async def _ask(self, model: str, prompt: Prompt, request: dict[str, Any],
                    sample: int) -> tuple[list[CallRecord], Parsed, list[Any] | None]:
@@ -692,6 +700,17 @@ def _content(response: Any) -> tuple[str | None, list[Any] | None]:
                 alts.append([tget("token"), tget("logprob")])
             tokens.append([get("token"), alts])
     return raw, tokens
+
+
+def _reply(replay: tuple[list[CallRecord], Parsed, list[Any] | None],
+           want_lp: bool) -> Reply:
+    """The Reply of an answer asked or replayed (a G-Eval score weighted by its
+    log-probabilities when `want_lp`)."""
+    calls, parsed, logprobs = replay
+    reply = Reply(parsed.value, parsed.reason, raw=calls[-1].raw, calls=calls)
+    if want_lp:
+        _weight_geval(reply, parsed, logprobs)
+    return reply
 
 
 def _weight_geval(reply: Reply, parsed: Parsed, logprobs: list[Any] | None) -> None:

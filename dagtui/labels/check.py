@@ -22,6 +22,15 @@ classes (`KINDS`):
   every branch (the run says the label is missing), so only a label no labelled path can
   reach is reported.
 
+A label may also be `UNSURE` (the text "unsure": `dagtui label`'s `?`): the person looked and
+could not tell. It is a label, kept in the file and never a problem on any node (unless the
+node has a verdict spelt "unsure", which it then is), but it picks no verdict: the labelled
+path opens every branch below it, as a missing label does, and calibration leaves it out of
+agreement and kappa (`dagtui.calibration.annotators.certain`).
+
+Each entry of a case's `annotations` (one annotator's labels, `dagtui.run.cases.Annotation`)
+is checked the same way, against its own labelled path; its problems name the annotator.
+
 The Python API (`dagtui.calibrate`, `dagtui.evaluate`) raises `LabelError` too, or with
 `lenient=True` drops the labels with a `LabelWarning` each. `LabelChecker(graph).check(case)` checks one case (a streamed run checks each as it reads it);
 `check_cases` a list, raising `LabelError` or, lenient, returning the cases without their bad
@@ -56,6 +65,8 @@ KIND_NAMES = {"unknown_node": "unknown node", "wrong_shape": "wrong shape",
               "off_path": "off the labelled path"}
 #: the key of the whole graph's score label
 SCORE_KEY = "expected_score"
+#: the label value that records "I looked and cannot tell" on any node (`is_unsure`)
+UNSURE = "unsure"
 #: problems listed in one error message before "... and N more"
 SHOWN = 20
 #: entries each memo of a `LabelChecker` keeps (a dataset repeats a few labels and paths;
@@ -76,12 +87,17 @@ class LabelProblem:
     key: str
     kind: str
     message: str
+    #: the annotator whose label it is (None: the case's adjudicated `expected`)
+    annotator: str | None = None
 
     def format(self) -> str:
-        """`file:line: case 'name': message` (the case alone when it has no file)."""
+        """`file:line: case 'name': message` (the case alone when it has no file), with
+        `annotator 'x': ` before the message for an annotation's label."""
         who = f"case {self.case!r}"
-        return f"{who}: {self.message}" if self.where == who else \
-            f"{self.where}: {who}: {self.message}"
+        message = self.message if self.annotator is None else \
+            f"annotator {self.annotator!r}: {self.message}"
+        return f"{who}: {message}" if self.where == who else \
+            f"{self.where}: {who}: {message}"
 
 
 class LabelError(CaseError):
@@ -131,6 +147,14 @@ def _boolean(node: Any) -> bool:
         and all(isinstance(v.verdict, bool) for v in verdicts))
 
 
+def is_unsure(node: Any, value: Any) -> bool:
+    """Whether `value`, labelling `node`, is `UNSURE` rather than a verdict: exactly the text
+    "unsure", on a node with no verdict of that spelling."""
+    if not isinstance(value, str) or value != UNSURE:
+        return False
+    return not any(v.verdict == UNSURE for v in getattr(node, "verdicts", None) or [])
+
+
 def verdict_of(node: Judgement, value: Any) -> Verdict | None:
     """The verdict a label picks on a judgement or check node (None: it picks none)."""
     return node.verdict_for(normalize_label(node, value))
@@ -154,12 +178,20 @@ class LabelChecker:
         self._walks: dict[tuple[tuple[int, int], ...], tuple[frozenset[int], str]] = {}
 
     def check(self, case: Case) -> list[LabelProblem]:
-        """Every bad label of one case, in `KINDS` order per label, off-path ones last."""
-        expected = case.expected or {}
+        """Every bad label of one case, in `KINDS` order per label, off-path ones last; then
+        those of each annotation, in the order the case lists them."""
+        problems = self._labels_of(case, case.expected or {}, case.expected_score, None)
+        for a in case.annotations:
+            problems += self._labels_of(case, a.expected, a.expected_score, a.by)
+        return problems
+
+    def _labels_of(self, case: Case, expected: dict[str, Any], score: Any,
+                   annotator: str | None) -> list[LabelProblem]:
+        """The bad labels of one label set of `case` (its own, or one annotator's)."""
         problems: list[LabelProblem] = []
 
         def bad(key: str, kind: str, message: str) -> None:
-            problems.append(LabelProblem(case.name, case.where, key, kind, message))
+            problems.append(LabelProblem(case.name, case.where, key, kind, message, annotator))
 
         usable: list[str] = []
         nodes = self.graph.nodes
@@ -169,12 +201,11 @@ class LabelChecker:
             if node is None:
                 bad(nid, "unknown_node", _unknown(self.graph, nid, value))
                 continue
-            found = self._label(node, value)
+            found = None if is_unsure(node, value) else self._label(node, value)
             if found is None:
                 usable.append(nid)
             else:
                 bad(nid, *found)
-        score = case.expected_score
         number = isinstance(score, int | float) and not isinstance(score, bool)
         if score is not None and not (number and 0 <= score <= 1):
             shown = f"{score:g}" if number else verdict_text(score, quote=True)
@@ -335,13 +366,23 @@ def _not_a_verdict(node: Judgement, value: Any, shown: str) -> str:
 
 
 def without(case: Case, problems: Sequence[LabelProblem]) -> Case:
-    """`case` without the labels `problems` name (the same object when there are none)."""
+    """`case` without the labels `problems` name (the same object when there are none):
+    from its own `expected` or from the annotation whose annotator a problem names."""
     if not problems:
         return case
-    keys = {p.key for p in problems}
-    expected = {k: v for k, v in (case.expected or {}).items() if str(k) not in keys}
-    score = None if SCORE_KEY in keys else case.expected_score
-    return dataclasses.replace(case, expected=expected, expected_score=score)
+
+    def kept(expected: dict[str, Any], score: float | None, who: str | None
+             ) -> tuple[dict[str, Any], float | None]:
+        keys = {p.key for p in problems if p.annotator == who}
+        return ({k: v for k, v in (expected or {}).items() if str(k) not in keys},
+                None if SCORE_KEY in keys else score)
+
+    expected, score = kept(case.expected, case.expected_score, None)
+    annotations = tuple(dataclasses.replace(a, expected=e, expected_score=sc)
+                        for a in case.annotations
+                        for e, sc in [kept(a.expected, a.expected_score, a.by)])
+    return dataclasses.replace(case, expected=expected, expected_score=score,
+                               annotations=annotations)
 
 
 def check_cases(graph: Graph, cases: Iterable[Case], *, lenient: bool = False

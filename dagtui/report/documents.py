@@ -1,17 +1,26 @@
-"""The documents dagtui writes, as pydantic models, for `dagtui schema report|results|trace`.
+"""The documents dagtui writes, as pydantic models, for `dagtui schema` (report, results,
+trace, calibration).
 
 A CI job, a dashboard or a notebook reads what `dagtui run` leaves behind: the `--json`
-report, its `.results.jsonl` beside it (one line per case as it finishes, `dagtui.report.stream`),
-and the `--trace-dir` traces (`dagtui.report.trace`); `dagtui calibrate --json` its calibration report
-(`dagtui.calibration.core`). Their JSON Schemas let such a reader be checked
-against the format rather than against one sample, and say which keys can be null.
+report, its `.results.jsonl` beside it (one line per case as it finishes,
+`dagtui.report.stream`), and the `--trace-dir` traces (`dagtui.report.trace`); `dagtui
+calibrate --json` its calibration report (`dagtui.calibration.core`). Their JSON Schemas let
+such a reader be checked against the format rather than against one sample, and say which
+keys can be null; `dagtui merge` checks each shard's report against them.
 
-The models follow the writers (`RunReport.to_dict`, `RunResult.to_dict`, `StepRecord.to_dict`,
-`CallRecord.to_dict`, `Trace.to_dict`, `Calibration.to_dict`): every key a writer always writes is required, and an
-object whose writer fixes its keys is closed (`additionalProperties: false`), so a key renamed
-on either side shows up as a validation error (tests/test_schema_documents.py validates real
-runs). Open objects are those holding what the user or the judge chose: the case's fields,
-the judge's description, a request sent to a model.
+The records a run keeps are the definition: a call (`CallRecord`), a step (`StepRecord`), a
+path step, a case's result (`RunResult`), a trace (`Trace`), a node's figures (`NodeStats`),
+a histogram bin and the report itself (`ScoreBin`, `ReportFigures`) are turned into models
+from their own dataclass fields and what they declare of them — `WRITTEN` properties,
+`UNWRITTEN`, `OPTIONAL` and `RENAMED` fields — which is also what their `to_dict` reads
+(`dagtui.report.trace.record_data`); each key's description is its field's `about(...)`
+meaning or its property's docstring. What no record holds is declared here: the open objects
+(the case's fields, the judge's description), a shard's part, the run's view of the saved
+calibration, and the calibration report, whose records keep their per-case findings as plain
+dicts (its model says more than they do). Every key a writer always writes is
+required, and an object whose writer fixes its keys is closed (`additionalProperties:
+false`), so a key renamed on either side shows up as a validation error
+(tests/test_schema_documents.py validates real runs).
 
 pydantic is imported when the models are first asked for (`models()`), not with this module:
 every module of the package is imported by tests/test_core_imports.py, which holds that none
@@ -28,9 +37,6 @@ TITLES = {
     "trace": "dagtui trace (one file of --trace-dir DIR)",
     "calibration": "dagtui calibration report (dagtui calibrate --json FILE)",
 }
-
-#: a case's status: a verdict (pass, fail), a judge error, or never judged (the judge halted)
-Status = Literal["pass", "fail", "error", "not_run"]
 
 
 class Documents(NamedTuple):
@@ -68,135 +74,51 @@ def models() -> Documents:
     from pydantic import BaseModel, ConfigDict, Field
     from pydantic.json_schema import SkipJsonSchema  # a key left out, never written as null
 
+    from dagtui.judges.base import CallRecord
+    from dagtui.report.trace import PathStep, RunResult, StepRecord
+    from dagtui.report.trace import Trace as TraceRecord
+    from dagtui.run.batch import NodeStats, ReportFigures, ScoreBin
+
     class Closed(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
     class Open(BaseModel):
         model_config = ConfigDict(extra="allow")
 
-    class Call(Closed):
-        """One request to a model and what came back (a cache hit cost nothing)."""
+    class Judge(Open):
+        """What the judge recorded about itself (its name, model and settings; never
+        secrets)."""
 
-        request: dict[str, Any] = Field(
-            description="What was sent: model, messages, response format, parameters "
-                        "(emptied in the summary report, kept in the results and traces).")
-        raw: str | None = Field(description="The text received, as received.")
-        prompt_tokens: int
-        completion_tokens: int
-        cost: float | None = Field(description="USD, when the provider prices the model.")
-        latency: float = Field(description="Seconds.")
-        cache_hit: bool
-        retries: int
-        retry_kinds: list[str] = Field(
-            description="The error kind of each failed attempt that was retried.")
-        error: str | None
-        error_kind: str | None
-        purpose: str = Field(
-            description="Why the call was made: answer, correction, geval_steps, metric.")
+        name: str
 
-    class Step(Closed):
-        """One node's execution in one case."""
+    class Case(Open):
+        """The case as a cases file would hold it."""
 
-        node: str
-        node_type: str
-        index: int
-        source: str = Field(description="Who answered: judge, check, override, reused, "
-                                        "error.")
-        judge: str | None
-        prompt: list[dict[str, str]] | None = Field(
-            description="The messages sent (null in the summary report: the results file "
-                        "and traces keep them).")
-        request: dict[str, Any] | None
-        raw: str | None
-        answer: Any = Field(description="The verdict (true/false or a label), the evidence "
-                                        "text of a task node, or the 0..10 score of a leaf.")
-        reason: str
-        then: str | None = Field(description="The node the verdict led to.")
-        leaf_score: float | None = Field(description="The 0..10 score the path ended on here.")
-        method: str | None
-        sampled: Any
-        evidence_from: list[str]
-        prompt_tokens: int
-        completion_tokens: int
-        cost: float | None
-        latency: float
-        cache_hit: bool
-        retries: int
-        calls: list[Call]
-        notes: list[str]
-        error: str | None
-        error_kind: str | None
-        cached: bool = Field(description="Answered from the cache, no call sent.")
+        name: str
 
-    class PathStep(Closed):
-        """One decision on the case's path."""
+    records = _Records()
+    records.model(CallRecord, name="Call")
+    step = records.model(StepRecord, name="Step")
+    records.model(PathStep)
+    result = records.model(RunResult, name="Result", leave_out=("steps",))
+    report_result = records.model(
+        RunResult, name="ReportResult", optional=("steps",),
+        doc="One case of the report (its steps when the report was written with them, as "
+            "`dagtui run --json` does).")
+    results_line = records.model(
+        RunResult, name="ResultsLine", add={
+            "rule": (str, "A suite run: the rule the case was judged by.", True)},
+        doc="One line of FILE.results.jsonl: a case's result, written the moment it ended.")
+    trace = records.model(
+        TraceRecord, name="Trace", rename={"version": "dagtui_trace"},
+        doc="One case's run, saved to be reloaded, replayed or compared.",
+        replace={"case": Case, "judge": Judge, "result": result},
+        add={"steps": (list[step], None, False)})  # type: ignore[valid-type]
 
-        node: str
-        verdict: Any
-        then: str | None
-        score: float | None = Field(description="0..10, when this step ended the path.")
-
-    class Result(Closed):
-        """One case through the graph (its steps: see the results file and the trace)."""
-
-        case: str
-        score: float | None = Field(description="0..1; null when the case ended in an error.")
-        success: bool | None
-        status: Status
-        threshold: float
-        reason: str
-        path: list[PathStep]
-        leaf: str | None
-        error: str | None
-        error_kind: str | None
-        error_node: str | None
-        wall_time: float
-        expected_score: float | None
-        calls: int
-        cache_hits: int
-        cached_steps: int
-        retries: int
-        prompt_tokens: int
-        completion_tokens: int
-        cost: float | None
-
-    class ResultWithSteps(Result):
-        """One case through the graph, with every step."""
-
-        steps: list[Step]
-
-    class ReportResult(Result):
-        """One case of the report (its steps when the report was written with them, as
-        `dagtui run --json` does)."""
-
-        steps: list[Step] | SkipJsonSchema[None] = None
-
-    class ResultsLine(ResultWithSteps):
-        """One line of FILE.results.jsonl: a case's result, written the moment it ended."""
-
-        rule: str | SkipJsonSchema[None] = Field(
-            None, description="A suite run: the rule the case was judged by.")
-
-    class Bin(Closed):
-        """One bin of the score histogram."""
-
-        from_: float = Field(alias="from")
-        to: float
-        count: int
-
-    class NodeFigures(Closed):
-        """How one node behaved across the run."""
-
-        reached: int
-        verdicts: dict[str, int] = Field(description="Cases by the verdict (or score) given.")
-        calls: int
-        cache_hits: int
-        prompt_tokens: int
-        completion_tokens: int
-        cost: float
-        latency_p50: float | None
-        latency_p95: float | None
-        errors: dict[str, int] = Field(description="Judge errors by kind.")
+    records.model(
+        NodeStats, name="NodeFigures", replace={"verdicts": dict[str, int],
+                                                "errors": dict[str, int]})
+    records.model(ScoreBin, name="Bin")
 
     class Shard(Closed):
         """`--shard I/N`: which part of the split this report holds."""
@@ -204,12 +126,6 @@ def models() -> Documents:
         index: int
         count: int
         positions: list[int] = Field(description="Its cases' positions in the dataset.")
-
-    class Judge(Open):
-        """What the judge recorded about itself (its name, model and settings; never
-        secrets)."""
-
-        name: str
 
     class NodeState(Closed):
         """One node's calibration: fresh, stale (why) or missing."""
@@ -233,6 +149,34 @@ def models() -> Documents:
         unusable: str | None = Field(description="Why no correction could be made.")
         method: str
 
+    class FragileCase(Closed):
+        """A case whose pass/fail rests on a weak node (docs/calibration.md)."""
+
+        case: str
+        outcome: Literal["pass", "fail"]
+        chance: float = Field(description="Its chance of a misjudged outcome.")
+        weak: list[str] = Field(description="Its fragile nodes that err often.")
+        fragile: list[str] = Field(description="Every node whose one wrong verdict flips it.")
+
+    class FragileNode(Closed):
+        """How many cases rest on one node, and its measured error rate."""
+
+        cases: int
+        error_rate: float | None
+
+    class Fragile(Closed):
+        """The run's fragile outcomes (docs/calibration.md)."""
+
+        judged: int
+        unknown: int = Field(description="Cases whose path the path table did not hold.")
+        expected_misjudged: float
+        weak_cases: int
+        weak_error: float
+        cases: list[FragileCase]
+        nodes: dict[str, FragileNode]
+        unavailable: str | None
+        method: str
+
     class RunCalibration(Closed):
         """The saved calibration's state for this run, and the corrected pass rate."""
 
@@ -243,55 +187,24 @@ def models() -> Documents:
         end_to_end: list[str] | SkipJsonSchema[None] = None
         removed: list[str] | SkipJsonSchema[None] = None
         corrected_pass_rate: CorrectedPassRate | None
+        fragile: Fragile | SkipJsonSchema[None] = None
 
-    class Report(Closed):
-        """The report `dagtui run --json FILE` writes when the run ends."""
+    report = records.model(ReportFigures, name="Report", replace={
+        "judge": Judge, "results": list[report_result],  # type: ignore[valid-type]
+        "shard": Shard, "calibration": RunCalibration})
 
-        metric: str
-        threshold: float
-        judge: Judge
-        cases: int
-        passed: int
-        failed: int
-        errors: int
-        not_run: int
-        halt: str | None = Field(description="Why the judge halted, when it did.")
-        pass_rate: float | None
-        wall_time: float
-        calls: int
-        cache_hits: int
-        cached_steps: int
-        tokens: int
-        cost: float | None
-        judge_errors: dict[str, int]
-        retried: dict[str, int]
-        corrections: int
-        histogram: list[Bin]
-        nodes: dict[str, NodeFigures]
-        results: list[ReportResult]
-        exit_code: Literal[0, 1, 3] = Field(
-            description="The run's exit code: 3 when the judge halted, else 1 when a case "
-                        "failed, else 3 when a case ended in a judge error, else 0.")
-        shard: Shard | SkipJsonSchema[None] = None
-        calibration: RunCalibration | SkipJsonSchema[None] = Field(
-            None, description="The graph's saved calibration as the run saw it (absent when "
-                              "none is saved).")
+    calibration = _calibration_model(Closed, Judge)
+    return Documents(report=report, results=results_line, trace=trace, calibration=calibration)
 
-    class Case(Open):
-        """The case as a cases file would hold it."""
 
-        name: str
+def _calibration_model(Closed: Any, Judge: Any) -> Any:  # noqa: N803 (the model bases)
+    """The model of the calibration report (`dagtui.calibration.core.Calibration.to_dict`).
 
-    class Trace(Closed):
-        """One case's run, saved to be reloaded, replayed or compared."""
-
-        dagtui_trace: int = Field(description="The trace format's version.")
-        graph_hash: str = Field(description="The content hash of the graph it was run on.")
-        graph_path: str | None
-        case: Case
-        judge: Judge
-        steps: list[Step]
-        result: Result
+    Declared here rather than derived like the run's records: the calibration's records keep
+    their per-case findings as plain dicts (`NodeCalibration.disagreements`, ...), which say
+    less than this model does."""
+    from pydantic import Field
+    from pydantic.json_schema import SkipJsonSchema
 
     class Disagreement(Closed):
         """A case where the judge's verdict (or score, off by more than 1) is not the
@@ -347,6 +260,7 @@ def models() -> Documents:
         disagreements: list[Disagreement]
         errors: list[NodeError]
         unlabelled: list[str] = Field(description="Cases reaching the node with no label.")
+        unsure: int = Field(description="Cases labelled \"unsure\" here: left out of kappa.")
         items_labelled: int
         items_found: int
         dropped: list[Dropped]
@@ -361,6 +275,18 @@ def models() -> Documents:
         fleiss: float | None = Field(description="Fleiss' kappa across the samples.")
         close_calls: list[CloseCall]
         recall: float | None = Field(description="Task nodes: labelled items found.")
+
+    class PairAgreement(Closed):
+        """Two annotators on one judgement node (docs/calibration.md, Several annotators)."""
+
+        node: str
+        first: str
+        second: str
+        cases: int = Field(description="Cases both labelled with a verdict.")
+        unsure: int = Field(description="Cases both labelled where either was unsure.")
+        agreement: float | None
+        kappa: float | None = Field(description="Cohen's kappa between the two.")
+        kappa_ci: tuple[float, float] | None = Field(description="Its bootstrap 95% interval.")
 
     class OutcomeCounts(Closed):
         """Pass/fail end to end: cases people passed (and of those the judge passed), cases
@@ -491,5 +417,98 @@ def models() -> Documents:
             description="Fingerprints of what was measured; null in files from before them.")
         probes: Probes | SkipJsonSchema[None] = Field(
             None, description="The bias probes (calibrate --probes); absent without them.")
+        annotator: str | None = Field(
+            description="Whose labels the judge is compared with (--annotator); null: the "
+                        "adjudicated 'expected'.")
+        human_agreement: dict[str, list[PairAgreement]] = Field(
+            description="node -> each pair of annotators' agreement (the ceiling).")
 
-    return Documents(report=Report, results=ResultsLine, trace=Trace, calibration=Calibration)
+    return Calibration
+
+
+class _Records:
+    """Closed pydantic models made from the record dataclasses themselves: every field but
+    those its `UNWRITTEN` names (typed from its annotation, described by its `about(...)`
+    meaning) and every property
+    the record's `WRITTEN` names (typed from its return annotation, described by its
+    docstring) is a required key, since `to_dict` writes them all
+    (`dagtui.report.trace.written`); a record inside a record becomes its model."""
+
+    def __init__(self) -> None:
+        self.made: dict[type, Any] = {}
+
+    def model(self, cls: type, *, name: str | None = None, leave_out: tuple[str, ...] = (),
+              optional: tuple[str, ...] = (), rename: dict[str, str] | None = None,
+              replace: dict[str, Any] | None = None,
+              add: dict[str, tuple[Any, str | None, bool]] | None = None,
+              doc: str | None = None) -> Any:
+        """The model of `cls`'s document: `leave_out` keys it does not write there,
+        `optional` keys it sometimes leaves out, `rename` keys written under another name,
+        `replace` a key's model, `add` keys written beside (type, meaning, optional); `doc`
+        the document's description where it is not the record's."""
+        import dataclasses
+        import typing
+
+        from pydantic import ConfigDict, create_model
+
+        hints = typing.get_type_hints(cls)
+        spec: dict[str, Any] = {}
+        unwritten = (*leave_out, *getattr(cls, "UNWRITTEN", ()))
+        optional = (*optional, *getattr(cls, "OPTIONAL", ()))
+        renamed = {**getattr(cls, "RENAMED", {}), **(rename or {})}
+        for f in dataclasses.fields(cls):
+            if f.name in unwritten:
+                continue
+            ann = (replace or {}).get(f.name) or self._annotation(hints[f.name])
+            spec[f.name] = _key(ann, f.metadata.get("meaning"), f.name in optional,
+                                alias=renamed.get(f.name))
+        for prop in getattr(cls, "WRITTEN", ()):
+            getter = getattr(cls, prop).fget
+            ann = self._annotation(typing.get_type_hints(getter)["return"])
+            spec[prop] = _key(ann, _doc_line(getter.__doc__), False)
+        for key, (ann, meaning, skip) in (add or {}).items():
+            spec[key] = _key(ann, meaning, skip)
+        made = create_model(name or cls.__name__, __config__=ConfigDict(extra="forbid"),
+                            __doc__=doc or _doc_line(cls.__doc__, paragraph=True), **spec)
+        self.made.setdefault(cls, made)
+        return made
+
+    def _annotation(self, ann: Any) -> Any:
+        """`ann` with each record type in it replaced by the record's model."""
+        import functools
+        import operator
+        import types
+        import typing
+
+        if ann in self.made:
+            return self.made[ann]
+        origin, args = typing.get_origin(ann), typing.get_args(ann)
+        if origin in (types.UnionType, typing.Union):
+            return functools.reduce(operator.or_, [self._annotation(a) for a in args])
+        if origin in (list, dict, tuple):
+            mapped = tuple(self._annotation(a) for a in args)
+            return origin[mapped if len(mapped) > 1 else mapped[0]]
+        return ann
+
+
+def _key(ann: Any, meaning: str | None, optional: bool, *, alias: str | None = None
+         ) -> tuple[Any, Any]:
+    """A model field: required, or (`optional`) sometimes left out but never null; `alias`
+    the key it is written under when that is not its name (`from`, `dagtui_trace`)."""
+    from pydantic import Field
+    from pydantic.json_schema import SkipJsonSchema
+
+    if optional:
+        skipped: Any = SkipJsonSchema  # a generic a type checker cannot apply at run time
+        return ann | skipped[None], Field(None, alias=alias, description=meaning)
+    return ann, Field(alias=alias, description=meaning)
+
+
+def _doc_line(doc: str | None, *, paragraph: bool = False) -> str | None:
+    """A docstring's first line (or first paragraph), on one line; None for a dataclass's
+    generated signature."""
+    text = (doc or "").strip()
+    if not text or "(" in text.split("\n")[0] and text.split("(")[0].isidentifier():
+        return None
+    first = text.split("\n\n")[0] if paragraph else text.split("\n")[0]
+    return " ".join(first.split())

@@ -15,9 +15,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dagtui.inputs import TRACE_LIMIT, InputError, read_text
+
+if TYPE_CHECKING:
+    from dagtui.report.outcome import RunOutcome
+    from dagtui.run.batch import BatchResult
 
 
 class MergeError(ValueError):
@@ -60,10 +64,6 @@ def load_report(path: str) -> Loaded:
 
 
 # ------------------------------------------------------------------ the shape of a report
-
-_COUNTED = ("candidates", "paused", "not_run", "skipped_deps", "filtered", "sampled_out",
-            "over_budget", "evaluated", "passed", "failed", "below_threshold", "errors",
-            "categorical", "calls")
 
 
 def report_problem(data: dict[str, Any], kind: str) -> str | None:
@@ -151,7 +151,9 @@ def _rule_problem(rule: Any, at: str) -> str | None:
              _wrong(rule.get("ungated_calls"), int, f"{at}.ungated_calls"),
              _wrong(rule.get("saved_by"), dict, f"{at}.saved_by"),
              _wrong(rule.get("cases"), list, f"{at}.cases")]
-    found += [_wrong(rule.get(k), int, f"{at}.{k}") for k in _COUNTED]
+    from dagtui.suite.gating import RuleStats
+
+    found += [_wrong(rule.get(k), int, f"{at}.{k}") for k in RuleStats.COUNTED]
     saved = rule.get("saved_by")
     found += [_wrong(n, int, f"{at}.saved_by.{k}", none=False)
               for k, n in (saved.items() if isinstance(saved, dict) else ())]
@@ -241,10 +243,10 @@ def _in_order(reports: list[Loaded], items_of: Any) -> list[Any]:
     return [item for _, item in pairs]
 
 
-def merge_graph_reports(reports: list[Loaded]) -> Any:
-    """One `dagtui.run.batch.RunReport` from graph reports, as the whole run would have made it."""
+def merge_graph_reports(reports: list[Loaded]) -> BatchResult:
+    """One `dagtui.run.batch.BatchResult` from graph reports, as the whole run would have made it."""
     from dagtui.report.trace import RunResult
-    from dagtui.run.batch import RunReport
+    from dagtui.run.batch import BatchResult
 
     first = reports[0].data
     results = [RunResult.from_dict(r) for r in _in_order(reports, lambda r: r.data["results"])]
@@ -259,14 +261,14 @@ def merge_graph_reports(reports: list[Loaded]) -> Any:
     order = list(first.get("nodes") or {})
     for rep in reports[1:]:
         order += [n for n in rep.data.get("nodes") or {} if n not in order]
-    return RunReport(str(first.get("metric", "")), float(first.get("threshold", 0.5)),
+    return BatchResult(str(first.get("metric", "")), float(first.get("threshold", 0.5)),
                   results=results,
                   wall_time=max(float(r.data.get("wall_time") or 0.0) for r in reports),
                   judge=dict(first.get("judge") or {}), node_order=order)
 
 
-def merge_suite_reports(reports: list[Loaded]) -> Any:
-    """One `dagtui.suite.gating.SuiteResult` from suite reports."""
+def merge_suite_reports(reports: list[Loaded]) -> RunOutcome:
+    """One suite run (`dagtui.suite.report.SuiteOutcome`) from suite reports."""
     from dagtui.report.trace import RunResult
     from dagtui.suite.gating import CaseRecord, RuleOutcome, RuleStats, SuiteResult
 
@@ -278,15 +280,12 @@ def merge_suite_reports(reports: list[Loaded]) -> Any:
             raise MergeError(f"{rep.path} has rules {ids}, {reports[0].path} {rule_ids}: "
                              "merge the shards of one run of one suite")
     rules: dict[str, RuleStats] = {}
-    counted = ("candidates", "paused", "not_run", "skipped_deps", "filtered", "sampled_out",
-               "over_budget", "evaluated", "passed", "failed", "below_threshold", "errors",
-               "categorical", "calls")
     for k, rid in enumerate(rule_ids):
         parts = [rep.data["rules"][k] for rep in reports]
         head = parts[0]
         st = RuleStats(rid, int(head.get("level", 0)), str(head.get("status", "active")),
                        str(head.get("kind", "?")))
-        for name in counted:
+        for name in RuleStats.COUNTED:
             setattr(st, name, sum(int(p.get(name) or 0) for p in parts))
         costs = [p.get("cost") for p in parts]
         st.cost_known = all(c is not None for c in costs)
@@ -311,7 +310,9 @@ def merge_suite_reports(reports: list[Loaded]) -> Any:
         result.ungated_calls = sum(int(u) for u in ungated_total)
         methods = {t.get("ungated_method") for t in totals}
         result.ungated_method = "measured" if methods == {"measured"} else "estimated"
-    return result
+    from dagtui.suite.report import SuiteOutcome
+
+    return SuiteOutcome(result)
 
 
 def _record(rec: dict[str, Any], record_cls: Any, outcome_cls: Any, result_cls: Any) -> Any:
@@ -329,15 +330,15 @@ def _record(rec: dict[str, Any], record_cls: Any, outcome_cls: Any, result_cls: 
                       str(rec.get("reason") or ""), outcome)
 
 
-def merge_files(paths: list[str]) -> tuple[str, Any, list[Loaded]]:
-    """("graph" or "suite", the merged report, the reports read)."""
+def merge_files(paths: list[str]) -> tuple[RunOutcome, list[Loaded]]:
+    """(the merged run, graph or suite, the reports read)."""
     if not paths:
         raise MergeError("no reports given")
     reports = [load_report(p) for p in paths]
     _check_set(reports)
     kind = reports[0].kind
     merged = merge_graph_reports(reports) if kind == "graph" else merge_suite_reports(reports)
-    return kind, merged, reports
+    return merged, reports
 
 
 def shard_info(shard: Any, positions: list[int]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +204,7 @@ def _is_device(path: str | os.PathLike[str]) -> bool:
 def write_report(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
     """Write a report (JSON, JUnit, a trace): missing parents created, a regular file
     replaced atomically, a character device (`/dev/null`, `/dev/stdout`) written to.
-    `text` may come in pieces (`RunReport.json_parts`): they are written as they come, so a
+    `text` may come in pieces (`json_document_parts`, `dagtui.report.junit.junit_parts`): they are written as they come, so a
     report of 100,000 cases is never one string in memory. Raises `OSError` when it cannot."""
     p = Path(path)
     try:
@@ -221,3 +221,27 @@ def write_report(path: str | os.PathLike[str], text: str | Iterable[str]) -> Non
 
     with atomic_writer(p) as fh:
         fh.writelines(parts)
+
+
+def json_document_parts(head: Mapping[str, Any],
+                        streamed: Mapping[str, Callable[[], Iterable[Any]]] | None = None,
+                        ) -> Iterator[str]:
+    """The one JSON report writer: `head` as `safe_json(head)` writes it, except that each
+    key of `streamed` has its list written one item at a time from the callable (the value
+    `head` holds for it is a placeholder). A run of many cases is then never held as one
+    tree of dicts (that tree, not the text, is what made a large run's memory peak at the
+    end); the text is the same as `safe_json` of the whole."""
+    streamed = streamed or {}
+    yield "{\n"
+    for n, (key, value) in enumerate(head.items()):
+        yield (",\n" if n else "") + f"  {safe_json(key)}: "
+        items = streamed.get(key)
+        if items is None:
+            yield safe_json(value).replace("\n", "\n  ")
+            continue
+        empty = True
+        for item in items():
+            yield ("[\n" if empty else ",\n") + "    " + safe_json(item).replace("\n", "\n    ")
+            empty = False
+        yield "[]" if empty else "\n  ]"
+    yield "\n}" if head else "}"

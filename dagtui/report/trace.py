@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from dagtui.graph.model import Graph
+from dagtui.graph.model import Graph, about
 from dagtui.judges.base import CallRecord
 from dagtui.kinds import decides, extracts
+from dagtui.report.outcome import CaseStatus
 from dagtui.text import verdict_text
 
 TRACE_VERSION = 1
@@ -33,6 +34,14 @@ def trace_file_name(index: int, *parts: str) -> str:
     return f"{index + 1:03d}_{'__'.join(_safe_part(p) for p in parts)}.json"
 
 
+def save_trace(directory: str | Path, index: int, graph: Graph, case: Any, judge: Any,
+               result: RunResult, *parts: str) -> Path:
+    """Save one case's trace into a `--trace-dir`, named by `trace_file_name(index, *parts)`
+    (default: the result's case): the one writer of a graph run's traces and a suite's."""
+    name = trace_file_name(index, *(parts or (result.case,)))
+    return Trace.of(graph, case, judge, result).save(Path(directory) / name)
+
+
 def _safe_part(part: str) -> str:
     """`part` as it is when it is already safe (`A-Za-z0-9._-`, at most 60 characters, no
     `_` or `.` at either end); else its safe form with a short hash of the original, so two
@@ -42,6 +51,25 @@ def _safe_part(part: str) -> str:
         return part
     digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{safe}-{digest}"
+
+
+def written(record: Any) -> dict[str, Any]:
+    """The properties a record's document writes beside its fields (its `WRITTEN`): the
+    one list `to_dict` and the JSON Schema (`dagtui.report.documents`) both read."""
+    return {name: getattr(record, name) for name in record.WRITTEN}
+
+
+def record_data(record: Any) -> dict[str, Any]:
+    """A record as its document writes it, by what the record declares (and the JSON Schema
+    reads, `dagtui.report.documents`): each field but those its `UNWRITTEN` names, under the
+    key its `RENAMED` gives, those its `OPTIONAL` names only when set, then each `WRITTEN`
+    property. Values are as they are: a record inside is the caller's to turn."""
+    renamed = getattr(record, "RENAMED", {})
+    optional = getattr(record, "OPTIONAL", ())
+    data = {renamed.get(f.name, f.name): getattr(record, f.name) for f in fields(record)
+            if f.name not in getattr(record, "UNWRITTEN", ())
+            and not (f.name in optional and not getattr(record, f.name))}
+    return {**data, **written(record)} if hasattr(record, "WRITTEN") else data
 
 
 def graph_hash(graph: Graph) -> str:
@@ -61,18 +89,27 @@ class StepRecord:
     with an identical prompt), or error.
     """
 
+    #: properties written beside the fields (`written`)
+    WRITTEN: ClassVar[tuple[str, ...]] = ("cached",)
+
     node: str
     node_type: str
     index: int = 0
-    source: str = "judge"
+    source: str = field(default="judge", metadata=about(
+        "Who answered: judge, check, override, reused, error."))
     judge: str | None = None
-    prompt: list[dict[str, str]] | None = None
+    prompt: list[dict[str, str]] | None = field(default=None, metadata=about(
+        "The messages sent (null in the summary report: the results file and traces keep "
+        "them)."))
     request: dict[str, Any] | None = None
     raw: str | None = None
-    answer: Any = None
+    answer: Any = field(default=None, metadata=about(
+        "The verdict (true/false or a label), the evidence text of a task node, or the "
+        "0..10 score of a leaf."))
     reason: str = ""
-    then: str | None = None
-    leaf_score: float | None = None
+    then: str | None = field(default=None, metadata=about("The node the verdict led to."))
+    leaf_score: float | None = field(default=None, metadata=about(
+        "The 0..10 score the path ended on here."))
     method: str | None = None
     sampled: Any = None
     evidence_from: list[str] = field(default_factory=list)
@@ -102,6 +139,11 @@ class StepRecord:
         return self.error is None
 
     @property
+    def cached(self) -> bool:
+        """Answered from the cache, no call sent."""
+        return self.cache_hit
+
+    @property
     def calls_made(self) -> int:
         """Requests that reached the provider (cache hits excluded)."""
         return sum(1 for c in self.calls if not c.cache_hit)
@@ -109,8 +151,7 @@ class StepRecord:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["calls"] = [c.to_dict() for c in self.calls]
-        data["cached"] = self.cache_hit  # the JSON report's name: answered with no call sent
-        return data
+        return {**data, **written(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StepRecord:
@@ -126,7 +167,8 @@ class PathStep:
     node: str
     verdict: Any = None
     then: str | None = None
-    score: float | None = None  # 0..10 when this step ended the path
+    score: float | None = field(default=None, metadata=about(
+        "0..10, when this step ended the path."))
 
     def describe(self) -> str:
         shown = "" if self.verdict is None else verdict_text(self.verdict)
@@ -146,8 +188,14 @@ class RunResult:
     or not_run (the judge halted before the case could be judged: `dagtui.judges.health`).
     """
 
+    #: properties written beside the fields (`written`)
+    WRITTEN: ClassVar[tuple[str, ...]] = (
+        "status", "calls", "cache_hits", "cached_steps", "retries", "prompt_tokens",
+        "completion_tokens", "cost")
+
     case: str
-    score: float | None = None
+    score: float | None = field(default=None, metadata=about(
+        "0..1; null when the case ended in an error."))
     success: bool | None = None
     threshold: float = 0.5
     reason: str = ""
@@ -161,7 +209,8 @@ class RunResult:
     expected_score: float | None = None
 
     @property
-    def status(self) -> str:
+    def status(self) -> CaseStatus:
+        """pass or fail (a verdict), error (a judge error), not_run (the judge halted)."""
         if self.error_kind == "not_run":
             return "not_run"
         if self.error is not None or self.score is None:
@@ -212,18 +261,11 @@ class RunResult:
         return " ; ".join(p.describe() for p in self.path) or "(no steps)"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "case": self.case, "score": self.score, "success": self.success,
-            "status": self.status, "threshold": self.threshold, "reason": self.reason,
-            "path": [asdict(p) for p in self.path], "leaf": self.leaf,
-            "error": self.error, "error_kind": self.error_kind, "error_node": self.error_node,
-            "wall_time": self.wall_time, "expected_score": self.expected_score,
-            "calls": self.calls, "cache_hits": self.cache_hits,
-            "cached_steps": self.cached_steps, "retries": self.retries,
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "cost": self.cost,
-            "steps": [s.to_dict() for s in self.steps],
-        }
+        """Every field and every `WRITTEN` property, the steps last."""
+        data = record_data(self)
+        data["path"] = [asdict(p) for p in self.path]
+        data["steps"] = [s.to_dict() for s in data.pop("steps")]  # last: the longest
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
@@ -242,12 +284,13 @@ class RunResult:
 class Trace:
     """A saved run: graph hash, case, judge, steps and result (JSON on disk)."""
 
-    graph_hash: str
+    graph_hash: str = field(metadata=about("The content hash of the graph it was run on."))
     case: dict[str, Any]
     judge: dict[str, Any]
     result: RunResult
     graph_path: str | None = None
-    version: int = TRACE_VERSION
+    #: written as `dagtui_trace` (`to_dict`), the key that tells a trace from other JSON
+    version: int = field(default=TRACE_VERSION, metadata=about("The trace format's version."))
 
     @property
     def steps(self) -> list[StepRecord]:

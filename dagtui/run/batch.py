@@ -2,11 +2,12 @@
 
 `evaluate_cases` checks every case can run before the first call (a dataset with a missing
 field fails in a second, not after half the budget is spent), then runs cases concurrently.
-The `RunReport` is what `dagtui run` prints and writes: pass rate, a score histogram, per node
+The `BatchResult` is what `dagtui run` prints and writes: pass rate, a score histogram, per node
 how often it was reached, its verdicts, calls, tokens, cost and p50/p95 latency, and judge
 errors counted apart by kind — a judge error is not a failing case.
 
-Exit codes, decided here so the CLI and the API agree: 3 when the judge halted (it could
+Exit codes, decided once for graph and suite runs (`dagtui.report.outcome.Counts`) so the
+CLI and the API agree: 3 when the judge halted (it could
 not be used at all, or went down mid-run) and cases were left `not_run` — the run is
 incomplete, whatever it found so far; else 1 when any case failed (score below threshold) —
 failures win over judge errors, since they are a verdict on the system under test; else 3
@@ -20,17 +21,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import escape, quoteattr
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from dagtui.exitcodes import ExitCode
-from dagtui.report.trace import RunResult
+from dagtui.graph.model import about
+from dagtui.report.outcome import Counts
+from dagtui.report.trace import RunResult, record_data
 from dagtui.run.cases import Case, CaseError
 from dagtui.run.engine import Engine
 from dagtui.run.tally import BINS, Tally
 from dagtui.text import verdict_text
 
 if TYPE_CHECKING:
+    from dagtui.report.junit import JUnitCase, JUnitDocument
     from dagtui.report.stream import ResultLog
 
 
@@ -47,38 +49,99 @@ def percentile(values: list[float], q: float) -> float | None:
 class NodeStats:
     """How one node behaved across a run."""
 
+    #: what the report leaves out (the node is its key; the latencies give the percentiles)
+    #: and what it writes beside the fields (`dagtui.report.trace.written`)
+    UNWRITTEN: ClassVar[tuple[str, ...]] = ("node", "latencies")
+    WRITTEN: ClassVar[tuple[str, ...]] = ("latency_p50", "latency_p95")
+
     node: str
     reached: int = 0
-    verdicts: Counter = field(default_factory=Counter)
+    verdicts: Counter = field(default_factory=Counter, metadata=about(
+        "Cases by the verdict (or score) given."))
     calls: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
     latencies: list[float] = field(default_factory=list)
-    errors: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter, metadata=about("Judge errors by kind."))
 
     @property
-    def p50(self) -> float | None:
+    def latency_p50(self) -> float | None:
+        """Median seconds of the calls it sent."""
         return percentile(self.latencies, 50)
 
     @property
-    def p95(self) -> float | None:
+    def latency_p95(self) -> float | None:
+        """95th percentile seconds of the calls it sent."""
         return percentile(self.latencies, 95)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "reached": self.reached,
-            "verdicts": {verdict_text(k): v for k, v in self.verdicts.items()},
-            "calls": self.calls, "cache_hits": self.cache_hits,
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "cost": self.cost, "latency_p50": self.p50, "latency_p95": self.p95,
-            "errors": dict(self.errors),
-        }
+        data = record_data(self)
+        data["verdicts"] = {verdict_text(k): v for k, v in self.verdicts.items()}
+        data["errors"] = dict(self.errors)
+        return data
 
 
 @dataclass
-class RunReport:
+class ScoreBin:
+    """One bin of the score histogram."""
+
+    RENAMED: ClassVar[dict[str, str]] = {"low": "from"}
+
+    low: float
+    to: float
+    count: int
+
+
+@dataclass
+class ReportFigures:
+    """The report `dagtui run --json FILE` writes when the run ends: what the run counted
+    (`BatchResult.figures`), and its cases' results."""
+
+    #: keys written only when set
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("shard", "calibration")
+
+    metric: str
+    threshold: float
+    judge: dict[str, Any]
+    cases: int
+    passed: int
+    failed: int
+    errors: int
+    not_run: int
+    halt: str | None = field(metadata=about("Why the judge halted, when it did."))
+    pass_rate: float | None
+    wall_time: float
+    calls: int
+    cache_hits: int
+    cached_steps: int
+    tokens: int
+    cost: float | None
+    judge_errors: dict[str, int]
+    retried: dict[str, int]
+    corrections: int
+    histogram: list[ScoreBin]
+    nodes: dict[str, NodeStats]
+    #: each case's `RunResult.to_dict` (its steps when asked), in dataset order
+    results: list[dict[str, Any]]
+    exit_code: Literal[0, 1, 3] = field(metadata=about(
+        "The run's exit code: 3 when the judge halted, else 1 when a case failed, else 3 "
+        "when a case ended in a judge error, else 0."))
+    #: `BatchResult.shard`
+    shard: dict[str, Any] | None = None
+    calibration: dict[str, Any] | None = field(default=None, metadata=about(
+        "The graph's saved calibration as the run saw it (absent when none is saved)."))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = record_data(self)
+        data["histogram"] = [record_data(b) for b in self.histogram]
+        data["nodes"] = {k: v.to_dict() for k, v in self.nodes.items()}
+        return data
+
+
+@dataclass
+class BatchResult:
     """The outcome of a batch: one RunResult per case plus aggregates.
 
     `results` is a list, or for a run that streams (`dagtui run`) a `dagtui.report.stream.ResultLog`
@@ -140,7 +203,7 @@ class RunReport:
 
     @property
     def pass_rate(self) -> float | None:
-        return _pass_rate(self.tally())
+        return self.counts().pass_rate
 
     @property
     def calls(self) -> int:
@@ -190,33 +253,40 @@ class RunReport:
         return _node_stats(self.tally(), self.node_order)
 
     def exit_code(self) -> int:
-        return _exit_code(self.tally())
+        """0, 1 or 3 by the rule of `dagtui.report.outcome.Counts.exit_code`."""
+        return self.counts().exit_code()
 
     # ---------------------------------------------------------------- outputs
+    # the shape `dagtui.report.outcome.RunOutcome` names: what every report writer reads
+
+    def counts(self) -> Counts:
+        """How many cases ended in each status."""
+        counts = Counts()
+        for status, n in self.tally().statuses.items():
+            counts.add(status, n)
+        return counts
+
+    def halts(self) -> list[str]:
+        """Why the judge halted, as one line, or none."""
+        return [self.halt] if self.halt else []
+
+    def figures(self, results: list[dict[str, Any]]) -> ReportFigures:
+        """What the run counted, with `results` as the report's per-case list."""
+        t = self.tally()
+        counts = self.counts()
+        return ReportFigures(
+            self.graph_name, self.threshold, self.judge, t.cases, counts.passed,
+            counts.failed, counts.errors, counts.not_run, t.halt, counts.pass_rate,
+            self.wall_time, t.calls, t.cache_hits, t.cached_steps, t.tokens, t.cost,
+            dict(t.error_kinds.counter()), dict(t.retried.counter()), t.corrections,
+            [ScoreBin(i / BINS, (i + 1) / BINS, c) for i, c in enumerate(t.bins)],
+            _node_stats(t, self.node_order), results,
+            cast(Literal[0, 1, 3], counts.exit_code()), self.shard, self.calibration)
 
     def to_dict(self, *, steps: bool = False, results: bool = True) -> dict[str, Any]:
         """The report as plain data; `results=False` leaves the per-case list empty (the
         aggregates still count every case)."""
-        t = self.tally()
-        return {
-            "metric": self.graph_name, "threshold": self.threshold, "judge": self.judge,
-            "cases": t.cases, "passed": t.statuses["pass"],
-            "failed": t.statuses["fail"], "errors": t.statuses["error"],
-            "not_run": t.statuses["not_run"], "halt": t.halt,
-            "pass_rate": _pass_rate(t), "wall_time": self.wall_time,
-            "calls": t.calls, "cache_hits": t.cache_hits,
-            "cached_steps": t.cached_steps, "tokens": t.tokens,
-            "cost": t.cost,
-            "judge_errors": dict(t.error_kinds.counter()),
-            "retried": dict(t.retried.counter()), "corrections": t.corrections,
-            "histogram": [{"from": i / BINS, "to": (i + 1) / BINS, "count": c}
-                          for i, c in enumerate(t.bins)],
-            "nodes": {k: v.to_dict() for k, v in _node_stats(t, self.node_order).items()},
-            "results": list(self._result_dicts(steps)) if results else [],
-            "exit_code": _exit_code(t),
-            **({"shard": self.shard} if self.shard else {}),
-            **({"calibration": self.calibration} if self.calibration else {}),
-        }
+        return self.figures(list(self._result_dicts(steps)) if results else []).to_dict()
 
     def _result_dicts(self, steps: bool) -> Iterator[dict[str, Any]]:
         """Each result as the report writes it, in dataset order, one at a time."""
@@ -227,59 +297,51 @@ class RunReport:
             yield data
 
     def to_json(self, *, steps: bool = False) -> str:
-        """The report as JSON; user and judge text made writable (`dagtui.report.outputs`).
-
-        The same text as `safe_json(self.to_dict(steps=steps))`, but each result is turned
-        into a dict and encoded one at a time: a run of many cases never holds every result's
-        dict tree at once (that tree, not the text, is what made a large run's memory peak
-        at the end)."""
+        """The report as JSON; user and judge text made writable (`dagtui.report.outputs`)."""
         return "".join(self.json_parts(steps=steps))
 
     def json_parts(self, *, steps: bool = False) -> Iterator[str]:
-        """`to_json`'s text in pieces (one per result), for writing without building it."""
-        from dagtui.report.outputs import safe_json
+        """The JSON report in pieces, each result encoded as it is read (the text of
+        `safe_json(self.to_dict(steps=steps))`: `dagtui.report.outputs.json_document_parts`)."""
+        from dagtui.report.outputs import json_document_parts
 
-        head = self.to_dict(steps=steps, results=False)
-        yield "{\n"
-        for n, (key, value) in enumerate(head.items()):
-            yield (",\n" if n else "") + f"  {safe_json(key)}: "
-            if key != "results" or not self.results:
-                yield safe_json(value).replace("\n", "\n  ")
-                continue
-            yield "[\n"
-            for k, data in enumerate(self._result_dicts(steps)):
-                yield (",\n" if k else "") + "    " + safe_json(data).replace("\n", "\n    ")
-            yield "\n  ]"
-        yield "\n}"
+        return json_document_parts(self.to_dict(steps=steps, results=False),
+                                   {"results": lambda: self._result_dicts(steps)})
+
+    def junit(self) -> JUnitDocument:
+        """One suite named after the graph, a case each: a failing case is a <failure>, a
+        judge error an <error>, a case the halted judge never saw <skipped>."""
+        from dagtui.report.junit import JUnitDocument, JUnitSuite
+
+        properties = _junit_properties(self.calibration) if self.calibration else []
+        name = self.graph_name
+        suite = JUnitSuite(name, self.counts(), (_junit_case(name, r) for r in self.results),
+                           time=self.wall_time, properties=properties)
+        return JUnitDocument(name, [suite], time=self.wall_time)
 
     def to_junit(self) -> str:
-        """JUnit XML: a failing case is a <failure>, a judge error an <error>."""
-        return "".join(self.junit_parts())
+        """The JUnit XML as one string (`dagtui.report.junit`)."""
+        from dagtui.report.junit import junit_text
+
+        return junit_text(self.junit())
 
     def junit_parts(self) -> Iterator[str]:
         """`to_junit`'s text in pieces (one per case), for writing without building it."""
-        from dagtui.report.outputs import safe_text
+        from dagtui.report.junit import junit_parts
 
-        t = self.tally()
-        name = quoteattr(self.graph_name)
-        counts = (f'tests="{t.cases}" failures="{t.statuses["fail"]}" '
-                  f'errors="{t.statuses["error"]}" skipped="{t.statuses["not_run"]}" '
-                  f'time="{self.wall_time:.3f}"')
-        yield safe_text('<?xml version="1.0" encoding="UTF-8"?>\n'
-                        f'<testsuites name={name} {counts}>\n'
-                        f'  <testsuite name={name} {counts}>\n')
-        if self.calibration:
-            yield safe_text(_junit_properties(self.calibration))
-        for r in self.results:
-            # no NUL, escape byte or lone surrogate: well-formed
-            yield safe_text("\n".join(_junit_case(name, r)) + "\n")
-        yield "  </testsuite>\n</testsuites>\n"
+        return junit_parts(self.junit())
+
+    def summary_lines(self) -> Iterator[str]:
+        """The summary `dagtui run` prints (`dagtui.report.summary.batch_lines`)."""
+        from dagtui.report.summary import batch_lines
+
+        return batch_lines(self)
 
 
-def _junit_properties(calibration: dict[str, Any]) -> str:
+def _junit_properties(calibration: dict[str, Any]) -> list[tuple[str, object]]:
     """The calibration's state and the corrected pass rate as the suite's <properties>."""
-    props = [("calibration", calibration.get("state")),
-             ("calibration_detail", calibration.get("line"))]
+    props: list[tuple[str, object]] = [("calibration", calibration.get("state")),
+                                       ("calibration_detail", calibration.get("line"))]
     corrected = calibration.get("corrected_pass_rate") or {}
     if corrected.get("unusable"):
         props.append(("corrected_pass_rate_unusable", corrected["unusable"]))
@@ -289,44 +351,25 @@ def _junit_properties(calibration: dict[str, Any]) -> str:
                   ("corrected_pass_rate_ci_high", f"{corrected['ci'][1]:.6f}"),
                   ("judge_sensitivity", f"{corrected['sensitivity']:.6f}"),
                   ("judge_specificity", f"{corrected['specificity']:.6f}")]
-    lines = [f"      <property name={quoteattr(k)} value={quoteattr(str(v))}/>"
-             for k, v in props if v is not None]
-    return "    <properties>\n" + "\n".join(lines) + "\n    </properties>\n"
+    return props
 
 
-def _junit_case(name: str, r: RunResult) -> list[str]:
-    """One case's <testcase> lines."""
-    lines = [f'    <testcase classname={name} name={quoteattr(r.case)} '
-             f'time="{r.wall_time:.3f}">']
-    if r.status == "fail":
-        msg = f"score {r.score:.2f} < threshold {r.threshold:g}"
-        lines.append(f"      <failure message={quoteattr(msg)}>"
-                     f"{escape(r.describe_path())}\n{escape(r.reason)}</failure>")
-    elif r.status == "not_run":
-        lines.append(f"      <skipped message={quoteattr('not run: ' + (r.error or ''))}/>")
-    elif r.status == "error":
-        lines.append(f"      <error type={quoteattr(r.error_kind or 'other')} "
-                     f"message={quoteattr(r.error or '')}>"
-                     f"{escape(r.describe_path())}</error>")
-    else:
-        lines.append(f"      <system-out>{escape(r.describe_path())}</system-out>")
-    lines.append("    </testcase>")
-    return lines
+def _junit_case(name: str, r: RunResult) -> JUnitCase:
+    """One case as JUnit reads it: the path it took, and why it failed or erred."""
+    from dagtui.report.junit import JUnitCase
 
-
-def _pass_rate(t: Tally) -> float | None:
-    passed, failed = t.statuses["pass"], t.statuses["fail"]
-    return passed / (passed + failed) if passed + failed else None
-
-
-def _exit_code(t: Tally) -> int:
-    if t.statuses["not_run"]:
-        return ExitCode.JUDGE
-    if t.statuses["fail"]:
-        return ExitCode.FAILURES
-    if t.statuses["error"]:
-        return ExitCode.JUDGE
-    return ExitCode.OK
+    status = r.status
+    if status == "fail":
+        return JUnitCase(name, r.case, status, time=r.wall_time,
+                         message=f"score {r.score:.2f} < threshold {r.threshold:g}",
+                         text=f"{r.describe_path()}\n{r.reason}")
+    if status == "not_run":
+        return JUnitCase(name, r.case, status, time=r.wall_time,
+                         message="not run: " + (r.error or ""))
+    if status == "error":
+        return JUnitCase(name, r.case, status, time=r.wall_time, message=r.error or "",
+                         kind=r.error_kind, text=r.describe_path())
+    return JUnitCase(name, r.case, status, time=r.wall_time, text=r.describe_path())
 
 
 def _node_stats(t: Tally, known: list[str]) -> dict[str, NodeStats]:
@@ -426,10 +469,10 @@ async def run_stream(
             raise raised[0]
 
 
-def new_report(engine: Engine) -> RunReport:
+def new_report(engine: Engine) -> BatchResult:
     """An empty report for `engine`'s graph and judge."""
     graph = engine.graph
-    return RunReport(graph.metric.name, graph.metric.effective_threshold,
+    return BatchResult(graph.metric.name, graph.metric.effective_threshold,
                   judge=engine.judge.describe(), node_order=list(graph.nodes))
 
 
@@ -441,7 +484,7 @@ async def evaluate_cases(
     on_result: Callable[[RunResult], None] | None = None,
     on_case: Callable[[int, Case, RunResult], None] | None = None,
     log: ResultLog | None = None,
-) -> RunReport:
+) -> BatchResult:
     """Run every case (at most `concurrency` at a time) and collect the report.
 
     `cases` may be read lazily (`dagtui.run.case_stream.CaseStream`: one pass checks the

@@ -1,7 +1,8 @@
 """Test cases: what a graph is run against, loaded from JSONL, JSON or TOML (docs/format.md).
 
 A case is kept as plain data (its fields as given) plus the human labels (`expected`,
-`expected_score`) and where it came from (file and line), because every error about a case
+`expected_score`, the adjudicated ones; `annotations`, the labels each annotator gave, see
+`Annotation`) and where it came from (file and line), because every error about a case
 should point at the line a person has to fix. Loading is strict about shape (a bad JSONL
 line is an error naming its line) and lenient about content (unknown fields are kept in
 `fields` so nothing a user wrote is silently dropped).
@@ -9,6 +10,7 @@ line is an error naming its line) and lenient about content (unknown fields are 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tomllib
@@ -29,7 +31,9 @@ if TYPE_CHECKING:
 #: its `turns` (each with role/content) plus the conversation-level params.
 SINGLE_TURN_FIELDS = SINGLE_TURN_PARAMS
 MULTI_TURN_FIELDS = ("turns",) + tuple(p for p in MULTI_TURN_PARAMS if p not in ("role", "content"))
-LABEL_FIELDS = ("expected", "expected_score")
+LABEL_FIELDS = ("expected", "expected_score", "annotations")
+#: the keys of one entry of a case's `annotations` list
+ANNOTATION_FIELDS = ("by", "expected", "expected_score")
 LIST_FIELDS = ("context", "retrieval_context", "tags")
 #: every field name a case may carry (any other is kept as written, and warned about when it
 #: is close to one of these: `actual_ouput` leaves `actual_output` empty)
@@ -47,12 +51,35 @@ class CaseError(ValueError):
         super().__init__(f"{where}{message}")
 
 
+@dataclass(frozen=True)
+class Annotation:
+    """One annotator's labels for a case: `by` names the person, `expected` and
+    `expected_score` mean what a case's own do. A case's top-level `expected` is the
+    adjudicated label set (what `test`, `run` and a default `calibrate` use); its
+    `annotations` keep each person's, so `calibrate` can measure how far two people agree
+    (`dagtui.calibration.annotators`) and compare the judge with one of them
+    (`--annotator`)."""
+
+    by: str
+    expected: dict[str, Any] = field(default_factory=dict)
+    expected_score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"by": self.by}
+        if self.expected:
+            out["expected"] = dict(self.expected)
+        if self.expected_score is not None:
+            out["expected_score"] = self.expected_score
+        return out
+
+
 @dataclass
 class Case:
     """One test case.
 
     `fields` holds the case's data (input, actual_output, turns, ...), exactly as written;
-    `expected` maps node ids to the human's label for that node.
+    `expected` maps node ids to the human's label for that node; `annotations` holds
+    each annotator's own labels (`Annotation`), beside the adjudicated `expected`.
     """
 
     name: str
@@ -61,6 +88,7 @@ class Case:
     expected_score: float | None = None
     file: str | None = None
     line: int = 0
+    annotations: tuple[Annotation, ...] = ()
 
     def get(self, key: str) -> Any:
         return self.fields.get(key)
@@ -88,7 +116,81 @@ class Case:
             out["expected"] = dict(self.expected)
         if self.expected_score is not None:
             out["expected_score"] = self.expected_score
+        if self.annotations:
+            out["annotations"] = [a.to_dict() for a in self.annotations]
         return out
+
+    def annotation(self, by: str) -> Annotation | None:
+        """The labels annotator `by` gave this case (None: they gave none)."""
+        return next((a for a in self.annotations if a.by == by), None)
+
+
+def annotators(cases: Iterable[Case]) -> list[str]:
+    """Every annotator named in `cases`' annotations, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for case in cases:
+        for a in case.annotations:
+            seen.setdefault(a.by, None)
+    return list(seen)
+
+
+def as_annotator(case: Case, by: str) -> Case:
+    """`case` labelled as annotator `by` labelled it: their `expected` and `expected_score`
+    in place of the adjudicated ones (none when they did not label it), so a calibration
+    compares the judge with that one person (`dagtui calibrate --annotator`)."""
+    mine = case.annotation(by)
+    return dataclasses.replace(case, expected=dict(mine.expected) if mine else {},
+                               expected_score=mine.expected_score if mine else None)
+
+
+def _score(value: Any, where: str, file: str | None, line: int) -> float | None:
+    """An `expected_score` (0..1) read, or a CaseError naming `where` (the case, or the
+    case and its annotator)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise CaseError(f"{where}: 'expected_score' must be a number from 0 to 1, "
+                        f"got {value!r}", file, line)
+    return float(value)
+
+
+def _annotations(value: Any, name: str, file: str | None, line: int
+                 ) -> tuple[Annotation, ...]:
+    """A case's `annotations` list read, strictly: each entry an object with a non-empty
+    text `by` (unique in the case), an optional `expected` object and `expected_score`, and
+    nothing else (a misspelt key would drop that person's labels without a word)."""
+    if value is None:
+        return ()
+    where = f"case {name!r}"
+    if not isinstance(value, list):
+        raise CaseError(f"{where}: 'annotations' must be a list of objects with 'by' and "
+                        "'expected'", file, line)
+    out: list[Annotation] = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict):
+            raise CaseError(f"{where}: annotation {i + 1} must be an object with 'by' and "
+                            "'expected'", file, line)
+        by = entry.get("by")
+        if not isinstance(by, str) or not by.strip():
+            raise CaseError(f"{where}: annotation {i + 1} needs 'by', the annotator's name "
+                            "(text)", file, line)
+        who = f"{where}, annotator {by!r}"
+        if any(a.by == by for a in out):
+            raise CaseError(f"{who}: a second annotation by the same person (one per "
+                            "annotator and case)", file, line)
+        for key in entry:
+            if key not in ANNOTATION_FIELDS:
+                raise CaseError(f"{who}: {key!r} is no annotation field"
+                                + (suggest(str(key), list(ANNOTATION_FIELDS))
+                                   or f" (they are {', '.join(ANNOTATION_FIELDS)})"),
+                                file, line)
+        expected = entry.get("expected") or {}
+        if not isinstance(expected, dict):
+            raise CaseError(f"{who}: 'expected' must be an object mapping node id to a "
+                            "label", file, line)
+        out.append(Annotation(by, dict(expected),
+                              _score(entry.get("expected_score"), who, file, line)))
+    return tuple(out)
 
 
 def case_from_dict(
@@ -112,12 +214,8 @@ def case_from_dict(
     if not isinstance(expected, dict):
         raise CaseError(f"case {name!r}: 'expected' must be an object mapping node id to a "
                         "label", file, line)
-    score = data.pop("expected_score", None)
-    if score is not None:
-        if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
-            raise CaseError(f"case {name!r}: 'expected_score' must be a number from 0 to 1, "
-                            f"got {score!r}", file, line)
-        score = float(score)
+    score = _score(data.pop("expected_score", None), f"case {name!r}", file, line)
+    annotations = _annotations(data.pop("annotations", None), name, file, line)
     for key in LIST_FIELDS:
         value = data.get(key)
         if value is not None and not isinstance(value, list):
@@ -133,7 +231,7 @@ def case_from_dict(
     # DeepEval goldens use these spellings for the same things
     if "additional_metadata" in data and "metadata" not in data:
         data["metadata"] = data.pop("additional_metadata")
-    return Case(name, data, dict(expected), score, file, line)
+    return Case(name, data, dict(expected), score, file, line, annotations)
 
 
 def misspelt_fields(case: Case, read: Iterable[str] = ()) -> list[tuple[str, str]]:

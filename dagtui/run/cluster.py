@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from dagtui.report.trace import RunResult
-from dagtui.run.batch import RunReport, new_report, preflight_all
+from dagtui.run.batch import BatchResult, new_report, preflight_all
 from dagtui.run.cases import Case
 from dagtui.run.engine import Engine
 
@@ -131,6 +131,19 @@ def resolve_workers(value: int | str | None, n_cases: int, judge: Any) -> int:
     count = int(value)
     if count < 1:
         raise ValueError("workers must be >= 1 or 'auto'")
+    return count
+
+
+def workers_for(value: int | str | None, n_cases: int, judge: Any,
+                scheduler: str | None = None) -> int:
+    """The one rule for "in process or on Dask", for a graph run and a suite rule alike:
+    the worker processes a batch of `n_cases` gets (`resolve_workers`), at least 2 for a
+    litellm judge when a `scheduler` names a cluster; 1 means in process."""
+    from dagtui.judges.litellm_judge import LiteLLMJudge
+
+    count = resolve_workers(value, n_cases, judge)
+    if scheduler is not None and isinstance(judge, LiteLLMJudge):
+        return max(2, count)
     return count
 
 
@@ -378,7 +391,7 @@ def evaluate_in_workers(
     scheduler: str | None = None,
     on_case: Callable[[int, Case, RunResult], None] | None = None,
     log: ResultLog | None = None,
-) -> RunReport:
+) -> BatchResult:
     """Like `batch.evaluate_cases`, with the cases run by Dask workers: those of `cluster`
     when given (it stays up for the next batch), else of a cluster made and closed here (a
     `LocalCluster` of `workers` processes, or the one at `scheduler`). `cases` may be read

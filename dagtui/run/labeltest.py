@@ -27,7 +27,7 @@ TOLERANCE = 1e-6
 
 
 @dataclass
-class GraphLabelsReport:
+class GraphLabelTestResult:
     """A graph's labels test: how many cases ran and failed, and per node the agreement
     counts (`reached`, `labelled`, `agree`, `disagree`, `unused`). The cases' results are
     not kept: each goes to `check_graph_labels`'s `on_case` as it ends, so a test of any
@@ -45,7 +45,7 @@ CaseOutcome = Callable[[Any, Any, list[str]], None]
 
 async def check_graph_labels(graph: Graph | CheckedGraph, cases: Iterable[Any], *,
                              python: PythonConsent | None = None,
-                             on_case: CaseOutcome | None = None) -> GraphLabelsReport:
+                             on_case: CaseOutcome | None = None) -> GraphLabelTestResult:
     """Run every case through `graph` with the labels judge and compare with the labels;
     raises `dagtui.run.cases.CaseError` (before any case runs) when cases lack the graph's
     fields. `cases` may be read lazily (`dagtui.run.case_stream.CaseStream`: one pass checks
@@ -69,7 +69,7 @@ async def check_graph_labels(graph: Graph | CheckedGraph, cases: Iterable[Any], 
         failures += bool(problems)
         if on_case is not None:
             on_case(case, result, problems)
-    return GraphLabelsReport(total, failures, agree)
+    return GraphLabelTestResult(total, failures, agree)
 
 
 def case_problems(case: Any, result: Any, agree: dict[str, Counter]) -> list[str]:

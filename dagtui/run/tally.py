@@ -1,6 +1,6 @@
 """A run's aggregates, added up one finished case at a time.
 
-A `dagtui.run.batch.RunReport` prints and writes counts, totals, a score histogram and per-node
+A `dagtui.run.batch.BatchResult` prints and writes counts, totals, a score histogram and per-node
 figures. Computed from a list of every result, they cost the memory of every result; `Tally`
 takes each result as it finishes and keeps only the figures, so a run over a large dataset
 holds no result it has already written (`dagtui.report.stream.ResultLog` keeps them on disk).

@@ -25,10 +25,10 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, ClassVar, Protocol, cast
 
 from dagtui import saferegex
-from dagtui.exitcodes import ExitCode
+from dagtui.report.outcome import Counts, Status
 from dagtui.suite.model import FilterCond, Rule, Suite
 
 # per-(rule, case) states, in the order the gates apply
@@ -118,11 +118,31 @@ class CaseRecord:
     def passed(self) -> bool:
         return self.state == EVALUATED and self.outcome is not None and self.outcome.passed
 
+    @property
+    def status(self) -> Status:
+        """How the pair ended, in the terms a graph run's case uses (`dagtui.report.outcome`):
+        stopped by a gate is `skipped`; judged, it is pass or fail by its graph's threshold
+        (a check: whether it held), or a judge error."""
+        o = self.outcome
+        if self.state == NOT_RUN:
+            return "not_run"
+        if self.state != EVALUATED or o is None:
+            return "skipped"
+        if o.error is not None:
+            return "error"
+        return "pass" if o.succeeded else "fail"
+
 
 @dataclass
 class RuleStats:
     """Per-rule books. `candidates` is every case of the dataset; each lands in exactly one
     of paused / skipped_deps / filtered / sampled_out / over_budget / not_run / evaluated."""
+
+    #: the counts the JSON report writes per rule (and `dagtui merge` adds up)
+    COUNTED: ClassVar[tuple[str, ...]] = (
+        "candidates", "paused", "skipped_deps", "filtered", "sampled_out", "over_budget",
+        "evaluated", "passed", "failed", "below_threshold", "errors", "not_run",
+        "categorical", "calls")
 
     rule: str
     level: int
@@ -154,13 +174,15 @@ class RuleStats:
     def count(self, state: str) -> None:
         setattr(self, state, getattr(self, state) + 1)
 
+    def counts(self) -> Counts:
+        """This rule's pairs by how they ended."""
+        counts = Counts()
+        for rec in self.records:
+            counts.add(rec.status)
+        return counts
+
     def as_dict(self) -> dict[str, Any]:
-        keys = (
-            "rule", "level", "status", "kind", "candidates", "paused", "skipped_deps",
-            "filtered", "sampled_out", "over_budget", "evaluated", "passed", "failed",
-            "below_threshold",
-            "errors", "not_run", "categorical", "calls",
-        )
+        keys = ("rule", "level", "status", "kind", *self.COUNTED)
         d: dict[str, Any] = {k: getattr(self, k) for k in keys}
         d["cost"] = self.cost if self.cost_known else None
         d["ungated_calls"] = self.ungated_calls
@@ -217,12 +239,18 @@ class SuiteResult:
         return sum(s.below_threshold for s in self.rules.values())
 
     def exit_code(self) -> int:
-        """0, 1, 2 or 3 as in the README: an incomplete run is 3 whatever it found so far."""
-        if self.not_run:
-            return ExitCode.JUDGE
-        if self.failures:
-            return ExitCode.FAILURES
-        return ExitCode.JUDGE if self.errors else ExitCode.OK
+        """0, 1 or 3 by the rule graph runs follow (`dagtui.report.outcome.Counts`): an
+        incomplete run is 3 whatever it found so far."""
+        return self.counts().exit_code()
+
+    def counts(self) -> Counts:
+        """Every (rule, case) pair by how it ended (`dagtui.report.outcome`); the report
+        writers read the run through `dagtui.suite.report.SuiteOutcome`."""
+        counts = Counts()
+        for st in self.rules.values():
+            for rec in st.records:
+                counts.add(rec.status)
+        return counts
 
     def passes(self, rule: str) -> set[str]:
         return {r.case for r in self.rules[rule].records if r.passed}

@@ -37,7 +37,7 @@ A graph rule's table maps its node ids to verdicts (task nodes: evidence text, o
 geval leaves: a 0..10 score) plus an optional `expected_score` (0..1) for the rule; the
 dotted form `"correctness.agrees": false` is accepted too. Budgets (`max_calls`) never bind
 here, since the labels judge spends no calls. This module is the test itself;
-`dagtui.commands.suite_labels` loads the files, prints the report and gives the exit code.
+`dagtui.commands.test.test_suite` loads the files, prints the report and gives the exit code.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class RuleTally:
 
 
 @dataclass
-class LabelsReport:
+class SuiteLabelTestResult:
     """A whole suite labels test: per-case problems (empty list: the case passed)."""
 
     suite: str
@@ -206,7 +206,7 @@ class LabelsReport:
 
 async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 8,
                        python: PythonConsent | None = None, lenient: bool = False
-                       ) -> LabelsReport:
+                       ) -> SuiteLabelTestResult:
     """Run the suite over `cases` with the labels judge and compare with the labels;
     `python`: the user's consent for python checks (see `dagtui.graph.checks.PythonConsent`).
     Labels that do not fit their rule's graph raise `LabelError` before anything runs;
@@ -255,7 +255,7 @@ async def check_labels(load: SuiteLoad, cases: list[Any], *, concurrency: int = 
             found += _rule_problems(rid, rec, labels.of(rid), tallies[rid], shown)
         problems[name] = found
         paths[name] = shown
-    return LabelsReport(suite.meta.name, list(result.cases), problems, paths, tallies, result,
+    return SuiteLabelTestResult(suite.meta.name, list(result.cases), problems, paths, tallies, result,
                         calls=result.calls, ignored=ignored)
 
 

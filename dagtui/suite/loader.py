@@ -28,7 +28,7 @@ from dagtui.suite.model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, S
 from dagtui.text import suggest
 
 if TYPE_CHECKING:
-    from dagtui.graph.paths import PathReport
+    from dagtui.graph.paths import PathAnalysis
 
 TOP_KEYS = ("suite", "rules")
 SUITE_KEYS = ("name", "cases", "labels", "concurrency", "description")
@@ -520,7 +520,7 @@ def _load_graph_rule(load: SuiteLoad, ctx: _Ctx, rule: Rule) -> None:
 
 
 def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic],
-                                                 PathReport | None]:
+                                                 PathAnalysis | None]:
     """The graph, its full diagnostics and its path report: the graph validator's
     (references, cycles, paths), else, should the validator itself fail, the loader's shape
     checks and no path report."""
@@ -537,7 +537,7 @@ def _graph_with_diagnostics(path: Path) -> tuple[Graph | None, list[Diagnostic],
     return result.graph, list(result.diagnostics), None
 
 
-def graph_facts(graph: Graph, paths: PathReport | None = None) -> RuleFacts:
+def graph_facts(graph: Graph, paths: PathAnalysis | None = None) -> RuleFacts:
     """Kind, whether any reachable score exceeds 0, and the worst-case calls per case.
 
     Path analysis (`dagtui.graph.paths.analyze`) is exact when it completes; otherwise a
@@ -607,13 +607,13 @@ def validate_suite_file(path: str | Path, *, read: LoadResult | None = None
 
 
 def check_suite_file(path: str | Path, *, read: LoadResult | None = None) -> Any:
-    """A suite's diagnostics as a `dagtui.graph.validate.ValidationReport`, so `dagtui validate` prints,
+    """A suite's diagnostics as a `dagtui.graph.validate.ValidationResult`, so `dagtui validate` prints,
     counts and JSON-encodes a suite exactly like a graph (no path table: suites have none).
     `unreadable` is true for SUI017 and SUI001, as DAG022 and DAG001 are for graphs.
     `read`: the file as `dagtui validate` read it to learn it is a suite (not read again)."""
-    from dagtui.graph.validate import ValidationReport
+    from dagtui.graph.validate import ValidationResult
 
-    class SuiteReport(ValidationReport):
+    class SuiteReport(ValidationResult):
         @property
         def unreadable(self) -> bool:
             return unreadable(self.diagnostics)

@@ -1,4 +1,6 @@
-"""What a suite run prints and writes: the per-rule summary table, JSON and JUnit XML.
+"""What a suite run prints and writes, in the terms of the shared writers: the summary's lines
+(`dagtui.report.summary`), the JSON report's data (`dagtui.report.outputs`) and the JUnit
+document (`dagtui.report.junit`) — the writers themselves are those of a graph run.
 
 The table answers the questions gating raises: of all the cases, how many did each rule
 actually judge, why were the others not judged (dependencies, filter, sample, budget), how
@@ -8,8 +10,11 @@ running every rule on every case.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import io
+import shutil
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +22,11 @@ from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from dagtui.report.junit import JUnitCase, JUnitDocument, JUnitSuite
+from dagtui.report.outcome import Counts
+from dagtui.report.outputs import json_document_parts
+from dagtui.report.summary import judge_error_lines, wrapped
+from dagtui.report.write import write_outcome
 from dagtui.suite.gating import (
     EVALUATED,
     FILTERED,
@@ -27,7 +37,7 @@ from dagtui.suite.gating import (
     CaseRecord,
     SuiteResult,
 )
-from dagtui.text import counted, for_markup, for_terminal
+from dagtui.text import counted, for_markup
 
 GATE_WORDS = {
     SKIPPED_DEPS: "dependencies",
@@ -100,11 +110,19 @@ def savings_lines(result: SuiteResult) -> list[str]:
     return lines
 
 
-def print_summary(result: SuiteResult, console: Console | None = None) -> None:
-    console = console or Console()
-    console.print(summary_table(result))
-    for line in savings_lines(result) + error_lines(result):  # names, judge text: shown only
-        console.print(for_terminal(line), highlight=False, markup=False)
+#: the narrowest the rule table is laid out in (its 14 columns do not fit 80)
+TABLE_WIDTH = 120
+
+
+def summary_lines(result: SuiteResult) -> Iterator[str]:
+    """The rule table (laid out by rich, as wide as the terminal and at least `TABLE_WIDTH`),
+    then the totals, the calls saved and the judge errors, each wrapped at 80 columns."""
+    buffer = io.StringIO()
+    width = max(TABLE_WIDTH, shutil.get_terminal_size((TABLE_WIDTH, 24)).columns)
+    Console(file=buffer, width=width, color_system=None).print(summary_table(result))
+    yield from (line.rstrip() for line in buffer.getvalue().rstrip("\n").split("\n"))
+    for line in savings_lines(result) + error_lines(result):
+        yield wrapped(line)
 
 
 def error_kinds(result: SuiteResult) -> Counter:
@@ -132,10 +150,7 @@ def error_lines(result: SuiteResult, limit: int = 10) -> list[str]:
                 shown.append(f"  error {st.rule} {rec.case}: {o.error_kind or 'other'}: {o.error}")
     lines: list[str] = []
     if kinds or retried:
-        lines.append("judge errors (pairs without a verdict, not failures): "
-                     + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none"))
-        lines.append("retried and recovered or not, by kind: "
-                     + (", ".join(f"{k}: {v}" for k, v in sorted(retried.items())) or "none"))
+        lines += judge_error_lines(kinds, retried, "pairs")
     lines += shown
     if result.not_run:
         lines.append(f"{result.not_run} (rule, case) pair(s) not run: "
@@ -191,53 +206,62 @@ def to_json(result: SuiteResult, *, file: str | None = None,
     }
 
 
+@dataclass
+class SuiteOutcome:
+    """A suite run as the report writers read it (`dagtui.report.outcome.RunOutcome`): the
+    result, the suite file its JSON report names, and its `--shard I/N` part."""
+
+    result: SuiteResult
+    file: str | None = None
+    shard: dict[str, Any] | None = None
+
+    def counts(self) -> Counts:
+        return self.result.counts()
+
+    def halts(self) -> list[str]:
+        return self.result.halts()
+
+    def exit_code(self) -> int:
+        return self.result.exit_code()
+
+    def junit(self) -> JUnitDocument:
+        return junit_document(self.result)
+
+    def json_parts(self, *, steps: bool = False) -> Iterator[str]:
+        """The JSON report (a suite's always holds each graph rule's steps)."""
+        return json_document_parts(to_json(self.result, file=self.file, shard=self.shard))
+
+    def summary_lines(self) -> Iterator[str]:
+        return summary_lines(self.result)
+
+
 def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None,
                shard: dict[str, Any] | None = None) -> None:
-    """Write the JSON report atomically, text made writable (`dagtui.report.outputs`)."""
-    from dagtui.report.outputs import safe_json, write_report
-
-    write_report(path, safe_json(to_json(result, file=file, shard=shard)) + "\n")
+    """Write the JSON report atomically (`dagtui.report.write.write_outcome`)."""
+    write_outcome(SuiteOutcome(result, file, shard), json_out=str(path))
 
 
-def to_junit(result: SuiteResult) -> ET.Element:
+def junit_document(result: SuiteResult) -> JUnitDocument:
     """One <testsuite> per rule, one <testcase> per case: gated cases are <skipped> with the
     gate that stopped them, evaluated ones fail below the rule graph's threshold."""
-    root = ET.Element("testsuites", name=result.suite)
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for st in result.rules.values():
-        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        suite_el = ET.SubElement(root, "testsuite", name=st.rule)
-        for rec in st.records:
-            counts["tests"] += 1
-            case_el = ET.SubElement(suite_el, "testcase", classname=f"{result.suite}.{st.rule}",
-                                    name=rec.case)
-            o = rec.outcome
-            if rec.state != EVALUATED or o is None:
-                counts["skipped"] += 1
-                ET.SubElement(case_el, "skipped", message=rec.reason or rec.state)
-                continue
-            case_el.set("time", "0")
-            if o.error is not None:
-                counts["errors"] += 1
-                ET.SubElement(case_el, "error", message=o.error)
-            elif not o.succeeded:
-                counts["failures"] += 1
-                shown = o.categorical if o.score is None else f"{o.score:g}"
-                ET.SubElement(case_el, "failure", message=f"score {shown}")
-        for k, v in counts.items():
-            suite_el.set(k, str(v))
-            totals[k] += v
-    for k, v in totals.items():
-        root.set(k, str(v))
-    return root
+    suites = [JUnitSuite(st.rule, st.counts(),
+                         [_junit_case(f"{result.suite}.{st.rule}", rec) for rec in st.records])
+              for st in result.rules.values()]
+    return JUnitDocument(result.suite, suites)
+
+
+def _junit_case(classname: str, rec: CaseRecord) -> JUnitCase:
+    status, o = rec.status, rec.outcome
+    if o is None or status in ("skipped", "not_run"):
+        return JUnitCase(classname, rec.case, status, message=rec.reason or rec.state)
+    if status == "error":
+        return JUnitCase(classname, rec.case, status, message=o.error or "", kind=o.error_kind,
+                         time=0.0)
+    shown = o.categorical if o.score is None else f"{o.score:g}"
+    message = f"score {shown}" if status == "fail" else ""
+    return JUnitCase(classname, rec.case, status, message=message, time=0.0)
 
 
 def write_junit(result: SuiteResult, path: str | Path) -> None:
-    """Write the JUnit XML atomically; a NUL, an escape byte or a lone surrogate in a case
-    name or message is written as its escape, so the XML is always well-formed."""
-    from dagtui.report.outputs import safe_text, write_report
-
-    root = to_junit(result)
-    ET.indent(root)
-    body = ET.tostring(root, encoding="unicode")
-    write_report(path, safe_text(f"<?xml version='1.0' encoding='utf-8'?>\n{body}\n"))
+    """Write the JUnit XML atomically (`dagtui.report.write.write_outcome`)."""
+    write_outcome(SuiteOutcome(result), junit=str(path))

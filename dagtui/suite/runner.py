@@ -21,10 +21,9 @@ from dagtui.suite.model import Rule
 
 if TYPE_CHECKING:
     from dagtui.judges.base import Judge
-    from dagtui.report.stream import ResultsStream
     from dagtui.run.cluster import Cluster
     from dagtui.run.engine import Engine
-    from dagtui.suite.traces import TraceWriter
+    from dagtui.run.sinks import Done
 
 #: builds the judge for a graph rule (model, cache and endpoint are the caller's choice)
 JudgeFactory = Callable[[Rule, Graph], "Judge"]
@@ -63,35 +62,33 @@ class EngineRuleRunner:
     """Runs a loaded suite's rules. One engine (and one judge) per graph rule, made on first
     use so a suite whose LLM rules are all gated away never builds a judge.
 
-    `traces` (a `TraceWriter`) saves every evaluated pair's trace; `case_view` rewrites the
-    case a rule is given (the suite labels test narrows `expected` to the rule's own labels).
+    `emit` gets every evaluated pair as a `dagtui.run.sinks.Done` (its rule, the dataset's
+    case and the case as the rule saw it, the judge and the result) the moment it ends:
+    `dagtui.run.execute` hands it to the run's sinks (results stream, traces), which may
+    then drop the result's heavy text. `case_view` rewrites the case a rule is given (the
+    suite labels test narrows `expected` to the rule's own labels).
 
     `workers` (an int or "auto", as `dagtui run --workers`) hands each graph rule's admitted
     cases to Dask workers as one batch (`dagtui.run.cluster.resolve_workers` decides, so
     "auto" and non-litellm judges stay in process; with a `scheduler` every litellm rule goes
     to that cluster). Every batch goes to one `dagtui.run.cluster.Cluster`, one batch at a time
     (a batch already uses every core it is given): `pool` when the caller owns one
-    (`dagtui.commands.suite_run.execute` shares one between the gated and the baseline run and closes
+    (`dagtui.run.execute` shares one between the gated and the baseline run and closes
     it), else one made at the first batch and closed by `aclose`. Its workers start once
     and stay warm, so each further rule costs no start. `concurrency` is the cluster's share.
     `python` is the user's consent for python checks, given to every engine and inline check.
-    `results` (a `dagtui.report.stream.ResultsStream`) gets each evaluated pair's result as one JSON
-    line (its `rule` first) the moment it ends; the result's prompts, requests and raw answers
-    are then dropped from memory, as `dagtui run` drops them (`dagtui.report.stream.slim`). A failed
-    write stops the stream and is kept in its `error`, for the caller to say after the run.
     """
 
     def __init__(self, load: SuiteLoad, judge_for: JudgeFactory, *,
-                 traces: TraceWriter | None = None, case_view: CaseView | None = None,
-                 workers: int | str = 1, concurrency: int = 8,
-                 pool: Cluster | None = None, python: PythonConsent | None = None,
-                 scheduler: str | None = None, results: ResultsStream | None = None
+                 emit: Callable[[Done], None] | None = None,
+                 case_view: CaseView | None = None, workers: int | str = 1,
+                 concurrency: int = 8, pool: Cluster | None = None,
+                 python: PythonConsent | None = None, scheduler: str | None = None
                  ) -> None:
         self.load = load
-        self.results = results
+        self.emit = emit
         self.python = python if python is not None else PythonConsent.from_env()
         self.judge_for = judge_for
-        self.traces = traces
         self.case_view = case_view
         self.workers = workers
         self.concurrency = concurrency
@@ -133,32 +130,27 @@ class EngineRuleRunner:
             case = self.case_view(rule, case)
         if rule.check is not None and rule.graph is None:
             outcome = run_inline_check(graph, case, self.python)
-            if self.traces is not None:
+            if self.emit is not None:
                 from dagtui.suite.traces import CodeCheck, check_rule_result
 
-                self.traces.write(rule, graph, original, CodeCheck(),
-                                  check_rule_result(rule, graph, case, outcome), seen=case)
-            if self.results is not None:
-                from dagtui.suite.traces import check_rule_result
-
-                self._stream(rule, check_rule_result(rule, graph, case, outcome))
+                self._done(rule, graph, original, case, CodeCheck(),
+                           check_rule_result(rule, graph, case, outcome))
             return outcome
         try:
             engine = self.engine(rule)
             result = await engine.run(case)
         except Exception as exc:  # a case the graph cannot run (missing param, ...)
             return RuleOutcome(error=str(exc))
-        if self.traces is not None:
-            self.traces.write(rule, graph, original, engine.judge, result, seen=case)
-        self._stream(rule, result)
+        self._done(rule, graph, original, case, engine.judge, result)
         return self.outcome_of(result)
 
-    def _stream(self, rule: Rule, result: Any) -> None:
-        """The pair's line in the results stream, then its heavy text dropped."""
-        if self.results is not None and self.results.write_kept(result, rule=rule.id):
-            from dagtui.report.stream import slim
+    def _done(self, rule: Rule, graph: Graph, case: Any, seen: Any, judge: Any,
+              result: Any) -> None:
+        """The evaluated pair, to `emit`."""
+        if self.emit is not None:
+            from dagtui.run.sinks import Done
 
-            slim(result)
+            self.emit(Done(None, case, result, judge, graph, rule=rule, seen=seen))
 
     # -- worker processes (see `gating.BatchRuleRunner`) -----------------------------------
     def _workers_for(self, rule: Rule, n_cases: int) -> int:
@@ -166,13 +158,9 @@ class EngineRuleRunner:
             return 1
         if self.workers in (None, 1) and self.scheduler is None:
             return 1
-        from dagtui.judges.litellm_judge import LiteLLMJudge
-        from dagtui.run.cluster import resolve_workers
+        from dagtui.run.cluster import workers_for
 
-        judge = self.engine(rule).judge
-        if self.scheduler is not None and isinstance(judge, LiteLLMJudge):
-            return max(2, resolve_workers(self.workers, n_cases, judge))
-        return resolve_workers(self.workers, n_cases, judge)
+        return workers_for(self.workers, n_cases, self.engine(rule).judge, self.scheduler)
 
     def batches(self, rule: Rule, n_cases: int) -> bool:
         return self._workers_for(rule, n_cases) > 1
@@ -180,7 +168,7 @@ class EngineRuleRunner:
     async def run_batch(self, rule: Rule, cases: list[Any]) -> list[RuleOutcome]:
         """Run `cases` of a graph rule on Dask workers. Cases the graph cannot run
         (a missing field) get the same error outcome an in-process run gives them; the
-        others go to one cluster. Traces are written here, from the results sent back."""
+        others go to one cluster. Each pair is emitted here, from the results sent back."""
         from dagtui.run.cases import CaseError
         from dagtui.run.cluster import WORKER_ERROR, Cluster, ClusterError, evaluate_in_workers
 
@@ -213,9 +201,7 @@ class EngineRuleRunner:
                     return [o or RuleOutcome(error="no result") for o in outcomes]
             self.pools[rule.id] = workers
             for i, result in zip(runnable, report.results, strict=True):
-                if self.traces is not None:
-                    self.traces.write(rule, graph, cases[i], engine.judge, result, seen=seen[i])
-                self._stream(rule, result)
+                self._done(rule, graph, cases[i], seen[i], engine.judge, result)
                 outcomes[i] = self.outcome_of(result)
         return [o if o is not None else RuleOutcome(error="no result") for o in outcomes]
 

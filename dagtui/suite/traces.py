@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dagtui.graph.model import Graph
-from dagtui.report.trace import PathStep, RunResult, StepRecord, Trace, trace_file_name
+from dagtui.report.trace import PathStep, RunResult, StepRecord, save_trace
 from dagtui.suite.gating import RuleOutcome, case_name
 from dagtui.suite.model import Rule
 
@@ -39,17 +39,14 @@ class TraceWriter:
         self.cases = cases
         self.written: list[Path] = []
 
-    def path_for(self, rule: Rule, case: Any) -> Path:
-        index = self._index.get(id(case), len(self._index))
-        return self.directory / trace_file_name(index, case_name(case, index), rule.id)
-
     def write(self, rule: Rule, graph: Graph, case: Any, judge: Any, result: RunResult, *,
               seen: Any = None) -> Path:
         """Save one pair's trace. `case` is the dataset's case (it names the file); `seen`,
         when given, is the case as the rule saw it (its own labels only), which the trace
         keeps so its `expected` matches the graph's node ids."""
-        shown = case if seen is None else seen
-        path = Trace.of(graph, shown, judge, result).save(self.path_for(rule, case))
+        index = self._index.get(id(case), len(self._index))
+        path = save_trace(self.directory, index, graph, case if seen is None else seen, judge,
+                          result, case_name(case, index), rule.id)
         self.written.append(path)
         return path
 

@@ -30,7 +30,7 @@ class Checked:
     """Diagnostics plus path analysis for one graph version."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    paths: Any = None  # dagtui.graph.paths.PathReport (None when it could not be computed)
+    paths: Any = None  # dagtui.graph.paths.PathAnalysis (None when it could not be computed)
     load: LoadResult | None = None
 
 

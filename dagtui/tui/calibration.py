@@ -166,6 +166,116 @@ def matrix_text(nid: str, node: dict[str, Any]) -> Text:
     return text
 
 
+def probe_text(data: dict[str, Any] | None, node_id: str) -> Text | None:
+    """The bias probes' results for a node (`dagtui calibrate --probes` saves them in the
+    calibration's `probes`): per probe the share of verdicts that flipped and how agreement
+    and kappa with the labels moved, normal → probed; None when no probe ran on it."""
+    probes = (data or {}).get("probes")
+    per = ((probes or {}).get("nodes") or {}).get(node_id) if isinstance(probes, dict) \
+        else None
+    if not isinstance(per, dict) or not per:
+        return None
+    from dagtui.calibration.report import _moved, _num  # the report's own wording
+
+    text = Text("bias probes", style="bold")
+    for name, r in per.items():
+        if not isinstance(r, dict):
+            continue
+        if r.get("skipped"):
+            text.append(f"\n  {name}: skipped ({r['skipped']})", style="dim")
+            continue
+        variants = ", ".join(r.get("variants") or [])
+        text.append(f"\n  {name} ({variants}): ")
+        flip = r.get("flip_rate")
+        text.append(f"flipped {r.get('flipped', 0)}/{r.get('compared', 0)} ({pct(flip)})",
+                    style="bold red" if isinstance(flip, int | float) and flip > 0
+                    else "green")
+        text.append(f" · agreement {_moved(r.get('agreement'), r.get('agreement_probed'), pct)}"
+                    f" · κ {_moved(r.get('kappa'), r.get('kappa_probed'), _num)}")
+        if r.get("errors"):
+            text.append(f" · {len(r['errors'])} failed calls", style="yellow")
+    return text
+
+
+def _kappa(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, int | float) else "-"
+
+
+def _interval(ci: Any) -> str:
+    return f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+
+
+def node_diff(before: dict[str, Any], after: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The node's fields that an alignment changes, as diff lines (`-`/`+`, the line):
+    each changed field before and after, as TOML-like `key = value`."""
+    import json
+
+    out: list[tuple[str, str]] = []
+    if after is None:
+        return out
+    for key in [*before, *[k for k in after if k not in before]]:
+        if before.get(key) != after.get(key):
+            for sign, table in (("-", before), ("+", after)):
+                if key in table:
+                    out.append((sign, f"{key} = {json.dumps(table[key], ensure_ascii=False)}"))
+    return out
+
+
+def align_text(result: Any, status: str = "") -> Text:
+    """An alignment (`dagtui.calibration.align.Alignment`) for the calibration view: the
+    split, each candidate's train kappa (the best marked), the winner's held-out kappa and
+    agreement before → after with their intervals, the verdict, and the node's diff. With
+    `status` only (a running alignment): that line."""
+    text = Text("alignment", style="bold")
+    if result is None:
+        text.append(f" · {status}", style="yellow")
+        return text
+    from dagtui.calibration.align_report import _verdict
+
+    split = result.split
+    text.append(f" · seed {split.seed}: {len(split.train)} train, {len(split.held_out)} "
+                f"held-out · {result.calls} calls, {result.cache_hits} cached")
+    text.append("\ncandidates on train (κ):")
+    for c in result.candidates:
+        f = c.train.figures if c.train is not None else None
+        best = result.winner is c
+        text.append(f"\n  {c.name[:20]:20} {_kappa(f.kappa if f else None):>6}",
+                    style="bold green" if best else "")
+        if best:
+            text.append("  ← best", style="bold green")
+    if result.before is not None and result.after is not None:
+        b, a = result.before.figures, result.after.figures
+        text.append("\nheld-out κ ")
+        text.append(f"{_kappa(b.kappa)}{_interval(b.kappa_ci)} → {_kappa(a.kappa)}"
+                    f"{_interval(a.kappa_ci)}", style="bold")
+        text.append(f" · agreement {pct(b.agreement)} → {pct(a.agreement)}")
+        if result.p_value is not None:
+            text.append(f" · McNemar p {result.p_value:.2g}")
+    text.append(f"\n{_verdict(result)}",
+                style="bold green" if result.improved else "bold yellow")
+    diff = node_diff(result.node_before, result.node_after)
+    if diff:
+        text.append(f"\n{result.node} with {result.winner.name}:")
+        for sign, line in diff:
+            text.append(f"\n{sign} {line}", style="red" if sign == "-" else "green")
+    for note in result.notes:
+        text.append(f"\nnote: {note}", style="dim")
+    return text
+
+
+def remeasure_text(data: dict[str, Any] | None, node_id: str, measure: Any) -> Text:
+    """The criteria loop's line beside the field: the saved calibration's kappa for the
+    node → the kappa of its wording now, on its labelled cases (`align.a_remeasure`)."""
+    saved = ((data or {}).get("nodes") or {}).get(node_id) or {}
+    now = measure.figures.kappa
+    text = Text(f"κ {_kappa(saved.get('kappa'))} calibrated → ")
+    style = kappa_style(now) if isinstance(now, int | float) else "bold"
+    text.append(f"{_kappa(now)} now", style=style)
+    text.append(f" on {measure.figures.items} labelled · {measure.calls} calls, "
+                f"{measure.cache_hits} cached", style="dim")
+    return text
+
+
 def forced_overrides(graph: Any, case: Any, node_id: str) -> dict[str, Any]:
     """Teacher forcing in the debugger: every labelled judgement and check node but
     `node_id` answers with its label, so the run follows the labels' path to `node_id` and

@@ -7,8 +7,9 @@ the UI opens by `dagtui.keyfile`, applied with Textual's `App.set_keymap`). The 
 F1 and the command palettes read the same rows, so a key added here shows up everywhere
 without a second list.
 
-The tree, problem list, graph view and long-field widgets keep their own `BINDINGS` (they
-are reused outside these screens); `binding_ids` and F1 read those from the classes.
+The tree, problem list, graph view and field widgets take their `BINDINGS` from tables
+here too (`TREE_KEYS`, ...); the debugger's path tree and the calibration view declare
+theirs on the class, and `binding_ids` and F1 read those from the classes.
 """
 
 from __future__ import annotations
@@ -93,7 +94,11 @@ EDITOR_KEYS: list[KeySpec] = [
             priority=True),
     KeySpec("editor.calibration", "K", "calibration", "calibration", False,
             "calibration view (from dagtui calibrate): per-node kappa, confusion, "
-            "disagreeing cases; enter opens the debugger there"),
+            "disagreeing cases, probes; enter opens the debugger there, a aligns the node"),
+    KeySpec("editor.remeasure", "f6", "remeasure", "re-measure", False,
+            "re-measure the selected node as edited on its labelled cases (the saved "
+            "calibration's cases and model; cached requests cost nothing): kappa "
+            "calibrated -> now beside its criteria", priority=True),
     KeySpec("editor.quit", "ctrl+q,q", "quit", "quit", True,
             "quit (asks when there are unsaved changes)"),
 ]
@@ -124,12 +129,39 @@ DEBUGGER_KEYS: list[KeySpec] = [
             "start the case again from the first node"),
     KeySpec("debugger.edit_case", "i", "edit_case", "edit case", False,
             "edit every field of the current case inline"),
+    KeySpec("debugger.save_labels", "L", "save_labels", "save labels", False,
+            "write the verdicts given as the human judge into the case's labels "
+            "(cases file)"),
     KeySpec("debugger.judge", "J", "pick_judge", "judge", False,
             "switch judge: labels, human, or the graph's model"),
     KeySpec("debugger.open_trace", "t", "open_trace", "open trace", False,
             "open a saved trace read-only"),
     KeySpec("debugger.copy_pane", "y", "copy_pane", "copy pane", False,
             "copy the whole text of the pane shown (prompt, response, ...) to the clipboard"),
+]
+
+#: `dagtui label` (`dagtui.tui.label`): one key per label; digits pick a verdict (1-9) or a
+#: scored leaf's score (0-9, `t` for 10)
+LABEL_KEYS: list[KeySpec] = [
+    KeySpec("label.back", "escape", "back", "quit", True, "leave (every label is written)"),
+    KeySpec("label.help", "f1", "keys", "keys", True, "this list of keys"),
+    *[KeySpec(f"label.pick{i}", str(i), f"pick({i})", str(i), False,
+              f"label: verdict {i} of the node, or the score {i}") for i in range(10)],
+    KeySpec("label.ten", "t", "pick(10)", "10", False, "label: the score 10"),
+    KeySpec("label.find", "slash", "find", "find label", True,
+            "pick the verdict by typing part of it (long label lists)"),
+    KeySpec("label.accept", "a", "accept", "accept", True,
+            "task node: its label is the judge's cached extraction"),
+    KeySpec("label.edit", "e", "edit", "edit", True,
+            "type the label: a task's evidence text, or a score"),
+    KeySpec("label.unsure", "question_mark", "unsure", "unsure", False,
+            "unsure: kept in the file, never compared with the judge"),
+    KeySpec("label.undo", "u", "undo", "undo", False, "take back the last label"),
+    KeySpec("label.skip", "s", "skip", "skip", False, "leave this node for now"),
+    KeySpec("label.next", "n", "case(1)", "next", True, "the next case"),
+    KeySpec("label.prev", "p", "case(-1)", "prev", True, "the previous case"),
+    KeySpec("label.reveal", "r", "reveal", "judge", True,
+            "show or hide the judge's cached answer"),
 ]
 
 SUITE_KEYS: list[KeySpec] = [
@@ -174,6 +206,41 @@ ADD_NODE_KEYS: list[KeySpec] = [
             "add a node: highlight the type above"),
     KeySpec("dialog.add_node.type_down", "down", "type(1)", "type", False,
             "add a node: highlight the type below"),
+]
+
+#: the editor's graph tree (also the debugger's base: `widgets.graph_tree.GraphTree`)
+TREE_KEYS: list[KeySpec] = [
+    KeySpec("tree.down", "j", "cursor_down", "Down", False, "Down"),
+    KeySpec("tree.up", "k", "cursor_up", "Up", False, "Up"),
+    KeySpec("tree.collapse", "h", "collapse_or_parent", "Collapse", False, "Collapse"),
+    KeySpec("tree.expand", "l", "expand_row", "Expand", False, "Expand"),
+    KeySpec("tree.last", "G", "scroll_end", "Last", False, "Last"),
+]
+
+#: the editor's problem list (`widgets.panels.ProblemsTable`)
+PROBLEMS_KEYS: list[KeySpec] = [
+    KeySpec("problems.down", "j", "cursor_down", "Down", False, "Down"),
+    KeySpec("problems.up", "k", "cursor_up", "Up", False, "Up"),
+    KeySpec("problems.view", "v", "view_message", "whole message", True, "whole message"),
+]
+
+#: the graph drawing (`widgets.graph_view.GraphView`)
+GRAPH_VIEW_KEYS: list[KeySpec] = [
+    KeySpec("graph.left", "left,h", "scroll_left", "scroll left", False, "scroll left"),
+    KeySpec("graph.right", "right,l", "scroll_right", "scroll right", False, "scroll right"),
+    KeySpec("graph.down", "down,j", "scroll_down", "scroll down", False, "scroll down"),
+    KeySpec("graph.up", "up,k", "scroll_up", "scroll up", False, "scroll up"),
+    KeySpec("graph.page_up", "pageup", "page_up", "page up", False, "page up"),
+    KeySpec("graph.page_down", "pagedown", "page_down", "page down", False, "page down"),
+    KeySpec("graph.home", "home", "scroll_home", "back to the top left (the root)", False,
+            "back to the top left (the root)"),
+    KeySpec("graph.end", "end", "scroll_end", "scroll to the bottom", False,
+            "scroll to the bottom"),
+]
+
+#: a field of the node form, one line or long (`widgets.field_input`, `widgets.long_text`)
+FIELD_KEYS: list[KeySpec] = [
+    KeySpec("field.select_all", "ctrl+a", "select_all", "select all", False, "select all"),
 ]
 
 #: the debugger's human judge
@@ -261,15 +328,12 @@ def declared(owner: type) -> list[Binding]:
                   for b in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])))
 
 
-def editor_widgets() -> list[tuple[str, type]]:
-    """The editor's widgets with keys of their own, titled as F1 shows them."""
-    from dagtui.tui.widgets.field_input import FieldInput
-    from dagtui.tui.widgets.graph_tree import GraphTree
-    from dagtui.tui.widgets.graph_view import GraphView
-    from dagtui.tui.widgets.panels import ProblemsTable
-
-    return [("tree", GraphTree), ("problems list", ProblemsTable), ("graph (g g)", GraphView),
-            ("form field", FieldInput)]
+def editor_widgets() -> list[tuple[str, list[KeySpec]]]:
+    """The editor's widgets with keys of their own, titled as F1 shows them. Their tables
+    live here, not read from the widget classes: the widgets import this module (for
+    `bindings`), so this one importing them would close a circle."""
+    return [("tree", TREE_KEYS), ("problems list", PROBLEMS_KEYS),
+            ("graph (g g)", GRAPH_VIEW_KEYS), ("form field", FIELD_KEYS)]
 
 
 def debugger_widgets() -> list[tuple[str, type]]:
@@ -308,8 +372,8 @@ def key_scopes_table() -> list[KeyScope]:
     dialogs = ("debugger", "suite")
     return [
         KeyScope("editor", ("editor",), ("editor", "editor"), bound(EDITOR_KEYS)),
-        *[KeyScope(f"editor: {title}", ("editor",), ("editor", title), declared(cls))
-          for title, cls in editor_widgets()],
+        *[KeyScope(f"editor: {title}", ("editor",), ("editor", title), bound(table))
+          for title, table in editor_widgets()],
         KeyScope("editor: calibration view", ("editor",), None, declared(CalibrationScreen)),
         KeyScope("editor: add-node dialog", ("editor",), ("editor", "add-node dialog"),
                  bound(ADD_NODE_KEYS)),
@@ -322,6 +386,7 @@ def key_scopes_table() -> list[KeyScope]:
         KeyScope("debugger: case editor", ("debugger",), ("debugger", "dialogs"),
                  bound(CASE_KEYS)),
         KeyScope("suite view", ("suite",), ("suite", "suite"), bound(SUITE_KEYS)),
+        KeyScope("label", ("label",), ("label", "label"), bound(LABEL_KEYS)),
         KeyScope("dialogs", dialogs, ("debugger", "dialogs"), bound(DIALOG_KEYS, TEXT_KEYS)),
         KeyScope("key list (F1)", dialogs, ("debugger", "dialogs"), bound(HELP_KEYS)),
     ]
@@ -362,7 +427,8 @@ def suite_groups() -> list[KeyGroup]:
 
 
 #: the screens whose ids a screen's keys may name: F5 opens the debugger in the editor
-_REACHES = {"editor": ("editor", "debugger"), "debugger": ("debugger",), "suite": ("suite",)}
+_REACHES = {"editor": ("editor", "debugger"), "debugger": ("debugger",), "suite": ("suite",),
+            "label": ("label",)}
 
 
 def binding_ids(screen: str | None = None) -> set[str]:

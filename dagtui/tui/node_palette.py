@@ -10,7 +10,7 @@ form; the debugger's `DebuggerNodes`: select it in the path tree and show its st
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 
@@ -69,25 +69,28 @@ class NodeFinder(Provider):
                                help=f"go to node {nid}")
 
 
+class EditorView(Protocol):
+    """What `EditorNodes` asks of the editor screen (`screens.editor.EditorScreen`, whose
+    `COMMANDS` list it); a protocol, so this module does not import the editor."""
+
+    @property
+    def graph_shown(self) -> Graph | None:
+        """The graph being edited (None while the file does not parse)."""
+
+    def go_to(self, node_id: str, field: str | None = None) -> None: ...
+
+
 class EditorNodes(NodeFinder):
     """The editor's nodes: enter selects the node in the tree and shows its form. Offered
     on the editor's own screen only (over the debugger, that screen's provider answers)."""
 
-    def _editor(self) -> Any:
-        from dagtui.tui.app import EditorApp
-
-        app = self.app
-        if isinstance(app, EditorApp) and self.screen is app.screen_stack[0] \
-                and not app.state.read_only:
-            return app
-        return None
+    def _editor(self) -> EditorView:
+        # listed in `EditorScreen.COMMANDS` (and by its go-to key) only: Textual runs it on
+        # no other screen
+        return cast(EditorView, self.screen)
 
     def graph(self) -> Graph | None:
-        app = self._editor()
-        return app.state.graph if app is not None else None
+        return self._editor().graph_shown
 
     def jump(self, nid: str) -> None:
-        from dagtui.tui.app import EditorApp
-
-        if isinstance(self.app, EditorApp):
-            self.app.go_to(nid)
+        self._editor().go_to(nid)

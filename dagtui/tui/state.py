@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dagtui.diagnostics import Diagnostic, Severity, sort_key
 from dagtui.graph.loader import LoadResult
@@ -26,6 +26,9 @@ from dagtui.graph.model import CheckNode, Graph, Metric, NodeBase, TaskNode, Ver
 from dagtui.graph.positions import Positions
 from dagtui.kinds import find_kind, kind_of
 from dagtui.tui import backend
+
+if TYPE_CHECKING:
+    from dagtui.graph.analysed import CheckedGraph
 
 #: codes only the loader can find (they describe the file text, not the model)
 LOADER_ONLY = frozenset({"DAG001", "DAG002", "DAG004", "DAG005", "DAG017", "DAG022"})
@@ -310,6 +313,17 @@ class EditorState:
             self.finish_check()
         elif self._stale:
             self.revalidate()
+
+    def current_check(self) -> CheckedGraph | None:
+        """The latest check as the graph's, when it describes the graph as it is now (no
+        edit's or deferred open's validation still owed: F5 settles those first), so the
+        debugger runs on it instead of validating again; else None (the debugger
+        validates)."""
+        if self.stale or self.checking or self.read_only:
+            return None
+        from dagtui.graph.analysed import CheckedGraph
+
+        return CheckedGraph.of_check(self.graph, self.diagnostics, self.paths)
 
     def check_job(self) -> CheckJob | None:
         """The validation still owed (None: none is), copied for a worker; it

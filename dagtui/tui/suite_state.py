@@ -3,7 +3,7 @@ and undo/redo.
 
 Kept free of textual, as the graph editor's `EditorState` is, so every rule of editing a
 suite (a refused edit leaves no trace, undo restores exactly, dirty means "differs from the
-file") is tested without a terminal; `suite_view.SuiteApp` only calls these methods and
+file") is tested without a terminal; `suite_view.SuiteScreen` only calls these methods and
 redraws. The suite model edits rules in place (a dependency appended to a list), so an undo
 snapshot is a deep copy of the rules: a suite has a handful of them.
 """

@@ -5,32 +5,31 @@ rule with its name, kind and status), or with `f` only the selected rule with it
 and downstream, the focused rule highlighted. Edits go through the suite model, so its
 refusals are the UI's: deleting a rule others depend on is refused with their names, and a
 dependency that would close a cycle is refused the moment it is chosen, with the cycle.
-Enter on a graph rule leaves this view with `OpenGraph`, and `run_suite_editor` opens that
-graph in the graph editor, then comes back here.
+Enter on a graph rule pushes the graph editor (`screens.editor.EditorScreen`) on that graph,
+in the same app; when it closes, this view reads the suite again and shows that rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.reactive import reactive
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from dagtui.diagnostics import Diagnostic
-from dagtui.exitcodes import ExitCode
 from dagtui.suite.drawing import draw_suite
 from dagtui.suite.loader import SuiteLoad, resolve_graph_path
 from dagtui.suite.model import Rule, SuiteEditError
 from dagtui.suite.save import SuiteSaveError
-from dagtui.tui.keys import SUITE_KEYS, Remappable, bindings, suite_groups
+from dagtui.tui.keys import SUITE_KEYS, bindings, suite_groups
+from dagtui.tui.screens.base import DagtuiScreen
 from dagtui.tui.suite_state import SuiteState
 from dagtui.tui.widgets.graph_view import styled_text
 
@@ -39,19 +38,13 @@ DOWNSTREAM_STYLE = "yellow"
 FOCUS_STYLE = "reverse bold"
 
 
-@dataclass
-class OpenGraph:
-    """What SuiteApp returns when the user pressed enter on a graph rule."""
-
-    path: str
-    rule: str
-
-
-class SuiteApp(Remappable, App[OpenGraph | None]):
+class SuiteScreen(DagtuiScreen):
     """The suite dependencies editor: thin widgets over a `SuiteState`."""
 
     TITLE = "dagtui suite"
-    CSS_PATH = "suite.tcss"  # beside this module
+    #: its rules are prefixed with `SuiteScreen`: the editor pushed from here shares the
+    #: app's stylesheet, and both name a `#main` and a `#status`
+    CSS_PATH = Path(__file__).with_name("suite.tcss")
     BINDINGS = bindings(SUITE_KEYS)
 
     #: the picture shows only the selected rule with its upstream and downstream
@@ -285,7 +278,7 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
         from dagtui.tui.screens.dialogs import PickScreen
 
         ids = [rid for rid, _text in choices]
-        self.push_screen(PickScreen(title, "", [text for _rid, text in choices], ids),
+        self.app.push_screen(PickScreen(title, "", [text for _rid, text in choices], ids),
                          lambda index: chosen(None if index is None else ids[index]))
 
     def add_dependency(self, rule_id: str, dep: str) -> bool:
@@ -345,7 +338,19 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
             self.say("save (ctrl+s) before opening a graph: unsaved suite edits would be lost",
                      error=True)
             return
-        self.exit(OpenGraph(str(path), rule.id))
+        from dagtui.tui.screens.editor import EditorScreen
+
+        self.app.push_screen(EditorScreen(str(path)),
+                             lambda _: self._back_from(rule.id))
+
+    def _back_from(self, rule_id: str) -> None:
+        """The graph editor closed: read the suite again (as on opening), that rule
+        selected."""
+        self.state = SuiteState.open(self.path, rule_id)
+        self.modified = self.state.dirty
+        self.state.settle_selection()
+        self.refresh_all()
+        self.query_one("#rules", OptionList).focus()
 
     def action_save(self) -> None:
         if self.load.suite is None:
@@ -370,8 +375,12 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
     def action_help(self) -> None:
         from dagtui.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(self.screen, "suite", suite_groups(),
+        self.app.push_screen(HelpScreen(self, "suite", suite_groups(),
                                     heading="dagtui suite — keys"))
+
+    async def quit_requested(self) -> None:
+        """ctrl+q: as `q`."""
+        await self.action_quit()
 
     async def action_quit(self) -> None:
         from dagtui.tui.screens.dialogs import ask_to_quit
@@ -382,28 +391,7 @@ class SuiteApp(Remappable, App[OpenGraph | None]):
 
         if self.modified:
             self.status_text = "unsaved edits: save them, quit without (q again), or stay"
-        ask_to_quit(self, unsaved=f"{Path(self.path).name} has unsaved edits."
-                    if self.modified else None, leave=self.exit, save=save,
+        ask_to_quit(self.app, unsaved=f"{Path(self.path).name} has unsaved edits."
+                    if self.modified else None, leave=self.leave, save=save,
                     errors=sum(1 for d in self.diagnostics if d.is_error),
                     quit_key=("suite.quit", "q"))
-
-
-def run_suite_editor(path: str | Path, *, select: str | None = None,
-                     keymap: Mapping[str, str] | None = None) -> int:
-    """`dagtui edit SUITE.toml`: the suite view; enter on a graph rule opens that graph in
-    the graph editor and comes back to the suite when it closes. `keymap`: the user's
-    remaps (`dagtui.keyfile`), for both."""
-    while True:
-        suite = SuiteApp(path, select=select)
-        if keymap:
-            suite.set_keymap(keymap)
-        result: Any = suite.run()
-        if not isinstance(result, OpenGraph):
-            return ExitCode.OK
-        from dagtui.tui.app import EditorApp
-
-        editor = EditorApp(result.path)
-        if keymap:
-            editor.set_keymap(keymap)
-        editor.run()
-        select = result.rule

@@ -10,7 +10,8 @@ the proposer) make 4 example sets and 2 rewrites. Candidates are measured one af
 (a judge that halts stops the search early), each over the train cases at full concurrency,
 so the latency bound is the sum over the phases of ceil(calls / concurrency) x 0.2 s: the
 node as it is and each candidate on train, the one proposer call, the baseline and the
-winner on held-out. A second run of the same alignment (the cache on) is printed too: it
+winner on held-out. Train measurements carry no bootstrap interval (only held-out figures
+report one). A second run of the same alignment (the cache on) is printed too: it
 should make 0 calls.
 """
 

@@ -12,7 +12,7 @@ Run by hand: `.venv/bin/python tests/benchmarks/bench_editor.py`. It prints:
 - startup to first painted frame (fresh process: imports, load, first frame; the first
   validation runs right after that frame and is printed separately; median of several
   runs; target < 0.5 s) on graphs/meeting_summary.toml, split into imports (with, for
-  scale, what importing Textual alone costs), `EditorApp()` and app start to first frame;
+  scale, what importing Textual alone costs), `editor_app()` and app start to first frame;
 - a generated 1,000-node graph: open to first painted frame (target < 1.5 s);
 - one edit on that graph (a criteria emptied: model, validation, path analysis, tree badges,
   problems list, messages beside fields) until the app is idle again (target < 100 ms),
@@ -79,11 +79,12 @@ PROBE = textwrap.dedent("""
     import time
     T0 = time.perf_counter()
     import asyncio, json, sys
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import DagtuiApp
+    from dagtui.tui.screens.editor import EditorScreen
     IMPORTED = time.perf_counter() - T0
     from dagtui.tui.widgets.node_form import NodeForm
 
-    class Probe(EditorApp):
+    class Probe(DagtuiApp):
         painted = None
         checked = None
         def on_ready(self):
@@ -91,7 +92,7 @@ PROBE = textwrap.dedent("""
             self.cpu = time.process_time()
             self.run_worker(self._mark_checked())
         async def _mark_checked(self):
-            await self.first_check_done.wait()
+            await self.editor.first_check_done.wait()
             self.checked = time.perf_counter() - T0
 
     async def settled(app, pilot):
@@ -100,14 +101,14 @@ PROBE = textwrap.dedent("""
         await pilot.pause()
 
     async def main():
-        app = Probe(sys.argv[1], poll_interval=0, cursor_blink=False)
+        app = Probe(EditorScreen(sys.argv[1], poll_interval=0), cursor_blink=False)
         out = {"imported": IMPORTED, "built": time.perf_counter() - T0}
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             out["first_frame"] = app.painted
             out["cpu"] = app.cpu
             out["checked"] = app.checked
-            out["nodes"] = len(app.state.graph.nodes)
+            out["nodes"] = len(app.editor.state.graph.nodes)
             if sys.argv[2] == "edit":
                 nid = sys.argv[3]
                 idle = []
@@ -119,19 +120,19 @@ PROBE = textwrap.dedent("""
                 text, structure, blocked = [], [], []
                 for i in range(7):
                     t = time.perf_counter()
-                    await app._field_changed(NodeForm.FieldChanged(nid, "criteria", "" if i % 2 == 0
-                                                          else "Is it polite?"))
+                    await app.editor._field_changed(NodeForm.FieldChanged(
+                        nid, "criteria", "" if i % 2 == 0 else "Is it polite?"))
                     blocked.append(time.perf_counter() - t)
                     await settled(app, pilot)
                     text.append(time.perf_counter() - t)
                 tree = app.query_one("#tree")
                 badge = next(tree.row_label(k) for k in tree._rows if k[:2] == ("node", nid))
                 out["badge_after_edit"] = badge
-                out["problems"] = len(app.state.diagnostics)
+                out["problems"] = len(app.editor.state.diagnostics)
                 for i in range(5):
-                    app.state.selected = nid
+                    app.editor.state.selected = nid
                     t = time.perf_counter()
-                    await app.action_add_verdict()
+                    await app.editor.action_add_verdict()
                     await settled(app, pilot)
                     structure.append(time.perf_counter() - t)
                 out["edit_text"] = text[1:]
@@ -312,7 +313,7 @@ def main() -> None:
     shown = statistics.median(o["first_frame"] - o["built"] for o in opens)
     textual = statistics.median(textual_import() for _ in range(RUNS))
     print(f"  of which (medians): imports {ms(imported)} (importing textual.app alone: "
-          f"{ms(textual)}), EditorApp() {ms(built)} (file read and parsed), app start to "
+          f"{ms(textual)}), editor_app() {ms(built)} (file read and parsed), app start to "
           f"first frame {ms(shown)} (compose, CSS, layout, paint)")
     print(f"  problems filled in (first validation done): median "
           f"{ms(statistics.median(o['checked'] for o in opens))} after start")

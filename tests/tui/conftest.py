@@ -23,8 +23,8 @@ def graph_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def make_app(path: Path | str, **kwargs):  # type: ignore[no-untyped-def]
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
     kwargs.setdefault("poll_interval", 0)
     kwargs.setdefault("cursor_blink", False)
-    return EditorApp(Path(path).name if Path(path).parent == Path.cwd() else path, **kwargs)
+    return editor_app(Path(path).name if Path(path).parent == Path.cwd() else path, **kwargs)

@@ -8,7 +8,8 @@ from typing import Any
 
 from dagtui.api import load_checked
 from dagtui.run.cases import load_cases
-from dagtui.tui.debugger import DebuggerApp, DebuggerScreen
+from dagtui.tui.app import DagtuiApp, debugger_app
+from dagtui.tui.debugger.screen import DebuggerScreen
 from dagtui.tui.debugger.widgets import PathTree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,15 +18,15 @@ CASES = ROOT / "graphs" / "meeting_summary.cases.jsonl"
 SIZE = (120, 36)
 
 
-def meeting_app(judge: Any, case: Any = 0, **kwargs: Any) -> DebuggerApp:
+def meeting_app(judge: Any, case: Any = 0, **kwargs: Any) -> DagtuiApp:
     graph, _ = load_checked(GRAPH)
     cases = load_cases(CASES)
     kwargs.setdefault("cases_source", "graphs/meeting_summary.cases.jsonl")
-    return DebuggerApp(graph, "graphs/meeting_summary.toml", cases=cases, case=case,
+    return debugger_app(graph, "graphs/meeting_summary.toml", cases=cases, case=case,
                        judge=judge, cursor_blink=False, **kwargs)
 
 
-def held_task_app(case: Any = 0) -> tuple[DebuggerApp, asyncio.Event]:
+def held_task_app(case: Any = 0) -> tuple[DagtuiApp, asyncio.Event]:
     """The meeting-summary debugger with a judge whose task call waits for the returned
     event (stop/cancel tests); other nodes answer at once."""
     from dagtui.judges import CallbackJudge
@@ -41,7 +42,7 @@ def held_task_app(case: Any = 0) -> tuple[DebuggerApp, asyncio.Event]:
     return meeting_app(CallbackJudge(held, needs_params=False), case=case), gate
 
 
-async def settle(app: DebuggerApp, pilot: Any) -> DebuggerScreen:
+async def settle(app: DagtuiApp, pilot: Any) -> DebuggerScreen:
     """Let the judge worker finish and the screen redraw; return the debugger screen."""
     await pilot.pause()
     await app.workers.wait_for_complete()
@@ -49,7 +50,7 @@ async def settle(app: DebuggerApp, pilot: Any) -> DebuggerScreen:
     return app.debugger
 
 
-async def select(app: DebuggerApp, pilot: Any, node: str) -> None:
+async def select(app: DagtuiApp, pilot: Any, node: str) -> None:
     app.debugger.query_one(PathTree).select_node(node)
     await pilot.pause()
 
@@ -65,7 +66,7 @@ def result_text(screen: DebuggerScreen) -> str:
     return str(screen.query_one("#dbg-result", Static).render())
 
 
-def copied_graph(tmp_path: Path, case: Any = 0, judge: Any = None) -> DebuggerApp:
+def copied_graph(tmp_path: Path, case: Any = 0, judge: Any = None) -> DagtuiApp:
     """`dagtui step` (standalone: esc quits) on a copy of the meeting-summary graph and its
     cases under `tmp_path`, so what it writes never touches the repository's files."""
     import shutil
@@ -77,6 +78,6 @@ def copied_graph(tmp_path: Path, case: Any = 0, judge: Any = None) -> DebuggerAp
     graph, _ = load_checked(graph_path)
     from dagtui.judges.labels import LabelsJudge
 
-    return DebuggerApp(graph, str(graph_path), cases=load_cases(cases_path), case=case,
+    return debugger_app(graph, str(graph_path), cases=load_cases(cases_path), case=case,
                        judge=judge or LabelsJudge(), cursor_blink=False,
                        cases_source=str(cases_path))

@@ -25,8 +25,8 @@ async def test_editing_a_node_marks_its_badge_stale_and_the_view_says_why(
         await pilot.pause()
         assert "κ " in row_text(app, "present") and "stale" not in row_text(app, "present")
         assert "stale" not in row_text(app, "order")
-        app.state.set_field("order", "criteria", "Are the headings in a sensible order?")
-        await app.sync()
+        app.editor.state.set_field("order", "criteria", "Are the headings in a sensible order?")
+        await app.editor.sync()
         await pilot.pause()
         assert row_text(app, "order").split("  ")[0].endswith("stale")
         assert "stale" not in row_text(app, "present")  # only the edited node
@@ -37,8 +37,8 @@ async def test_editing_a_node_marks_its_badge_stale_and_the_view_says_why(
         assert "stale: criteria changed" in str(view.query_one("#cal-matrix").render())
         await pilot.press("escape")
         await pilot.pause()
-        app.state.undo()  # back to what was calibrated: fresh again
-        await app.sync()
+        app.editor.state.undo()  # back to what was calibrated: fresh again
+        await app.editor.sync()
         await pilot.pause()
         assert "stale" not in row_text(app, "order")
 

@@ -13,7 +13,7 @@ import pytest
 import dagtui
 from dagtui.judges.base import CallbackJudge
 from dagtui.tui.calibration import badge, label_note, load_calibration
-from dagtui.tui.debugger import DebuggerScreen
+from dagtui.tui.debugger.screen import DebuggerScreen
 from dagtui.tui.screens.calibration import CalibrationScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from tui.debugger_helpers import ROOT, SIZE
@@ -46,9 +46,9 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def editor():  # type: ignore[no-untyped-def]
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
-    return EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+    return editor_app("meeting_summary.toml", poll_interval=0, cursor_blink=False)
 
 
 def row_text(app, node_id: str) -> str:  # type: ignore[no-untyped-def]
@@ -122,7 +122,7 @@ def test_label_note_marks_mismatches_and_close_calls() -> None:
 
 async def _checked(pilot) -> None:  # type: ignore[no-untyped-def]
     """Wait for the first validation, so the picture never depends on timing."""
-    await pilot.app.first_check_done.wait()
+    await pilot.app.editor.first_check_done.wait()
     await pilot.pause()
 
 
@@ -155,9 +155,9 @@ async def test_jump_asks_the_calibrated_model_with_the_labels_forcing_the_path(
             "calibrate", "calib.toml", "--model", "openai/gpt-4.1-mini", "--api-base",
             stub.base_url, "--retries", "0"]) == 0
         calls = stub.calls
-        from dagtui.tui.app import EditorApp
+        from dagtui.tui.app import editor_app
 
-        app = EditorApp("calib.toml", poll_interval=0, cursor_blink=False)
+        app = editor_app("calib.toml", poll_interval=0, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             await open_view(pilot, "kind", 2)  # extract, gate, kind
             await pilot.press("enter", "enter")  # c04: label B, the judge said A
@@ -185,7 +185,7 @@ async def test_step_marks_close_calls_from_the_saved_calibration(tmp_path: Path,
                                                                  monkeypatch) -> None:
     """`dagtui step` reads the saved result too: a node whose samples split on this case is
     marked beside its verdict."""
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "graphs" / "meeting_summary.toml", tmp_path / "meeting_summary.toml")
@@ -200,7 +200,7 @@ async def test_step_marks_close_calls_from_the_saved_calibration(tmp_path: Path,
     from dagtui.judges.labels import LabelsJudge
     from dagtui.run.cases import case_from_dict
 
-    app = DebuggerApp(graph, "meeting_summary.toml", cases=[case_from_dict(case)],
+    app = debugger_app(graph, "meeting_summary.toml", cases=[case_from_dict(case)],
                       judge=LabelsJudge(), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

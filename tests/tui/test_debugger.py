@@ -11,7 +11,7 @@ import sys
 
 from dagtui.judges.base import CallbackJudge
 from dagtui.judges.labels import LabelsJudge
-from dagtui.tui.debugger import TuiHumanJudge
+from dagtui.tui.debugger.human import TuiHumanJudge
 from dagtui.tui.debugger.panes_text import format_messages
 from dagtui.tui.debugger.widgets import StepPanes
 from dagtui.tui.screens.dialogs import CaseEditScreen, HumanAnswerScreen, PickScreen
@@ -398,12 +398,12 @@ async def test_number_keys_switch_panes() -> None:
 async def test_geval_leaf_shows_its_scoring_method_and_takes_a_what_if_score() -> None:
     from dagtui.api import load_checked
     from dagtui.run.cases import load_cases
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
     from tui.debugger_helpers import ROOT
 
     graph, _ = load_checked(ROOT / "graphs" / "refund_policy.toml")
     cases = load_cases(ROOT / "graphs" / "refund_policy.cases.jsonl")
-    app = DebuggerApp(graph, "graphs/refund_policy.toml", cases=cases, case=0,
+    app = debugger_app(graph, "graphs/refund_policy.toml", cases=cases, case=0,
                       judge=LabelsJudge(), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -451,12 +451,12 @@ async def test_a_trace_given_at_start_opens_read_only(tmp_path) -> None:  # type
 async def test_human_judge_scores_a_geval_leaf() -> None:
     from dagtui.api import load_checked
     from dagtui.run.cases import load_cases
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
     from tui.debugger_helpers import ROOT
 
     graph, _ = load_checked(ROOT / "graphs" / "refund_policy.toml")
     cases = load_cases(ROOT / "graphs" / "refund_policy.cases.jsonl")
-    app = DebuggerApp(graph, "graphs/refund_policy.toml", cases=cases, case=0,
+    app = debugger_app(graph, "graphs/refund_policy.toml", cases=cases, case=0,
                       judge=TuiHumanJudge(), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -494,7 +494,7 @@ verdicts = [
 
 async def test_inline_case_editor_shows_the_multi_turn_fields(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from dagtui.api import load_checked
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     path = tmp_path / "chat.toml"
     path.write_text(MULTI_TURN_GRAPH)
@@ -505,7 +505,7 @@ async def test_inline_case_editor_shows_the_multi_turn_fields(tmp_path) -> None:
         asked.append(ask.prompt.messages[1]["content"])
         return True
 
-    app = DebuggerApp(graph, str(path), judge=CallbackJudge(judge_fn), cursor_blink=False)
+    app = debugger_app(graph, str(path), judge=CallbackJudge(judge_fn), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await settle(app, pilot)
         assert screen.live.case is None and screen.check_action("step", ()) is None

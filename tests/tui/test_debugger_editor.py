@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dagtui.tui.debugger import DebuggerScreen
+from dagtui.tui.debugger.screen import DebuggerScreen
 from dagtui.tui.debugger.widgets import PathTree
 from tui.debugger_helpers import ROOT, SIZE
 
@@ -24,9 +24,9 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def editor():  # type: ignore[no-untyped-def]
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
-    return EditorApp("meeting_summary.toml", poll_interval=0, cursor_blink=False)
+    return editor_app("meeting_summary.toml", poll_interval=0, cursor_blink=False)
 
 
 async def test_f5_opens_the_debugger_and_esc_returns(workdir: Path) -> None:
@@ -72,9 +72,9 @@ async def test_edit_and_rerun_goes_back_into_the_editor(workdir: Path) -> None:
         assert [r.source for r in screen.live.records] == ["reused", "judge", "reused"]
         await pilot.press("escape")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == \
+        assert app.editor.state.graph.nodes["present"].criteria == \
             "Are Intro, Body and Conclusion all there?"
-        assert app.state.dirty
+        assert app.editor.state.dirty
 
 
 async def test_editor_keys_reach_the_debugger_not_the_editor(workdir: Path) -> None:
@@ -89,17 +89,17 @@ async def test_editor_keys_reach_the_debugger_not_the_editor(workdir: Path) -> N
     app = editor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        app.go_to("present")  # a node `d` would delete in the editor
+        app.editor.go_to("present")  # a node `d` would delete in the editor
         await pilot.pause()
-        assert app.state.selected == "present"
-        model = app.state.graph.to_raw()
+        assert app.editor.state.selected == "present"
+        model = app.editor.state.graph.to_raw()
         await pilot.press("f5")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, DebuggerScreen)
         assert screen.check_action("save_trace", ()) is None  # shown, nothing run yet
-        assert app.check_action("save", ()) is False and app.check_action("delete", ()) \
-            is False
+        # the editor's keys are its screen's: none of them acts while the debugger is on top
+        assert not any(active.node is app.editor for active in screen.active_bindings.values())
         await pilot.press("c")
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -119,8 +119,8 @@ async def test_editor_keys_reach_the_debugger_not_the_editor(workdir: Path) -> N
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is screen
-        assert app.state.graph.to_raw() == model and not app.state.dirty
-        assert app.state.selected == "present"
+        assert app.editor.state.graph.to_raw() == model and not app.editor.state.dirty
+        assert app.editor.state.selected == "present"
     assert graph_file.read_bytes() == on_disk
     assert len(list(workdir.glob(".dagtui/traces/meeting_summary.*.trace.json"))) == 1
 
@@ -132,7 +132,7 @@ async def test_editor_keys_do_not_act_behind_the_debugger(workdir: Path) -> None
         await pilot.press("f5")
         await pilot.pause()
         screen = app.screen
-        before = dict(app.state.graph.nodes)
+        before = dict(app.editor.state.graph.nodes)
         for key in ["d", "a", "D", "ctrl+z", "v", "x", "q", "f5"]:
             await pilot.press(key)
             await pilot.pause()
@@ -141,7 +141,7 @@ async def test_editor_keys_do_not_act_behind_the_debugger(workdir: Path) -> None
         await pilot.pause()
         await pilot.press("d")
         await pilot.pause()
-        assert app.state.graph.nodes == before and not app.state.dirty
+        assert app.editor.state.graph.nodes == before and not app.editor.state.dirty
         assert sum(isinstance(s, DebuggerScreen) for s in app.screen_stack) == 1
 
 
@@ -160,11 +160,11 @@ async def test_f5_refuses_a_graph_with_errors(workdir: Path) -> None:
 async def test_an_invalid_graph_shows_its_errors_instead_of_crashing() -> None:
     from dagtui.graph.loader import load_text
     from dagtui.judges.labels import LabelsJudge
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
 
     text = (ROOT / "graphs" / "meeting_summary.toml").read_text()
     graph = load_text(text.replace('then = "order"', 'then = "nowhere"'), "bad.toml").graph
-    app = DebuggerApp(graph, "bad.toml", judge=LabelsJudge(), cursor_blink=False)
+    app = debugger_app(graph, "bad.toml", judge=LabelsJudge(), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.debugger

@@ -16,11 +16,10 @@ from textual.command import CommandList, CommandPalette
 
 from dagtui.judges.labels import LabelsJudge
 from dagtui.keyfile import KeymapError, checked_keymap
-from dagtui.tui.debugger import DEBUGGER_KEYS, DebuggerScreen
-from dagtui.tui.debugger.app import known_binding_ids
-from dagtui.tui.debugger.screen import WORKER_GROUP
+from dagtui.tui.debugger.screen import WORKER_GROUP, DebuggerScreen
 from dagtui.tui.debugger.widgets import PANES, StepPanes
-from dagtui.tui.keys import binding_ids
+from dagtui.tui.keys import DEBUGGER_KEYS, binding_ids
+from dagtui.tui.keys import binding_ids as known_binding_ids
 from dagtui.tui.screens.dialogs import PickScreen
 from dagtui.tui.screens.help import HelpScreen as KeysScreen
 from tui.debugger_helpers import SIZE, held_task_app, meeting_app, select, settle

@@ -13,7 +13,7 @@ from dagtui.graph.loader import load_text
 from dagtui.judges.base import CallbackJudge
 from dagtui.run.cases import case_from_dict
 from dagtui.run.schedule import Topology, run_order
-from dagtui.tui.debugger import DebuggerApp
+from dagtui.tui.app import debugger_app
 from dagtui.tui.debugger.widgets import PathTree
 from tui.debugger_helpers import copied_graph, select, settle
 
@@ -63,7 +63,7 @@ async def test_the_path_tree_lists_nodes_in_run_order(size: tuple[int, int]) -> 
 
     graph = load_text(BACKWARDS).graph
     case = case_from_dict({"name": "one", "input": "q", "actual_output": "a"})
-    app = DebuggerApp(graph, "backwards.toml", cases=[case], case=0,
+    app = debugger_app(graph, "backwards.toml", cases=[case], case=0,
                       judge=CallbackJudge(answer, needs_params=False), cursor_blink=False)
     async with app.run_test(size=size) as pilot:
         screen = await settle(app, pilot)

@@ -51,7 +51,7 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
 
     from dagtui.api import load
     from dagtui.commands.run import print_summary
-    from dagtui.run.batch import RunReport
+    from dagtui.run.batch import BatchResult
     from dagtui.run.cases import load_cases
     from tui.debugger_helpers import CASES, GRAPH
 
@@ -59,7 +59,7 @@ def test_run_summary_prints_no_node_cost_when_no_call_was_priced() -> None:
     results = [asyncio.run(graph.a_measure(case, judge="labels"))
                for case in load_cases(CASES)[:2]]
     out = io.StringIO()
-    print_summary(RunReport("m", 0.5, results), out)
+    print_summary(BatchResult("m", 0.5, results), out)
     text = out.getvalue()
     assert "cost -" in text and "0.0000" not in text
 
@@ -71,7 +71,7 @@ def copied_app(tmp_path):  # type: ignore[no-untyped-def]
 
     from dagtui.api import load_checked
     from dagtui.run.cases import load_cases
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
     from tui.debugger_helpers import CASES, GRAPH
 
     graph_path = tmp_path / "meeting_summary.toml"
@@ -79,7 +79,7 @@ def copied_app(tmp_path):  # type: ignore[no-untyped-def]
     shutil.copy(GRAPH, graph_path)
     shutil.copy(CASES, cases_path)
     graph, _ = load_checked(graph_path)
-    app = DebuggerApp(graph, str(graph_path), cases=load_cases(cases_path), case=0,
+    app = debugger_app(graph, str(graph_path), cases=load_cases(cases_path), case=0,
                       judge=LabelsJudge(), cursor_blink=False, cases_source=str(cases_path))
     return app, cases_path
 

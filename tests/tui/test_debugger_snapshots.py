@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dagtui.judges.labels import LabelsJudge
-from dagtui.tui.debugger import TuiHumanJudge
+from dagtui.tui.debugger.human import TuiHumanJudge
 from tui.debugger_helpers import SIZE, meeting_app
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from dagtui.tui.app import EDITOR_KEYS, EditorApp
+from dagtui.tui.app import DagtuiApp
+from dagtui.tui.keys import EDITOR_KEYS
 from dagtui.tui.screens.dialogs import AddNodeScreen, ChoiceScreen, TextScreen
+from dagtui.tui.screens.editor import EditorScreen
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
 from dagtui.tui.widgets.graph_view import GraphView
@@ -23,21 +25,21 @@ from tui.conftest import GRAPHS, SIZE, make_app
 pytestmark = pytest.mark.timeout(60)
 
 
-def form(app: EditorApp) -> NodeForm:
+def form(app: DagtuiApp) -> NodeForm:
     return app.query_one(NodeForm)
 
 
-def tree_text(app: EditorApp) -> str:
+def tree_text(app: DagtuiApp) -> str:
     tree = app.query_one(GraphTree)
     return "\n".join(tree._labels.values())
 
 
-def problems_shown(app: EditorApp) -> list[str]:
+def problems_shown(app: DagtuiApp) -> list[str]:
     table = app.query_one(ProblemsTable)
     return [f"{d.code} {d.node}.{d.field}" for d in table.diagnostics]
 
 
-async def goto_row(pilot, app: EditorApp, key: tuple) -> None:  # type: ignore[no-untyped-def]
+async def goto_row(pilot, app: DagtuiApp, key: tuple) -> None:  # type: ignore[no-untyped-def]
     """Move the tree cursor to a row with j/k only (like a user would)."""
     tree = app.query_one(GraphTree)
     tree.focus()
@@ -69,7 +71,7 @@ async def test_opens_with_tree_form_and_no_problems(graph_file: Path) -> None:
         # verdicts as branches; the shared node `order` once in full and once as a link
         assert "false → score 0" in text
         assert "true → order ↗" in text
-        assert app.state.selected == "extract"
+        assert app.editor.state.selected == "extract"
         assert form(app).field("instructions").text.startswith("Extract all headings")
         assert problems_shown(app) == []
         assert "no problems" in str(app.query_one(ProblemsTable).get_row_at(0)[4])
@@ -87,8 +89,8 @@ async def test_typing_updates_model_badges_and_problems(graph_file: Path) -> Non
         area.select_all()
         await pilot.press("delete")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == ""
-        assert app.state.dirty
+        assert app.editor.state.graph.nodes["present"].criteria == ""
+        assert app.editor.state.dirty
         assert "DAG003 present.criteria" in problems_shown(app)
         # badge on the tree row, message beside the field
         assert "✖ 1" in app.query_one(GraphTree).row_label(node_key("present", "extract"))
@@ -96,15 +98,15 @@ async def test_typing_updates_model_badges_and_problems(graph_file: Path) -> Non
         for ch in "Is it ok?":
             await pilot.press(ch if ch != " " else "space")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == "Is it ok?"
+        assert app.editor.state.graph.nodes["present"].criteria == "Is it ok?"
         assert "DAG003 present.criteria" not in problems_shown(app)
         assert "✖" not in app.query_one(GraphTree).row_label(node_key("present", "extract"))
         # everything typed in one field in one visit is one undo step
         await pilot.press("escape", "ctrl+z")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria.startswith("Do the summary")
+        assert app.editor.state.graph.nodes["present"].criteria.startswith("Do the summary")
         assert form(app).field("criteria").text.startswith("Do the summary")
-        assert not app.state.dirty
+        assert not app.editor.state.dirty
         assert "DAG003 present.criteria" not in problems_shown(app)
 
 
@@ -117,10 +119,10 @@ async def test_bad_number_is_shown_beside_the_field_and_not_applied(graph_file: 
         await pilot.press("end", "backspace", "x")
         await pilot.pause()
         assert "score" in str(form(app).message("verdicts").render())
-        assert app.state.graph.nodes["present"].verdicts[0].score is None
+        assert app.editor.state.graph.nodes["present"].verdicts[0].score is None
         await pilot.press("backspace", "1", "2")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].verdicts[0].score == 12
+        assert app.editor.state.graph.nodes["present"].verdicts[0].score == 12
         assert any(p.startswith("DAG013 present") for p in problems_shown(app))
         assert "DAG013" in str(form(app).message("verdicts").render())
 
@@ -140,7 +142,7 @@ async def test_enter_on_a_problem_jumps_to_node_and_field(graph_file: Path) -> N
         table.move_cursor(row=row)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.state.selected == "extract"
+        assert app.editor.state.selected == "extract"
         assert app.focused is form(app).field("output_label")
 
 
@@ -156,9 +158,9 @@ async def test_add_node_as_task_child_and_as_verdict_then(graph_file: Path) -> N
             await pilot.press(ch)
         await pilot.press("enter")
         await pilot.pause()
-        assert "tone" in app.state.graph.nodes
-        assert app.state.graph.nodes["extract"].children == ["present", "order", "tone"]
-        assert app.state.graph.nodes["tone"].type == "non_binary"
+        assert "tone" in app.editor.state.graph.nodes
+        assert app.editor.state.graph.nodes["extract"].children == ["present", "order", "tone"]
+        assert app.editor.state.graph.nodes["tone"].type == "non_binary"
         assert "tone" in tree_text(app)
         # as the then of present's `false` verdict (its score is replaced)
         await goto_row(pilot, app, verdict_key("present", 0, None))
@@ -166,9 +168,9 @@ async def test_add_node_as_task_child_and_as_verdict_then(graph_file: Path) -> N
         await pilot.pause()
         await pilot.press("ctrl+u", "w", "h", "y", "enter")
         await pilot.pause()
-        v = app.state.graph.nodes["present"].verdicts[0]
+        v = app.editor.state.graph.nodes["present"].verdicts[0]
         assert (v.then, v.score) == ("why", None)
-        assert app.state.selected == "why"
+        assert app.editor.state.selected == "why"
 
 
 async def test_add_and_remove_verdict(graph_file: Path) -> None:
@@ -177,13 +179,13 @@ async def test_add_and_remove_verdict(graph_file: Path) -> None:
         await goto_row(pilot, app, node_key("order", "extract"))
         await pilot.press("v")
         await pilot.pause()
-        labels = [v.verdict for v in app.state.graph.nodes["order"].verdicts]
+        labels = [v.verdict for v in app.editor.state.graph.nodes["order"].verdicts]
         assert labels[-1] == "Label 4" and len(labels) == 4
         assert len(form(app).page.verdict_rows) == 4
         await goto_row(pilot, app, verdict_key("order", 1, None))
         await pilot.press("x")
         await pilot.pause()
-        labels = [v.verdict for v in app.state.graph.nodes["order"].verdicts]
+        labels = [v.verdict for v in app.editor.state.graph.nodes["order"].verdicts]
         assert labels == ["Correct order", "All headings out of order", "Label 4"]
 
 
@@ -193,23 +195,23 @@ async def test_delete_refused_with_dependents_then_detach(graph_file: Path) -> N
         await goto_row(pilot, app, node_key("order", "extract"))
         await pilot.press("d")
         await pilot.pause()
-        assert "order" in app.state.graph.nodes
+        assert "order" in app.editor.state.graph.nodes
         assert "extract, present" in app.notices[-1]
         await pilot.press("D")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
         await pilot.press("enter")  # the focused button: delete and detach
         await pilot.pause()
-        assert "order" not in app.state.graph.nodes
-        assert app.state.graph.nodes["extract"].children == ["present"]
-        true_verdict = app.state.graph.nodes["present"].verdicts[1]
+        assert "order" not in app.editor.state.graph.nodes
+        assert app.editor.state.graph.nodes["extract"].children == ["present"]
+        true_verdict = app.editor.state.graph.nodes["present"].verdicts[1]
         assert (true_verdict.then, true_verdict.score) == (None, None)
         assert any(p.startswith("DAG012 present") or p.startswith("DAG015")
                    for p in problems_shown(app))
         await pilot.press("ctrl+z")
         await pilot.pause()
-        assert "order" in app.state.graph.nodes
-        assert app.state.graph.nodes["present"].verdicts[1].then == "order"
+        assert "order" in app.editor.state.graph.nodes
+        assert app.editor.state.graph.nodes["present"].verdicts[1].then == "order"
 
 
 async def test_delete_a_leaf_node(graph_file: Path) -> None:
@@ -225,7 +227,7 @@ async def test_delete_a_leaf_node(graph_file: Path) -> None:
         await goto_row(pilot, app, node_key("spare"))
         await pilot.press("d")
         await pilot.pause()
-        assert "spare" not in app.state.graph.nodes
+        assert "spare" not in app.editor.state.graph.nodes
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "[nodes.spare]" not in graph_file.read_text()
@@ -243,7 +245,7 @@ async def test_rename_updates_every_reference_and_saves(graph_file: Path) -> Non
             await pilot.press(ch)
         await pilot.press("enter")
         await pilot.pause()
-        nodes = app.state.graph.nodes
+        nodes = app.editor.state.graph.nodes
         assert "ordering" in nodes and "order" not in nodes
         assert nodes["extract"].children == ["present", "ordering"]
         assert nodes["present"].verdicts[1].then == "ordering"
@@ -254,7 +256,7 @@ async def test_rename_updates_every_reference_and_saves(graph_file: Path) -> Non
         assert "[nodes.ordering]" in text and 'then = "ordering"' in text
         assert '"order"' not in text
         assert "# both judgements read the extracted headings" in text
-        assert not app.state.dirty
+        assert not app.editor.state.dirty
 
 
 async def test_rename_refuses_an_existing_id(graph_file: Path) -> None:
@@ -266,7 +268,7 @@ async def test_rename_refuses_an_existing_id(graph_file: Path) -> None:
         assert isinstance(app.screen, TextScreen)
         assert "already exists" in str(app.screen.query_one("#text-error").render())
         await pilot.press("escape")
-        assert set(app.state.graph.nodes) == {"extract", "present", "order"}
+        assert set(app.editor.state.graph.nodes) == {"extract", "present", "order"}
 
 
 async def test_move_child_and_verdict(graph_file: Path) -> None:
@@ -275,15 +277,15 @@ async def test_move_child_and_verdict(graph_file: Path) -> None:
         await goto_row(pilot, app, node_key("present", "extract"))
         await pilot.press("alt+down")
         await pilot.pause()
-        assert app.state.graph.nodes["extract"].children == ["order", "present"]
+        assert app.editor.state.graph.nodes["extract"].children == ["order", "present"]
         assert app.query_one(GraphTree).current.node == "present"
         await pilot.press("alt+up")
         await pilot.pause()
-        assert app.state.graph.nodes["extract"].children == ["present", "order"]
+        assert app.editor.state.graph.nodes["extract"].children == ["present", "order"]
         await goto_row(pilot, app, verdict_key("order", 0, None))
         await pilot.press("alt+down")
         await pilot.pause()
-        labels = [v.verdict for v in app.state.graph.nodes["order"].verdicts]
+        labels = [v.verdict for v in app.editor.state.graph.nodes["order"].verdicts]
         assert labels[:2] == ["Two headings swapped", "Correct order"]
         await goto_row(pilot, app, node_key("extract"))
         await pilot.press("alt+down")  # a root has no order to change: said, not done
@@ -303,12 +305,12 @@ async def test_undo_redo(graph_file: Path) -> None:
         await pilot.pause()
         await pilot.press("escape", "ctrl+z")
         await pilot.pause()
-        assert len(app.state.graph.nodes["order"].verdicts) == 3
-        assert not app.state.dirty
+        assert len(app.editor.state.graph.nodes["order"].verdicts) == 3
+        assert not app.editor.state.dirty
         await pilot.press("ctrl+y")
         await pilot.pause()
-        assert len(app.state.graph.nodes["order"].verdicts) == 4
-        assert app.state.dirty
+        assert len(app.editor.state.graph.nodes["order"].verdicts) == 4
+        assert app.editor.state.dirty
 
 
 async def test_save_keeps_every_comment(graph_file: Path) -> None:
@@ -343,11 +345,11 @@ async def test_external_editor_is_one_undoable_edit(graph_file: Path, tmp_path: 
         await goto_row(pilot, app, node_key("present", "extract"))
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == "Are all three headings there?"
+        assert app.editor.state.graph.nodes["present"].criteria == "Are all three headings there?"
         assert form(app).field("criteria").text == "Are all three headings there?"
         await pilot.press("ctrl+z")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria.startswith("Do the summary")
+        assert app.editor.state.graph.nodes["present"].criteria.startswith("Do the summary")
 
 
 async def test_external_editor_failure_discards(graph_file: Path,
@@ -359,7 +361,7 @@ async def test_external_editor_failure_discards(graph_file: Path,
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert "discarded" in app.notices[-1]
-        assert not app.state.dirty
+        assert not app.editor.state.dirty
 
 
 async def test_goto_node(graph_file: Path) -> None:
@@ -373,7 +375,7 @@ async def test_goto_node(graph_file: Path) -> None:
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.state.selected == "order"
+        assert app.editor.state.selected == "order"
         assert app.query_one(GraphTree).current.node == "order"
 
 
@@ -414,7 +416,7 @@ async def test_help_lists_every_key(graph_file: Path) -> None:
 
 
 async def test_every_binding_has_an_id_and_can_be_remapped(graph_file: Path) -> None:
-    assert all(b.id for b in EditorApp.BINDINGS)
+    assert all(b.id for b in EditorScreen.BINDINGS)
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         app.set_keymap({"editor.rename": "n"})
@@ -494,7 +496,7 @@ async def test_metric_form(graph_file: Path) -> None:
         threshold.focus()
         await pilot.press("end", "backspace", "backspace", "backspace", "1", ".", "5")
         await pilot.pause()
-        assert app.state.graph.metric.threshold == 1.5
+        assert app.editor.state.graph.metric.threshold == 1.5
         assert any(p.startswith("DAG021") for p in problems_shown(app))
         assert "DAG021" in str(form(app).message("threshold").render())
 
@@ -505,7 +507,7 @@ async def test_change_type_keeps_text(graph_file: Path) -> None:
         await goto_row(pilot, app, node_key("present", "extract"))
         form(app).field("type").value = "non_binary"
         await pilot.pause()
-        node = app.state.graph.nodes["present"]
+        node = app.editor.state.graph.nodes["present"]
         assert node.type == "non_binary" and node.criteria.startswith("Do the summary")
 
 
@@ -532,9 +534,9 @@ def test_opening_the_editor_does_not_import_litellm(graph_file: Path) -> None:
 
     code = textwrap.dedent(f"""
         import asyncio, sys
-        from dagtui.tui.app import EditorApp
+        from dagtui.tui.app import editor_app
         async def main():
-            app = EditorApp({str(graph_file)!r}, poll_interval=0)
+            app = editor_app({str(graph_file)!r}, poll_interval=0)
             async with app.run_test(size=(120, 36)) as pilot:
                 await pilot.press("g", "t", "p")
                 await pilot.pause()
@@ -555,13 +557,13 @@ async def test_walking_the_tree_never_edits(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        before = app.state.graph.to_raw()
+        before = app.editor.state.graph.to_raw()
         rows = len(app.query_one(GraphTree)._rows)
         for key in ["j"] * rows + ["k"] * rows:
             await pilot.press(key)
         await pilot.pause()
-        assert app.state.graph.to_raw() == before
-        assert not app.state.dirty
+        assert app.editor.state.graph.to_raw() == before
+        assert not app.editor.state.dirty
 
 
 async def test_structural_edit_keeps_collapsed_rows_and_cursor(graph_file: Path) -> None:
@@ -592,7 +594,7 @@ async def test_typing_a_label_updates_the_form_title_at_once(graph_file: Path) -
         label.focus()
         await pilot.press("end", "!", "!")
         await pilot.pause()
-        assert app.state.graph.nodes["order"].label == "Heading order!!"
+        assert app.editor.state.graph.nodes["order"].label == "Heading order!!"
         assert "Heading order!!" in str(title.render())  # without showing the node again
 
 
@@ -607,7 +609,7 @@ async def test_problems_table_rewrites_rows_in_place(graph_file: Path) -> None:
             return [" ".join(str(c) for c in table.get_row_at(r)) for r in range(table.row_count)]
 
         def expected() -> list[str]:
-            return [f"{d.code} {d.message}" for d in app.state.diagnostics]
+            return [f"{d.code} {d.message}" for d in app.editor.state.diagnostics]
 
         def check() -> None:
             shown = rows()
@@ -617,19 +619,19 @@ async def test_problems_table_rewrites_rows_in_place(graph_file: Path) -> None:
                 assert code in row and message in row
 
         check()
-        before = len(app.state.diagnostics)
+        before = len(app.editor.state.diagnostics)
         for nid, field in (("present", "criteria"), ("order", "criteria")):
-            app.state.set_field(nid, field, "")
-            await app.sync()
+            app.editor.state.set_field(nid, field, "")
+            await app.editor.sync()
             await pilot.pause()
             check()
-        assert len(app.state.diagnostics) > before
-        app.state.undo()
-        await app.sync()
+        assert len(app.editor.state.diagnostics) > before
+        app.editor.state.undo()
+        await app.editor.sync()
         await pilot.pause()
         check()
-        app.state.undo()
-        await app.sync()
+        app.editor.state.undo()
+        await app.editor.sync()
         await pilot.pause()
         check()
-        assert len(app.state.diagnostics) == before
+        assert len(app.editor.state.diagnostics) == before

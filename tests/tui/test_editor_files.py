@@ -36,11 +36,11 @@ async def test_missing_file_offers_starters_and_saves_on_ctrl_s(tmp_path: Path,
         await pilot.press("enter")  # first starter
         await pilot.pause()
         assert not isinstance(app.screen, StarterScreen)
-        assert app.state.graph.nodes and app.state.dirty
+        assert app.editor.state.graph.nodes and app.editor.state.dirty
         assert not target.exists()
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert target.exists() and not app.state.dirty
+        assert target.exists() and not app.editor.state.dirty
         assert target.read_text().startswith("#")  # the starter's comments are kept
 
 
@@ -50,7 +50,7 @@ async def test_starter_option(tmp_path: Path, monkeypatch) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not isinstance(app.screen, StarterScreen)
-        assert any(n.type == "geval" for n in app.state.graph.nodes.values())
+        assert any(n.type == "geval" for n in app.editor.state.graph.nodes.values())
 
 
 async def test_escape_on_starter_chooser_quits_without_writing(tmp_path: Path,
@@ -70,7 +70,7 @@ async def test_unparsable_file_opens_read_only_and_reloads_after_fix(
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.state.read_only
+        assert app.editor.state.read_only
         assert problems_shown(app)[0].startswith("DAG001")
         assert app.query_one(ProblemsTableType()).diagnostics[0].line == 6
         source = app.query_one("#source", TextArea)
@@ -83,7 +83,7 @@ async def test_unparsable_file_opens_read_only_and_reloads_after_fix(
         graph_file.write_text(BROKEN.replace('"binary\n', '"binary"\n'))
         await pilot.press("ctrl+r")
         await pilot.pause()
-        assert not app.state.read_only
+        assert not app.editor.state.read_only
         assert "a" in tree_text(app)
         assert app.query_one("#form").display
 
@@ -110,27 +110,27 @@ async def test_outside_change_reloads_when_clean(graph_file: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         graph_file.write_text(graph_file.read_text().replace('"Heading order"', '"Order!"'))
-        await app._poll_disk()
+        await app.editor._poll_disk()
         await pilot.pause()
-        assert app.state.graph.nodes["order"].label == "Order!"
+        assert app.editor.state.graph.nodes["order"].label == "Order!"
         assert "Order!" in tree_text(app)
-        assert not app.state.dirty
+        assert not app.editor.state.dirty
 
 
 async def test_outside_change_asks_when_dirty(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
-        app.state.add_verdict("order")
-        await app.sync(rebuild_form=True)
+        app.editor.state.add_verdict("order")
+        await app.editor.sync(rebuild_form=True)
         graph_file.write_text(graph_file.read_text().replace('"Heading order"', '"Order!"'))
-        await app._poll_disk()
+        await app.editor._poll_disk()
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
         await pilot.press("enter")  # keep my edits (focused first)
         await pilot.pause()
-        assert len(app.state.graph.nodes["order"].verdicts) == 4
-        assert app.state.graph.nodes["order"].label == "Heading order"
-        await app._poll_disk()  # the same outside version is not asked about twice
+        assert len(app.editor.state.graph.nodes["order"].verdicts) == 4
+        assert app.editor.state.graph.nodes["order"].label == "Heading order"
+        await app.editor._poll_disk()  # the same outside version is not asked about twice
         await pilot.pause()
         assert not isinstance(app.screen, ChoiceScreen)
 
@@ -142,9 +142,9 @@ async def test_outside_change_is_polled(graph_file: Path) -> None:
         graph_file.write_text(graph_file.read_text().replace('"Heading order"', '"Polled"'))
         for _ in range(30):
             await pilot.pause(0.1)
-            if app.state.graph.nodes["order"].label == "Polled":
+            if app.editor.state.graph.nodes["order"].label == "Polled":
                 break
-        assert app.state.graph.nodes["order"].label == "Polled"
+        assert app.editor.state.graph.nodes["order"].label == "Polled"
 
 
 def test_cli_lists_starters_and_rejects_unknown_ones(capsys) -> None:  # type: ignore[no-untyped-def]

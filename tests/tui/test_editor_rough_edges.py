@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Input
 
-from dagtui.tui.app import EditorApp
+from dagtui.tui.app import DagtuiApp
 from dagtui.tui.screens.dialogs import ChoiceScreen
 from dagtui.tui.screens.help import HelpScreen
 from dagtui.tui.widgets.graph_tree import GraphTree
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(60)
 SMALL = (80, 24)
 
 
-async def focus_criteria(pilot, app: EditorApp):  # type: ignore[no-untyped-def]
+async def focus_criteria(pilot, app: DagtuiApp):  # type: ignore[no-untyped-def]
     """Select `present` and put the focus in its criteria text area. The form is built after
     the first frame, so on a loaded machine it may take a few more frames to appear."""
     app.query_one(GraphTree).select_node_id("present")
@@ -40,7 +40,7 @@ async def focus_criteria(pilot, app: EditorApp):  # type: ignore[no-untyped-def]
     return area
 
 
-def header_text(app: EditorApp) -> str:
+def header_text(app: DagtuiApp) -> str:
     """The header and status line as shown (where 'modified' appears)."""
     return " ".join(str(w.render()) for w in app.query("#header-file, #status"))
 
@@ -57,7 +57,7 @@ async def test_enlarged_graph_takes_focus_opens_at_the_root_and_scrolls(
         await pilot.press("g")
         await pilot.pause()
         await pilot.pause()
-        assert app.graph_big and app.focused is view
+        assert app.editor.graph_big and app.focused is view
         assert view.scroll_y == 0 and view.max_scroll_y > 0
         await pilot.press("j", "down")
         await pilot.pause()
@@ -70,11 +70,11 @@ async def test_enlarged_graph_takes_focus_opens_at_the_root_and_scrolls(
         assert view.scroll_y == 0
         await pilot.press("escape")
         await pilot.pause()
-        assert not app.graph_big and isinstance(app.focused, GraphTree)
+        assert not app.editor.graph_big and isinstance(app.focused, GraphTree)
 
 
 async def test_help_names_the_way_into_the_graph_view(graph_file: Path) -> None:
-    app: EditorApp = make_app(graph_file)
+    app: DagtuiApp = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f1")
         await pilot.pause()
@@ -97,10 +97,10 @@ async def test_after_choosing_a_starter_the_cursor_is_on_the_first_node(
         await pilot.pause()
         await pilot.pause()
         tree = app.query_one(GraphTree)
-        first = app.state.graph.roots()[0]
+        first = app.editor.state.graph.roots()[0]
         assert app.focused is tree
         assert tree.current is not None and tree.current.node == first
-        assert app.state.selected == first
+        assert app.editor.state.selected == first
         line = tree.cursor_line
         await pilot.press("j")
         await pilot.pause()
@@ -112,14 +112,14 @@ async def test_undoing_every_keystroke_in_a_field_leaves_the_file_unmodified(
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
         await focus_criteria(pilot, app)
-        before = app.state.graph.nodes["present"].criteria
+        before = app.editor.state.graph.nodes["present"].criteria
         await pilot.press("end", "x", "y")
         await pilot.pause()
-        assert app.state.dirty and "modified" in header_text(app)
+        assert app.editor.state.dirty and "modified" in header_text(app)
         await pilot.press("ctrl+z", "ctrl+z")  # the text area's own undo, key by key
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == before
-        assert not app.state.dirty
+        assert app.editor.state.graph.nodes["present"].criteria == before
+        assert not app.editor.state.dirty
         assert "modified" not in header_text(app)
 
 
@@ -149,7 +149,7 @@ async def test_ctrl_a_selects_all_of_a_long_field(graph_file: Path) -> None:
         await pilot.press("ctrl+a", "q")
         await pilot.pause()
         assert area.text == "q"
-        assert app.state.graph.nodes["present"].criteria == "q"
+        assert app.editor.state.graph.nodes["present"].criteria == "q"
 
 
 async def test_ctrl_o_without_an_editor_variable_falls_back_to_one_on_path(
@@ -169,7 +169,7 @@ async def test_ctrl_o_without_an_editor_variable_falls_back_to_one_on_path(
         await pilot.pause()
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == "Edited in nano?"
+        assert app.editor.state.graph.nodes["present"].criteria == "Edited in nano?"
         assert any("using nano" in n for n in app.notices)
         monkeypatch.setenv("PATH", str(tmp_path / "empty"))
         await pilot.press("ctrl+o")
@@ -185,13 +185,13 @@ async def test_delete_refusal_names_the_key_and_delete_takes_the_nodes_comments(
         await pilot.pause()
         await pilot.press("d")
         await pilot.pause()
-        assert "present" in app.state.graph.nodes
+        assert "present" in app.editor.state.graph.nodes
         assert "delete and detach" in app.notices[-1] and "(press D)" in app.notices[-1]
         await pilot.press("D")
         await pilot.pause()
         await pilot.press("enter")  # delete and detach
         await pilot.pause()
-        assert "present" not in app.state.graph.nodes
+        assert "present" not in app.editor.state.graph.nodes
         await pilot.press("ctrl+s")
         await pilot.pause()
         text = graph_file.read_text()
@@ -206,7 +206,7 @@ async def test_save_and_quit_warns_about_errors(graph_file: Path) -> None:
         await focus_criteria(pilot, app)
         await pilot.press("ctrl+a", "delete")  # an empty criteria is an error
         await pilot.pause()
-        assert app.state.errors
+        assert app.editor.state.errors
         await pilot.press("escape", "q")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
@@ -215,7 +215,7 @@ async def test_save_and_quit_warns_about_errors(graph_file: Path) -> None:
         assert "error" in str(save.label)
 
 
-def footer_keys(app: EditorApp) -> set[str]:
+def footer_keys(app: DagtuiApp) -> set[str]:
     """The keys the footer shows: bindings marked shown that check_action does not hide."""
     return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
 
@@ -226,7 +226,7 @@ async def test_unparsable_file_footer_and_header_show_only_what_works(
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        assert app.state.read_only
+        assert app.editor.state.read_only
         keys = footer_keys(app)
         assert {"ctrl+s", "a", "d", "r", "ctrl+z", "g", "f5"}.isdisjoint(keys), keys
         assert {"f1", "ctrl+q"} & keys
@@ -255,8 +255,8 @@ async def test_starter_chooser_shows_whole_sentences_and_blank_is_one_judgement(
             await pilot.press("down")
         await pilot.press("enter")
         await pilot.pause()
-        assert list(app.state.graph.nodes) == ["judge"]
-        assert app.state.errors == 0
+        assert list(app.editor.state.graph.nodes) == ["judge"]
+        assert app.editor.state.errors == 0
 
 
 async def test_on_a_small_terminal_the_panels_give_way_and_the_footer_fits(
@@ -300,7 +300,7 @@ async def test_v_on_a_problem_shows_its_whole_message_and_can_jump_to_it(
         await pilot.press("enter")  # go to it
         await pilot.pause()
         assert not isinstance(app.screen, ChoiceScreen)
-        assert app.state.selected == table.diagnostics[0].node
+        assert app.editor.state.selected == table.diagnostics[0].node
 
 
 async def test_then_completes_node_ids(graph_file: Path) -> None:
@@ -316,7 +316,7 @@ async def test_then_completes_node_ids(graph_file: Path) -> None:
         await pilot.press("right")  # take the suggestion
         await pilot.pause()
         assert then.value == "order"
-        verdict = app.state.graph.nodes["present"].verdicts[0]
+        verdict = app.editor.state.graph.nodes["present"].verdicts[0]
         assert verdict.then == "order"
 
 
@@ -327,7 +327,7 @@ async def test_verdict_labels_are_shown_whole_in_the_form(graph_file: Path) -> N
         await pilot.pause()
         await pilot.pause()
         page = app.query_one(NodeForm).page
-        for i, verdict in enumerate(app.state.graph.nodes["order"].verdicts):
+        for i, verdict in enumerate(app.editor.state.graph.nodes["order"].verdicts):
             box = page.verdict(i, "verdict")
             assert box.value == verdict.verdict
             assert box.content_size.width > len(box.value)  # room for it and the caret
@@ -355,14 +355,14 @@ async def test_a_case_written_in_f5_on_a_starter_lands_in_a_new_cases_file_named
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
         assert (tmp_path / "new.cases.jsonl").read_text().count("\n") == 1
-        assert app.state.graph.metric.cases == "new.cases.jsonl" and app.state.dirty
+        assert app.editor.state.graph.metric.cases == "new.cases.jsonl" and app.editor.state.dirty
 
 
 async def test_help_lists_the_long_field_select_all_and_it_can_be_remapped(
         graph_file: Path) -> None:
-    from dagtui.tui.app import binding_ids
+    from dagtui.tui.keys import binding_ids
 
-    assert "field.select_all" in binding_ids()
+    assert "field.select_all" in binding_ids("editor")
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f1")

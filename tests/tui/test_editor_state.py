@@ -61,16 +61,16 @@ def test_delete_and_detach_then_undo(state: EditorState) -> None:
 
 def test_keymap_from_env_and_file(tmp_path: Path) -> None:
     from dagtui.keyfile import KeymapError, load_keymap, parse_env, unknown_ids
-    from dagtui.tui.app import binding_ids
+    from dagtui.tui.keys import binding_ids
 
     keys = tmp_path / "keys.toml"
     keys.write_text('"editor.rename" = "n"\n"editor.save" = "ctrl+w"\n')
     keymap = load_keymap({"DAGTUI_KEYS": "editor.save=f2; editor.goto=ctrl+f"}, keys)
     assert keymap == {"editor.rename": "n", "editor.save": "f2", "editor.goto": "ctrl+f"}
-    assert unknown_ids(keymap, binding_ids()) == []
-    assert unknown_ids({"editor.nope": "x"}, binding_ids()) == ["editor.nope"]
+    assert unknown_ids(keymap, binding_ids("editor")) == []
+    assert unknown_ids({"editor.nope": "x"}, binding_ids("editor")) == ["editor.nope"]
     # the debugger F5 opens shares the keys file: its ids are known to `dagtui edit` too
-    assert unknown_ids({"debugger.step": "s"}, binding_ids()) == []
+    assert unknown_ids({"debugger.step": "s"}, binding_ids("editor")) == []
     with pytest.raises(KeymapError):
         parse_env("editor.rename")
     assert load_keymap({}, tmp_path / "missing.toml") == {}

@@ -69,18 +69,18 @@ def test_settle_validates_what_is_still_owed(state: EditorState) -> None:
 async def test_typing_revalidates_in_the_validate_worker(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert app.state.check_later is not None
-        app.state.set_field("present", "criteria", "")
-        app.state.set_field("present", "criteria", "")  # no change: no second job
-        app.state.set_field("order", "criteria", "")
+        assert app.editor.state.check_later is not None
+        app.editor.state.set_field("present", "criteria", "")
+        app.editor.state.set_field("present", "criteria", "")  # no change: no second job
+        app.editor.state.set_field("order", "criteria", "")
         workers = [w for w in app.workers if w.group == "validate"]
-        assert workers and app.state.stale
+        assert workers and app.editor.state.stale
         # exclusive: the newer edit's run cancelled the older one (waiting on a cancelled
         # worker raises, so only the live one is awaited)
         assert sum(not w.is_cancelled for w in workers) == 1
         await app.workers.wait_for_complete([w for w in workers if not w.is_cancelled])
         await pilot.pause()
-        assert not app.state.stale
-        assert {("DAG003", "present"), ("DAG003", "order")} <= codes(app.state)
+        assert not app.editor.state.stale
+        assert {("DAG003", "present"), ("DAG003", "order")} <= codes(app.editor.state)
         shown = app.query_one("#status").render()
         assert "2 errors" in str(shown)

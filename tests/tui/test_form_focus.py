@@ -56,15 +56,15 @@ async def test_ctrl_a_selects_all_in_one_line_and_long_fields_alike(
         form.field("label").focus()
         await pilot.press("end", "ctrl+a", "N", "e", "w")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].label == "New"  # replaced, not prefixed
+        assert app.editor.state.graph.nodes["present"].label == "New"  # replaced, not prefixed
         form.field("criteria").focus()
         await pilot.press("ctrl+a", "W", "h", "y", "?")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].criteria == "Why?"
+        assert app.editor.state.graph.nodes["present"].criteria == "Why?"
         form.verdict_widget(1, "then").focus()
         await pilot.press("end", "ctrl+a", "backspace")
         await pilot.pause()
-        assert app.state.graph.nodes["present"].verdicts[1].then is None
+        assert app.editor.state.graph.nodes["present"].verdicts[1].then is None
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -88,8 +88,8 @@ async def test_the_add_node_dialog_chooses_the_type(graph_file: Path,
         assert dialog.node_type == "binary"
         await pilot.press("ctrl+u", *"gate2", "enter")
         await pilot.pause()
-        assert app.state.graph.nodes["gate2"].type == "binary"
-        assert "gate2" in app.state.graph.nodes["extract"].children
+        assert app.editor.state.graph.nodes["gate2"].type == "binary"
+        assert "gate2" in app.editor.state.graph.nodes["extract"].children
 
 
 @pytest.mark.parametrize("size", SIZES)

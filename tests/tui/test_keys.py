@@ -10,8 +10,7 @@ import pytest
 
 from dagtui.judges.labels import LabelsJudge
 from dagtui.keyfile import KeymapError, checked_keymap
-from dagtui.tui.app import EditorApp
-from dagtui.tui.debugger import DebuggerApp
+from dagtui.tui.app import debugger_app, editor_app, suite_app
 from dagtui.tui.keys import (
     DEBUGGER_KEYS,
     EDITOR_KEYS,
@@ -20,8 +19,9 @@ from dagtui.tui.keys import (
     describe_key,
 )
 from dagtui.tui.screens.dialogs import ChoiceScreen, QuitScreen
+from dagtui.tui.screens.editor import EditorScreen
 from dagtui.tui.screens.help import HelpScreen
-from dagtui.tui.suite_view import SuiteApp
+from dagtui.tui.suite_view import SuiteScreen
 from tui.debugger_helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,9 +37,9 @@ def suite_path(tmp_path: Path) -> Path:
 
 
 def test_every_screen_binding_comes_from_the_table_with_an_id() -> None:
-    from dagtui.tui.debugger import DebuggerScreen
+    from dagtui.tui.debugger.screen import DebuggerScreen
 
-    tables = {EditorApp: EDITOR_KEYS, DebuggerScreen: DEBUGGER_KEYS, SuiteApp: SUITE_KEYS}
+    tables = {EditorScreen: EDITOR_KEYS, DebuggerScreen: DEBUGGER_KEYS, SuiteScreen: SUITE_KEYS}
     for owner, table in tables.items():
         ids = [b.id for b in owner.BINDINGS]  # type: ignore[union-attr]
         assert all(ids), owner
@@ -57,13 +57,20 @@ def test_f1_and_list_keys_read_one_table_of_groups() -> None:
     """F1's groups (and the docs' tables) and `--list-keys` come from key_scopes_table:
     every key F1 shows is listed, and every listed key but the calibration view's (its own
     screen, no F1) is in some F1."""
-    from dagtui.tui.keys import debugger_groups, editor_groups, key_groups, suite_groups
+    from dagtui.tui.keys import (
+        debugger_groups,
+        editor_groups,
+        help_groups,
+        key_groups,
+        suite_groups,
+    )
 
     listed = {b.id for _title, bound in key_groups() for b in bound}
-    shown = {b.id for groups in (editor_groups(), debugger_groups(), suite_groups())
+    shown = {b.id for groups in (editor_groups(), debugger_groups(), suite_groups(),
+                                 help_groups("label"))
              for _title, bound in groups for b in bound}
     assert shown <= listed
-    assert listed - shown == {"calibration.close"}
+    assert listed - shown == {"calibration.close", "calibration.align"}
     assert [title for title, _ in editor_groups()] == [
         "editor", "tree", "problems list", "graph (g g)", "form field", "add-node dialog"]
     assert [title for title, _ in debugger_groups()] == ["debugger", "path tree", "dialogs"]
@@ -81,17 +88,17 @@ def test_one_keys_file_serves_every_screen(tmp_path: Path) -> None:
 
 
 async def test_suite_view_has_help_jk_and_remaps(suite_path: Path) -> None:
-    app = SuiteApp(suite_path)
+    app = suite_app(suite_path)
     app.set_keymap({"suite.delete": "backspace"})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        first = app.selected
+        first = app.suite.selected
         await pilot.press("j")
         await pilot.pause()
-        assert app.selected != first
+        assert app.suite.selected != first
         await pilot.press("k")
         await pilot.pause()
-        assert app.selected == first
+        assert app.suite.selected == first
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -103,7 +110,7 @@ async def test_suite_view_has_help_jk_and_remaps(suite_path: Path) -> None:
 
 
 async def test_suite_quit_asks_once_and_can_save(suite_path: Path) -> None:
-    app = SuiteApp(suite_path)
+    app = suite_app(suite_path)
     before = suite_path.read_text()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -118,7 +125,7 @@ async def test_suite_quit_asks_once_and_can_save(suite_path: Path) -> None:
 async def test_the_editor_and_the_debugger_share_the_help_screen(tmp_path: Path) -> None:
     graph = tmp_path / "g.toml"
     shutil.copy(ROOT / "graphs" / "meeting_summary.toml", graph)
-    app = EditorApp(graph, poll_interval=0, cursor_blink=False)
+    app = editor_app(graph, poll_interval=0, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
         await pilot.pause()
@@ -134,7 +141,7 @@ async def test_ctrl_q_in_dagtui_step_asks_like_esc(tmp_path: Path) -> None:
     from tui.debugger_helpers import CASES, GRAPH
 
     graph, _ = load_checked(GRAPH)
-    app = DebuggerApp(graph, str(GRAPH), cases=load_cases(CASES), case=0,
+    app = debugger_app(graph, str(GRAPH), cases=load_cases(CASES), case=0,
                       judge=LabelsJudge(), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await settle(app, pilot)

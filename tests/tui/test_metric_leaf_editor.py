@@ -71,12 +71,12 @@ async def test_metric_fields_and_fractional_score_edit_and_save(metric_graph: Pa
         await pilot.press("end", *[c if c != " " else "space"
                                     for c in ", include_reason = false"])
         await pilot.pause()
-        assert app.state.graph.nodes["relevancy"].args == {"threshold": 0.7,
+        assert app.editor.state.graph.nodes["relevancy"].args == {"threshold": 0.7,
                                                             "include_reason": False}
         await pilot.press("backspace")  # `include_reason = fals`: not TOML, not applied
         await pilot.pause()
         assert "args:" in str(form.message("args").render())
-        assert app.state.graph.nodes["relevancy"].args["include_reason"] is False
+        assert app.editor.state.graph.nodes["relevancy"].args["include_reason"] is False
         await pilot.press("e")
         await pilot.pause()
         await pilot.press("escape")
@@ -85,7 +85,7 @@ async def test_metric_fields_and_fractional_score_edit_and_save(metric_graph: Pa
         score.focus()
         await pilot.press("end", "backspace", "backspace", "backspace", "7", ".", "5")
         await pilot.pause()
-        assert app.state.graph.nodes["on_topic"].verdicts[0].score == 7.5
+        assert app.editor.state.graph.nodes["on_topic"].verdicts[0].score == 7.5
         await pilot.press("escape", "ctrl+s")
         await pilot.pause()
     saved = metric_graph.read_text(encoding="utf-8")
@@ -97,7 +97,7 @@ async def test_debugger_steps_to_the_metric_leaf_score_and_reason() -> None:
     from dagtui.graph.loader import load_text
     from dagtui.judges.base import CallbackJudge
     from dagtui.run.cases import case_from_dict
-    from dagtui.tui.debugger import DebuggerApp
+    from dagtui.tui.app import debugger_app
     from dagtui.tui.debugger.widgets import StepPanes
     from tui.debugger_helpers import result_text, settle, tree_label
 
@@ -111,7 +111,7 @@ async def test_debugger_steps_to_the_metric_leaf_score_and_reason() -> None:
 
     case = case_from_dict({"name": "paris", "input": "Capital of France?",
                            "actual_output": "Paris."})
-    app = DebuggerApp(graph, "relevant.toml", cases=[case], case=0,
+    app = debugger_app(graph, "relevant.toml", cases=[case], case=0,
                       judge=CallbackJudge(answer), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

@@ -33,13 +33,13 @@ async def test_ctrl_p_in_the_editor_finds_a_node_by_label_and_by_id(
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
         assert app.query_one(GraphTree).current.node == "order"
-        assert app.state.selected == "order" and app.query_one(NodeForm).node_id == "order"
+        assert app.editor.state.selected == "order" and app.query_one(NodeForm).node_id == "order"
         listed = await palette(app, pilot, "present", "present · binary")
         assert any(title.startswith("Headings present") or "Headings present" in title
                    for title, _ in listed[:1])
         await pilot.press("enter")
         await pilot.pause()
-        assert app.state.selected == "present"
+        assert app.editor.state.selected == "present"
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -34,14 +34,14 @@ async def test_typing_sets_the_modified_marker_and_undo_to_the_saved_text_clears
     app = make_app(graph_file)
     async with app.run_test(size=(120, 36)) as pilot:
         await focus_criteria(pilot, app)
-        assert not app.modified and "saved" in header_text(app)
+        assert not app.editor.modified and "saved" in header_text(app)
         await pilot.press("end", "x")
         await pilot.pause()
-        assert app.modified and "●" in str(app.query_one("#header-file").render())
+        assert app.editor.modified and "●" in str(app.query_one("#header-file").render())
         assert "modified" in header_text(app)
         await pilot.press("ctrl+z")
         await pilot.pause()
-        assert not app.modified and "●" not in str(app.query_one("#header-file").render())
+        assert not app.editor.modified and "●" not in str(app.query_one("#header-file").render())
         assert "modified" not in header_text(app) and "saved" in header_text(app)
 
 
@@ -51,13 +51,13 @@ async def test_read_only_hides_the_editing_keys_until_a_fixed_file_is_reloaded(
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.read_only and "read-only" in header_text(app)
+        assert app.editor.read_only and "read-only" in header_text(app)
         assert "add_node" not in footer_actions(app.screen)
         graph_file.write_text(BROKEN.replace('"binary\n', '"binary"\n'))
         await pilot.press("ctrl+r")
         await pilot.pause()
         await pilot.pause()
-        assert not app.read_only and "read-only" not in header_text(app)
+        assert not app.editor.read_only and "read-only" not in header_text(app)
         assert "add_node" in footer_actions(app.screen)  # the footer followed the flag
 
 

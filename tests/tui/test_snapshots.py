@@ -47,15 +47,15 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def app_for(name: str):  # type: ignore[no-untyped-def]
-    from dagtui.tui.app import EditorApp
+    from dagtui.tui.app import editor_app
 
-    return EditorApp(name, poll_interval=0, cursor_blink=False)
+    return editor_app(name, poll_interval=0, cursor_blink=False)
 
 
 async def checked(pilot) -> None:  # type: ignore[no-untyped-def]
     """Before the keys: wait for the first validation (it runs right after the first
     frame), so the picture never depends on timing."""
-    await pilot.app.first_check_done.wait()
+    await pilot.app.editor.first_check_done.wait()
     await pilot.pause()
 
 

@@ -12,7 +12,7 @@ Every diagnostic names the node and field and points at the offending key or val
 TOML text, so the CLI prints `file:line:col` and the editor can jump there.
 
 `check_text` is what the editor calls on every keystroke: load + validate + paths, in one
-`ValidationReport`. It is written to stay fast on big graphs (see tests/benchmarks/bench_validate.py).
+`ValidationResult`. It is written to stay fast on big graphs (see tests/benchmarks/bench_validate.py).
 
 The package holds one module per job: `driver` (the entry points below), `checker` (one pass,
 in order), `base` (the state every check shares), `metric`, `nodes`, `check_nodes`,
@@ -37,7 +37,7 @@ from dagtui.graph.validate.driver import (
 from dagtui.graph.validate.environment import deepeval_installed
 from dagtui.graph.validate.hints import checkable_hint
 from dagtui.graph.validate.path_checks import MAX_PATH_DIAGNOSTICS
-from dagtui.graph.validate.report import ValidationReport
+from dagtui.graph.validate.report import ValidationResult
 from dagtui.graph.validate.shape import MAX_GATE_DEPTH
 
 #: the pass's old private name, kept for callers that build one directly
@@ -50,7 +50,7 @@ __all__ = [
     "STRUCTURAL",
     "Analyzer",
     "Checker",
-    "ValidationReport",
+    "ValidationResult",
     "check_file",
     "check_graph",
     "check_load",

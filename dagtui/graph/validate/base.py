@@ -9,13 +9,13 @@ from typing import Any
 
 from dagtui.graph.loader import Collector
 from dagtui.graph.model import MULTI_TURN_PARAMS, SINGLE_TURN_PARAMS, Graph, NodeBase
-from dagtui.graph.paths import PathReport, analyze
+from dagtui.graph.paths import PathAnalysis, analyze
 from dagtui.graph.positions import KeyPath, Positions
 from dagtui.run.schedule import Topology
 from dagtui.text import suggest
 
 #: what path analysis looks like to the validator (`paths.analyze` or a memo of it)
-Analyzer = Callable[[Graph, Topology], PathReport]
+Analyzer = Callable[[Graph, Topology], PathAnalysis]
 
 
 def _blank(value: Any) -> bool:

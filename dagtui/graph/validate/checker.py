@@ -4,7 +4,7 @@ shape allows it."""
 from __future__ import annotations
 
 from dagtui.diagnostics import Diagnostic
-from dagtui.graph.paths import PathReport
+from dagtui.graph.paths import PathAnalysis
 from dagtui.graph.validate.metric import MetricChecks
 from dagtui.graph.validate.nodes import NodeChecks
 from dagtui.graph.validate.path_checks import PathChecks
@@ -25,7 +25,7 @@ class Checker(MetricChecks, NodeChecks, ShapeChecks, PathChecks):
 
     def run(
         self, prior: list[Diagnostic] | tuple[Diagnostic, ...]
-    ) -> tuple[list[Diagnostic], PathReport | None]:
+    ) -> tuple[list[Diagnostic], PathAnalysis | None]:
         graph = self.graph
         self.check_metric()
         self.check_ids()
@@ -42,7 +42,7 @@ class Checker(MetricChecks, NodeChecks, ShapeChecks, PathChecks):
         self.check_roots()
         acyclic = self.check_cycles()
         self.check_gate_depth(acyclic)
-        report: PathReport | None = None
+        report: PathAnalysis | None = None
         blocked = any(d.code in STRUCTURAL for d in (*prior, *self.diags))
         try:
             report = self.analyzer(graph, self.topology())

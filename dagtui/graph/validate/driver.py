@@ -10,13 +10,13 @@ from typing import Any
 from dagtui.diagnostics import Diagnostic, severity_of, sort_key
 from dagtui.graph.loader import LoadResult, load_file, load_text
 from dagtui.graph.model import Graph
-from dagtui.graph.paths import PathReport, analyze
+from dagtui.graph.paths import PathAnalysis, analyze
 from dagtui.graph.positions import Positions
 from dagtui.graph.validate.base import Analyzer
 from dagtui.graph.validate.cases import missing_cases_file
 from dagtui.graph.validate.checker import Checker
 from dagtui.graph.validate.models import misspelt_models
-from dagtui.graph.validate.report import ValidationReport
+from dagtui.graph.validate.report import ValidationResult
 from dagtui.run.schedule import Topology
 
 
@@ -47,9 +47,9 @@ def check_graph(
     base_dir: str | None = None,
     raw: dict[str, Any] | None = None,
     analyzer: Analyzer | None = None,
-) -> ValidationReport:
+) -> ValidationResult:
     """Validate an in-memory graph (as edited) and keep the path report: `validate` plus
-    `ValidationReport.paths` in one pass, for callers that have a graph rather than text.
+    `ValidationResult.paths` in one pass, for callers that have a graph rather than text.
 
     `analyzer` replaces `paths.analyze` (the editor passes a memo that reuses the last
     report while only text changed)."""
@@ -57,15 +57,15 @@ def check_graph(
     diags, paths, topology = _run(graph, positions, file=file, base_dir=base_dir, raw=raw,
                                   analyzer=analyzer)
     load = LoadResult(graph, [], positions=positions, raw=raw, file=file)
-    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths, topology)
+    return ValidationResult(load, sorted(_dedupe(diags), key=sort_key), paths, topology)
 
 
-def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> ValidationReport:
+def check_text(text: str, file: str | None = None, *, base_dir: str | None = None) -> ValidationResult:
     """Load and validate TOML text: what the editor calls on every keystroke."""
     return check_load(load_text(text, file), base_dir=base_dir)
 
 
-def check_file(path: str | os.PathLike[str]) -> ValidationReport:
+def check_file(path: str | os.PathLike[str]) -> ValidationResult:
     """Load and validate a graph file. Unreadable input is a DAG022 diagnostic, not an error.
     A graph file on disk is also checked for its `[metric].cases` file (DAG113) and for a
     misspelt judge model (DAG118)."""
@@ -83,11 +83,11 @@ def file_checks(load: LoadResult) -> list[Diagnostic]:
     return missing_cases_file(load) + misspelt_models(load)
 
 
-def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationReport:
+def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationResult:
     """Validate what the loader produced (text already parsed): loader and semantic
     diagnostics together, plus the path report."""
     diags = list(load.diagnostics)
-    paths: PathReport | None = None
+    paths: PathAnalysis | None = None
     topology: Topology | None = None
     if load.graph is not None:
         semantic, paths, topology = _run(
@@ -98,7 +98,7 @@ def check_load(load: LoadResult, *, base_dir: str | None = None) -> ValidationRe
         specific = {(d.node, d.field) for d in semantic if d.code == "DAG019"}
         diags = [d for d in diags if not (d.code == "DAG002" and (d.node, d.field) in specific)]
         diags.extend(semantic)
-    return ValidationReport(load, sorted(_dedupe(diags), key=sort_key), paths, topology)
+    return ValidationResult(load, sorted(_dedupe(diags), key=sort_key), paths, topology)
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -121,7 +121,7 @@ def _run(
     raw: dict[str, Any] | None,
     prior: list[Diagnostic] | tuple[Diagnostic, ...] = (),
     analyzer: Analyzer | None = None,
-) -> tuple[list[Diagnostic], PathReport | None, Topology | None]:
+) -> tuple[list[Diagnostic], PathAnalysis | None, Topology | None]:
     """One Checker pass: its diagnostics, path report and the Topology it built."""
     file = file if file is not None else graph.path
     if base_dir is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from dagtui.graph.model import TaskNode
-from dagtui.graph.paths import PathInfo, PathReport, describe_choices, describe_leaf
+from dagtui.graph.paths import PathAnalysis, PathInfo, describe_choices, describe_leaf
 from dagtui.graph.positions import KeyPath
 from dagtui.graph.validate.base import CheckerBase
 from dagtui.text import verdict_text
@@ -19,7 +19,7 @@ MAX_PATH_DIAGNOSTICS = 5
 class PathChecks(CheckerBase):
     """What path analysis found, reported at the keys that cause it."""
 
-    def check_paths(self, report: PathReport) -> None:
+    def check_paths(self, report: PathAnalysis) -> None:
         if not report.proven:
             self.add("DAG201", f"path analysis gave up ({report.reason}); only the "
                      "structural checks ran: dead nodes are estimated and the verdict "
@@ -30,7 +30,7 @@ class PathChecks(CheckerBase):
         self.report_dead(report)
         self.check_threshold(report)
 
-    def report_bad_paths(self, report: PathReport) -> None:
+    def report_bad_paths(self, report: PathAnalysis) -> None:
         graph = self.graph
         none_groups: dict[tuple[str, Any], list[PathInfo]] = {}
         many_groups: dict[tuple[str, ...], list[PathInfo]] = {}
@@ -142,7 +142,7 @@ class PathChecks(CheckerBase):
                 out.append(q)
         return out
 
-    def report_dead(self, report: PathReport) -> None:
+    def report_dead(self, report: PathAnalysis) -> None:
         dead = set(report.dead_nodes)
         if not dead:
             return
@@ -178,7 +178,7 @@ class PathChecks(CheckerBase):
                     todo.append(t)
         return len(seen)
 
-    def check_threshold(self, report: PathReport) -> None:
+    def check_threshold(self, report: PathAnalysis) -> None:
         """DAG104: every reachable leaf passes, or every one fails."""
         m = self.graph.metric
         threshold = m.effective_threshold

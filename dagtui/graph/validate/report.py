@@ -1,4 +1,4 @@
-"""What one check of a graph text produced: the load, the diagnostics, the path report."""
+"""What one check of a graph text produced: the load, the diagnostics, the path analysis."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ from dataclasses import dataclass, field
 from dagtui.diagnostics import Diagnostic, Severity, unreadable
 from dagtui.graph.loader import LoadResult
 from dagtui.graph.model import Graph
-from dagtui.graph.paths import PathReport
+from dagtui.graph.paths import PathAnalysis
 from dagtui.run.schedule import Topology
 
 
 @dataclass
-class ValidationReport:
+class ValidationResult:
     """Load + validate + path analysis of one graph text, for the CLI and the editor."""
 
     load: LoadResult
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    paths: PathReport | None = None
+    paths: PathAnalysis | None = None
     #: the graph's compiled edges as validation built them (None when it did not get that
     #: far): an Engine built from this check takes them instead of compiling the graph again
     topology: Topology | None = None

@@ -1,21 +1,11 @@
 """The step debugger (README "The debugger"): one case through one graph, node by node.
 
-`DebuggerScreen` is pushed over the editor by F5 (`open_debugger(editor_app)`);
-`DebuggerApp` runs it alone for `dagtui step`.
+`screen.DebuggerScreen` is the debugger, a screen of the one app
+(`dagtui.tui.app.DagtuiApp`): `dagtui step` starts the app on it
+(`dagtui.tui.app.debugger_app`), and F5 in the editor pushes it over the editor
+(`dagtui.tui.screens.editor.EditorScreen.open_debugger`).
+
+Nothing is imported here: a module of the package imports what it needs from its sibling
+modules, so importing one never imports the whole debugger (nor closes an import circle
+through this file).
 """
-
-from __future__ import annotations
-
-from dagtui.tui.debugger.app import DebuggerApp, graph_cases, open_debugger
-from dagtui.tui.debugger.human import TuiHumanJudge
-from dagtui.tui.debugger.screen import DebuggerScreen
-from dagtui.tui.keys import DEBUGGER_KEYS
-
-__all__ = [
-    "DEBUGGER_KEYS",
-    "DebuggerApp",
-    "DebuggerScreen",
-    "TuiHumanJudge",
-    "graph_cases",
-    "open_debugger",
-]

@@ -10,18 +10,47 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar, cast
 
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.widget import Widget
 
 from dagtui.graph.model import Graph
+from dagtui.tui.debugger.run_model import DebugRun
 from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
 from dagtui.tui.keys import DEBUGGER_KEYS, shown_key
 from dagtui.tui.node_palette import NodeFinder
 
-if TYPE_CHECKING:
-    from dagtui.tui.debugger.screen import DebuggerScreen
+W = TypeVar("W", bound=Widget)
+
+
+class DebuggerScreen(Protocol):
+    """What the palette reads of the debugger screen (`screen.DebuggerScreen`, whose
+    `COMMANDS` list these providers). A protocol, so this module does not import the
+    screen that imports it."""
+
+    viewing: DebugRun | None
+    live: DebugRun | None
+    standalone: bool
+    fatal: str | None
+    busy: bool
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def run(self) -> DebugRun | None: ...
+    def query_one(self, selector: type[W]) -> W: ...
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None: ...
+    def notify(self, message: str, *, severity: Any = ..., title: str = ...) -> None: ...
+    async def run_action(self, action: str) -> None: ...
+
+
+def _calling(provider: Provider) -> DebuggerScreen:
+    """The debugger screen the palette was opened on: these providers are listed in
+    `screen.DebuggerScreen.COMMANDS` only, so Textual runs them on no other screen."""
+    return cast(DebuggerScreen, provider.screen)
 
 
 @dataclass(frozen=True)
@@ -147,10 +176,7 @@ class DebuggerCommands(Provider):
     """Palette provider of `DebuggerScreen` (its `COMMANDS`), in `dagtui step` and after F5."""
 
     def _debugger(self) -> DebuggerScreen | None:
-        from dagtui.tui.debugger.screen import DebuggerScreen
-
-        screen = self.screen
-        return screen if isinstance(screen, DebuggerScreen) else None
+        return _calling(self)
 
     async def discover(self) -> Hits:
         screen = self._debugger()
@@ -203,7 +229,7 @@ def _runner(screen: DebuggerScreen, command: PaletteCommand) -> Callable[[], Any
         if reason:
             screen.notify(reason, severity="warning", title=command.title)
             return
-        await screen.app.run_action(command.action, screen)
+        await screen.run_action(command.action)
 
     return run
 
@@ -213,10 +239,7 @@ class DebuggerNodes(NodeFinder):
     its step (ranked with the actions that can run now)."""
 
     def _debugger(self) -> DebuggerScreen | None:
-        from dagtui.tui.debugger.screen import DebuggerScreen
-
-        screen = self.screen
-        return screen if isinstance(screen, DebuggerScreen) else None
+        return _calling(self)
 
     def graph(self) -> Graph | None:
         screen = self._debugger()

@@ -146,7 +146,7 @@ class DebugRun:
         #: `graph`'s check, validated when the engine is built (`checked`: an earlier run's,
         #: so another judge on the same graph does not validate it again)
         self.checked = checked if checked is not None else CheckedGraph.of_graph(graph)
-        self.engine: Engine | None = (Engine(self.checked, judge, python=self.python)
+        self.engine: Engine | None = (self._engine_for(self.checked)
                                       if judge is not None else None)
         self.topo = self.engine.topo if self.engine else Topology.of(graph)
         self.case = case
@@ -191,11 +191,19 @@ class DebugRun:
         self.previous = {}
         self.session = None
 
+    def _engine_for(self, checked: CheckedGraph) -> Engine:
+        """The engine a run of `checked` gets (`dagtui.run.execute.build_engine`, the run
+        pipeline's), on this debugger's judge; stepped node by node here."""
+        from dagtui.run.execute import build_engine
+        from dagtui.run.spec import RunSpec
+
+        return build_engine(checked, RunSpec(judge=self.judge, python=self.python))
+
     def set_graph(self, graph: Graph) -> None:
         """Swap in an edited graph (validated by the engine; raises GraphError)."""
         assert self.judge is not None
         checked = CheckedGraph.of_graph(graph)
-        engine = Engine(checked, self.judge, python=self.python)
+        engine = self._engine_for(checked)
         self.checked = checked
         self.graph, self.engine, self.topo = graph, engine, engine.topo
         self._order = None

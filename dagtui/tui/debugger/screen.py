@@ -20,7 +20,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import Worker, WorkerState
 
@@ -49,10 +48,11 @@ from dagtui.tui.debugger.run_model import DebugRun, answer_summary
 from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
 from dagtui.tui.fit import fit_footer
 from dagtui.tui.keys import DEBUGGER_KEYS, DEBUGGER_NOTES, bindings, debugger_groups, pane_keys
+from dagtui.tui.screens.base import DagtuiScreen
 
 WORKER_GROUP = "debugger-judge"
 
-class DebuggerScreen(RunActions, Screen[None]):
+class DebuggerScreen(RunActions, DagtuiScreen):
     """Step one case through `graph` with `judge`.
 
     `cases`: the cases to pick from (`case` picks the first shown: name, index or a Case);
@@ -71,6 +71,8 @@ class DebuggerScreen(RunActions, Screen[None]):
     #: ctrl+p lists every action below by name, and the nodes by id or label (`palette.py`)
     COMMANDS = {DebuggerCommands, DebuggerNodes}
     BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(PANES))
+    #: F1 is the debugger's list of keys: Textual's "Keys" panel is left out of ctrl+p
+    SHOW_KEYS_PANEL = False
 
     #: the judge worker is stepping: most keys wait (hidden or dimmed), `x` stops it;
     #: setting it refreshes the footer's keys (`check_action`)
@@ -503,6 +505,10 @@ class DebuggerScreen(RunActions, Screen[None]):
             return
         self.leave_asking()
 
+    async def quit_requested(self) -> None:
+        """ctrl+q: leave as esc does, asking first when work would be lost."""
+        self.leave_asking()
+
     def leave_asking(self) -> None:
         """Leave (the editor, or quit `dagtui step`); cases written here and edits no editor
         took would vanish, so then ask first (`ask_to_quit`: the three screens' one way)."""
@@ -579,7 +585,7 @@ class DebuggerScreen(RunActions, Screen[None]):
         import json
 
         existing = target.read_text(encoding="utf-8") if target.exists() else ""
-        lines = "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n"
+        lines = "".join(json.dumps(self._labelled(c).to_dict(), ensure_ascii=False) + "\n"
                         for c in self.unsaved_cases)
         with target.open("a", encoding="utf-8") as fh:
             fh.write(("\n" if existing and not existing.endswith("\n") else "") + lines)
@@ -587,6 +593,47 @@ class DebuggerScreen(RunActions, Screen[None]):
         self.unsaved_cases = []
         if self.graph.metric.cases is None and self.on_cases_file is not None:
             self.on_cases_file(target.name)
+
+    def _labelled(self, case: Case) -> Case:
+        """`case` with the verdicts given as the human judge in this run as its labels
+        (`dagtui.labels.write.human_labels`), when the run is of that case."""
+        import dataclasses
+
+        from dagtui.labels.write import human_labels
+
+        run = self.live
+        given = human_labels(run.records) if run is not None and run.case is case else {}
+        return dataclasses.replace(case, expected={**case.expected, **given}) if given \
+            else case
+
+    def action_save_labels(self) -> None:
+        """`L`: the human judge's verdicts written into this case's labels in the cases
+        file (`dagtui.labels.write`: only its `expected` changes; a case written here is
+        saved, with them, when it is appended)."""
+        from dagtui.labels.write import LabelFile, Labels, case_labels, human_labels
+
+        run = self.live
+        case = run.case if run is not None else None
+        given = human_labels(run.records) if run is not None else {}
+        if case is None or not given:
+            self.notify("no verdicts given as the human judge in this run", severity="warning")
+            return
+        if case in self.unsaved_cases or not self.cases_source:
+            self.notify("this case is in no cases file yet: its labels go with it when "
+                        "it is appended (esc)")
+            return
+        try:
+            file = LabelFile(self.cases_source)
+            now = next(c for c in file.cases() if c.name == case.name)
+            labels = case_labels(now)
+            file.set(case.name, Labels({**labels.expected, **given}, labels.expected_score,
+                                       [u for u in labels.unsure or () if u not in given]))
+        except (OSError, ValueError, StopIteration) as exc:
+            self.notify(f"could not write the labels: {exc or 'no such case'}",
+                        severity="error", title="not written", timeout=10)
+            return
+        case.expected = {**case.expected, **given}
+        self.notify(f"wrote {len(given)} label(s) of case {case.name!r} to {self.cases_source}")
 
     def _leave(self) -> None:
         self.workers.cancel_group(self, WORKER_GROUP)

@@ -1,6 +1,6 @@
 """The editor's bottom panels as one widget: problems, paths and the graph drawing, as tabs.
 
-The editor mounts them right after its first frame (`EditorApp._mount_bottom`) and imports
+The editor mounts them right after its first frame (`EditorScreen._mount_bottom`) and imports
 this module only then: a tabbed panel holding two data tables costs more to import, build
 and style than the rest of the screen together, and none of it has anything to show before
 the first validation anyway.

@@ -11,11 +11,12 @@ of the line in a one-line one, Textual's default for an Input (`home` still does
 
 from __future__ import annotations
 
-from textual.binding import Binding
 from textual.widgets import Input
 
+from dagtui.tui.keys import FIELD_KEYS
+
 #: select the field's whole text
-SELECT_ALL = Binding("ctrl+a", "select_all", "select all", show=False, id="field.select_all")
+SELECT_ALL = FIELD_KEYS[0].binding()
 
 
 class FieldInput(Input):

@@ -12,7 +12,6 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -20,6 +19,7 @@ from dagtui.graph.model import Graph, TaskNode
 from dagtui.kinds import icon
 from dagtui.text import verdict_text
 from dagtui.tui.calibration import badge, labelled, stale_nodes
+from dagtui.tui.keys import TREE_KEYS, bindings
 from dagtui.tui.outline import Item, ItemRef, build_outline, score_text, structure_key
 
 Counts = dict[str, tuple[int, int]]
@@ -28,13 +28,7 @@ Counts = dict[str, tuple[int, int]]
 class GraphTree(Tree[ItemRef]):
     """Roots → nodes; verdicts as branches; shared nodes once in full, elsewhere as links."""
 
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
-        Binding("h", "collapse_or_parent", "Collapse", show=False, id="tree.collapse"),
-        Binding("l", "expand_row", "Expand", show=False, id="tree.expand"),
-        Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
-    ]
+    BINDINGS = bindings(TREE_KEYS)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("graph", **kwargs)

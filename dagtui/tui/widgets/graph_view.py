@@ -10,11 +10,11 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from dagtui.graph.model import Graph
+from dagtui.tui.keys import GRAPH_VIEW_KEYS, bindings
 
 # `dagtui.graph.layout` is imported by the first `show` (the Graph tab shown): the editor's first
 # frame never draws the graph, so it does not pay for the import.
@@ -42,17 +42,7 @@ class GraphView(ScrollableContainer):
 
     # every scroll key carries an id, so F1 lists how to move around the drawing (the
     # container's own arrow bindings have none) and each can be remapped
-    BINDINGS = [
-        Binding("left,h", "scroll_left", "scroll left", show=False, id="graph.left"),
-        Binding("right,l", "scroll_right", "scroll right", show=False, id="graph.right"),
-        Binding("down,j", "scroll_down", "scroll down", show=False, id="graph.down"),
-        Binding("up,k", "scroll_up", "scroll up", show=False, id="graph.up"),
-        Binding("pageup", "page_up", "page up", show=False, id="graph.page_up"),
-        Binding("pagedown", "page_down", "page down", show=False, id="graph.page_down"),
-        Binding("home", "scroll_home", "back to the top left (the root)", show=False,
-                id="graph.home"),
-        Binding("end", "scroll_end", "scroll to the bottom", show=False, id="graph.end"),
-    ]
+    BINDINGS = bindings(GRAPH_VIEW_KEYS)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -8,7 +8,6 @@ from rich.cells import cell_len
 from rich.markup import escape
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.strip import Strip
@@ -16,6 +15,7 @@ from textual.widgets import DataTable
 
 from dagtui.diagnostics import Diagnostic, Severity
 from dagtui.text import verdict_text
+from dagtui.tui.keys import PROBLEMS_KEYS, bindings
 
 SEVERITY_MARK = {
     Severity.ERROR: ("✖", "bold red"),
@@ -35,11 +35,7 @@ class ProblemsTable(DataTable):
             super().__init__()
             self.diagnostic = diagnostic
 
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="problems.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="problems.up"),
-        Binding("v", "view_message", "whole message", id="problems.view"),
-    ]
+    BINDINGS = bindings(PROBLEMS_KEYS)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)

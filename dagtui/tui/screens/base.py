@@ -1,0 +1,62 @@
+"""What the one app (`dagtui.tui.app.DagtuiApp`) asks of the screens it shows.
+
+The editor, the debugger, the suite view (and any screen added later, such as the
+labelling screen) are `DagtuiScreen`s: each owns its bindings (Textual consults a screen's
+bindings only while it is on top, so nothing has to switch another screen's keys off), and
+answers the few questions the app has to put to whichever screen is shown:
+
+- `quit_requested`: ctrl+q (Textual's app-wide key) was pressed while this screen is on
+  top; the default leaves the app. A screen with work to lose asks first. A screen that
+  binds ctrl+q itself says so with `BINDS_QUIT` (the app's key then steps aside).
+- `palette_commands`: the screen's own actions in the command palette (ctrl+p), before
+  Textual's; `SHOW_KEYS_PANEL = False` drops Textual's "Keys" entry where F1 is the
+  screen's own list of keys.
+- `ready`: awaited by `DagtuiApp.run_test` before the test gets its pilot (the editor:
+  until its first validation has run), so every test starts from a settled screen.
+- `leave`: close this screen: back to the screen below, or out of the app when it is the
+  one the app started on.
+
+This module imports no screen and no app, so every screen can import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+
+class DagtuiScreen(Screen[Any]):
+    """A full screen of dagtui (not a dialog): see the module docstring."""
+
+    #: Textual's "Keys" panel in the palette (False where F1 lists the screen's keys)
+    SHOW_KEYS_PANEL: ClassVar[bool] = True
+    #: the screen binds the `quit` action to ctrl+q itself (a remappable key of its own,
+    #: shown in its footer): the app's ctrl+q then stays out of its way
+    BINDS_QUIT: ClassVar[bool] = False
+
+    @property
+    def is_start(self) -> bool:
+        """True for the screen the app started on (leaving it leaves the app)."""
+        return bool(self.app.screen_stack) and self.app.screen_stack[0] is self
+
+    def leave(self, result: Any = None) -> None:
+        """Back to the screen below, or out of the app from the start screen."""
+        if self.is_start:
+            self.app.exit()
+        else:
+            self.dismiss(result)
+
+    async def quit_requested(self) -> None:
+        """ctrl+q while this screen is on top."""
+        self.app.exit()
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """This screen's own entries of the command palette (none by default)."""
+        return ()
+
+    async def ready(self) -> None:
+        """Return once the screen has settled (tests wait for it; nothing to wait for by
+        default)."""
