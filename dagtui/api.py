@@ -35,7 +35,8 @@ from dagtui.labels.check import (
 )
 from dagtui.report.trace import RunResult
 from dagtui.run.batch import BatchResult
-from dagtui.run.cases import Case, case_from_dict, cases_source, load_cases
+from dagtui.run.cases import Case, case_from_dict
+from dagtui.run.cases import cases_for as _cases
 from dagtui.run.engine import Engine
 from dagtui.run.spec import RunSpec
 
@@ -108,19 +109,6 @@ def load(path: str | os.PathLike[str], *, allow_python: bool = False,
     graph, or in a `python_path` directory); without it such a step fails, naming the node."""
     return LoadedGraph(CheckedGraph.read(path),
                        python=PythonConsent.from_env(allow_python, python_path))
-
-
-def _cases(cases: Any, graph: Graph) -> list[Case]:
-    if cases is None:
-        source = cases_source(graph)
-        if source is None:
-            raise ValueError("no cases given and the graph names no [metric].cases file")
-        return load_cases(source)
-    if isinstance(cases, str | os.PathLike):
-        return load_cases(cases)
-    items: Iterable[Any] = cases
-    return [c if isinstance(c, Case) else case_from_dict(dict(c), index=i)
-            for i, c in enumerate(items)]
 
 
 def check_labels(graph: LoadedGraph | Graph | str | os.PathLike[str], cases: Any = None

@@ -74,6 +74,16 @@ CODES: dict[str, str] = {
     # notes
     "DAG201": "path analysis skipped: too many verdict combinations",
 }
+#: every code table `Diagnostic.title` reads: the graph codes here, and the tables other
+#: file kinds add with `add_codes` (suite files: `dagtui.suite.codes`) beside the code that
+#: raises them, so this module imports none of them
+_TABLES: list[dict[str, str]] = [CODES]
+
+
+def add_codes(table: dict[str, str]) -> None:
+    """Make `table`'s titles known to `Diagnostic.title` (once per table)."""
+    if not any(t is table for t in _TABLES):
+        _TABLES.append(table)
 
 
 @dataclass(frozen=True)
@@ -95,11 +105,7 @@ class Diagnostic:
 
     @property
     def title(self) -> str:
-        if self.code in CODES:
-            return CODES[self.code]
-        from dagtui.suite.codes import SUITE_CODES  # suite files report SUI codes
-
-        return SUITE_CODES.get(self.code, "")
+        return next((t[self.code] for t in _TABLES if self.code in t), "")
 
     def location(self) -> str:
         """`file:line:col` (as much as is known), the form editors and CI jump to."""

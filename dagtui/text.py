@@ -22,6 +22,7 @@ data; a terminal is where text is shown, and shown text goes through `say`.
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 import unicodedata
 from collections.abc import Iterable
@@ -111,6 +112,15 @@ def visible_escape(ch: str) -> str:
     character that must not be shown raw is shown, on a terminal (`escape_controls`) and in
     a report (`dagtui.report.outputs.safe_text`) alike."""
     return repr(ch)[1:-1]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """`text` with each lone surrogate written as the visible text `\\udc80`: what a prompt
+    sends the judge (no HTTP client can encode the character itself), all else unchanged."""
+    return _SURROGATE.sub(lambda m: visible_escape(m.group()), text)
 
 
 def escape_controls(text: str, keep: str = "") -> str:

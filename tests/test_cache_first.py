@@ -1,9 +1,9 @@
-"""A run the cache answers wholly never imports litellm (nor httpx or the openai SDK).
+"""A run the cache answers wholly never imports litellm (nor aiohttp, httpx or the openai SDK).
 
 A fresh interpreter runs the six shipped meeting-summary cases against the loopback stub
 twice: the first run asks the stub through litellm (`--via litellm`), the second, on the
 default route, is answered by the cache and must finish with no client library in
-`sys.modules`. A run on the OpenAI-compatible route that does call loads httpx only. What a
+`sys.modules`. A run on the OpenAI-compatible route that does call loads aiohttp only. What a
 provider supports, which only litellm can tell, is remembered in the cache.
 """
 
@@ -28,7 +28,7 @@ DRIVER = """
 import json, sys
 from dagtui.cli import main
 code = main(sys.argv[1:])
-loaded = sorted(m for m in ("httpx", "litellm", "openai") if m in sys.modules)
+loaded = sorted(m for m in ("aiohttp", "httpx", "litellm", "openai") if m in sys.modules)
 print("MODULES " + json.dumps({"code": code, "loaded": loaded}))
 """
 
@@ -64,7 +64,7 @@ def test_a_run_on_the_openai_compatible_route_never_imports_litellm(tmp_path: Pa
         done = _run(tmp_path, "run", MEETING, "--model", "openai/gpt-4.1-mini", "--api-base",
                     stub.base_url, "-q", "--no-cache")
         assert stub.calls > 0
-    assert done == {"code": 0, "loaded": ["httpx"]}
+    assert done == {"code": 0, "loaded": ["aiohttp"]}
 
 
 def test_capabilities_are_remembered_beside_the_answers(tmp_path: Path, monkeypatch) -> None:

@@ -120,9 +120,9 @@ def test_a_key_inside_api_base_is_masked_in_reports_traces_and_the_cache(
     assert trace["judge"]["api_base"] == shown
     with sqlite3.connect(tmp_path / "out" / "cache" / "cache.sqlite") as conn:
         bases = {row[0] for row in conn.execute("SELECT api_base FROM calls")}
-    # aiohttp (litellm's transport) refuses a URL's credentials beside the Authorization
-    # header, so with `user:key@` every call fails and nothing is cached; httpx (the
-    # OpenAI-compatible route) sends them, and the answers are cached; masked all the same
+    # aiohttp under litellm refuses a URL's credentials beside the Authorization header, so
+    # with `user:key@` every call fails and nothing is cached; the OpenAI-compatible route
+    # sends them as Basic auth (as httpx did), and the answers are cached; masked all the same
     assert bases == ({shown} if form == "query" or via == "auto" else set())
 
 

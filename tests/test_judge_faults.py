@@ -22,8 +22,8 @@ from dagtui.cli import main
 from dagtui.graph.loader import load_file
 from dagtui.judges import JudgeError, LiteLLMJudge
 from dagtui.judges.cache import Cache
+from dagtui.judges.errors import CallError, classify, retry_after
 from dagtui.judges.health import STOPPED, UNUSABLE, JudgeHealth
-from dagtui.judges.litellm_judge import classify, retry_after
 from dagtui.redact import redact, remember_secret
 from dagtui.run.batch import evaluate_cases
 from dagtui.run.cases import Case
@@ -169,15 +169,36 @@ def test_retry_after_reads_headers_in_every_form():
     assert retry_after(exc({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})) == 0.0
 
 
-def test_classify_names_the_cause():
-    refused = RuntimeError("litellm.InternalServerError: Connection error.")
-    refused.status_code = 500
-    refused.__cause__ = ConnectionRefusedError("[Errno 111] Connect call failed")
-    assert classify(refused) == "connection"
-    missing = RuntimeError("Missing credentials. Please pass an `api_key`")
-    missing.status_code = 500
-    assert classify(missing) == "auth"
-    assert classify(RuntimeError("LLM Provider NOT provided. You passed model=x")) == "not_found"
+def test_classify_reads_the_classes_from_the_root_cause():
+    """The kind comes from the exception classes (litellm's wrap the openai SDK's, which
+    wrap httpx's, which wrap the OS error), the deepest known one winning; never from the
+    wording."""
+    import httpx
+    import openai
+
+    def wrapped(outer, *inner):
+        """`outer` raised from `inner[0]`, raised from `inner[1]`, ..."""
+        for cause, effect in zip(inner, (outer, *inner), strict=False):
+            effect.__cause__ = cause
+        return outer
+
+    def server_error():
+        exc = RuntimeError("a 500 that says only 'Connection error.'")
+        exc.status_code = 500
+        return exc
+
+    assert classify(wrapped(server_error(), httpx.ConnectError("refused"),
+                            ConnectionRefusedError(111, "Connect call failed"))) == "connection"
+    assert classify(server_error()) == "5xx"  # the status alone, when no class says more
+    response = httpx.Response(403, request=httpx.Request("POST", "http://127.0.0.1/v1"))
+    denied = openai.PermissionDeniedError("forbidden", response=response, body=None)
+    assert classify(wrapped(RuntimeError("APIError"), denied)) == "auth"
+    assert classify(openai.OpenAIError("the client needs a key")) == "auth"  # no client
+    assert classify(wrapped(RuntimeError("x"), json.JSONDecodeError("Expecting value", "", 0))) \
+        == "malformed"
+    assert classify(httpx.ReadTimeout("slow")) == "timeout"
+    assert classify(CallError("not_found", "no provider for model=x")) == "not_found"
+    assert classify(RuntimeError("Missing credentials; LLM Provider NOT provided")) == "other"
 
 
 # ---------------------------------------------------------------- the provider goes down
@@ -375,3 +396,37 @@ def test_suite_rpm_holds_calls_back_and_says_so(tmp_path, capsys):
     assert code in (0, 1) and len(times) >= 3
     assert (times[-1] - times[0]) / (len(times) - 1) >= 0.09  # 600 a minute: 0.1 s apart
     assert "[rpm 600]" in err
+
+
+def test_classify_knows_litellms_own_classes():
+    """litellm's classes subclass the openai SDK's; those that say more are read first."""
+    from dagtui.judges.litellm_judge import import_litellm
+
+    litellm = import_litellm()
+    assert classify(litellm.ContextWindowExceededError("too long", "m", "openai")) == "request"
+    assert classify(litellm.LiteLLMUnknownProvider("nosuch-model")) == "not_found"
+    assert classify(litellm.ServiceUnavailableError("down", "openai", "m")) == "5xx"
+    assert classify(litellm.Timeout("slow", "m", "openai")) == "timeout"
+    assert classify(litellm.RateLimitError("slow down", "openai", "m")) == "429"
+
+
+def test_the_backoff_jitters_around_the_step_and_obeys_retry_after():
+    """tenacity's exponential step (`backoff * 2**n`, capped) times 0.5-1.5, never below
+    the provider's Retry-After (itself capped at 60 s or max_backoff)."""
+    from dagtui.judges.retries import Backoff
+
+    def state(attempt, exc):
+        return SimpleNamespace(attempt_number=attempt,
+                               outcome=SimpleNamespace(exception=lambda: exc))
+
+    plain = RuntimeError("boom")
+    wait = Backoff(0.5, 8.0)
+    firsts = [wait(state(1, plain)) for _ in range(200)]
+    assert all(0.25 <= d <= 0.75 for d in firsts) and max(firsts) - min(firsts) > 0.1
+    assert all(4.0 <= wait(state(10, plain)) <= 12.0 for _ in range(50))  # capped at 8 s
+    asked = CallError("429", "slow down", status_code=429,
+                      response=SimpleNamespace(headers={"retry-after": "30"}))
+    assert all(wait(state(1, asked)) == 30.0 for _ in range(20))
+    too_long = CallError("429", "slow down", status_code=429,
+                         response=SimpleNamespace(headers={"retry-after": "3600"}))
+    assert wait(state(1, too_long)) == 60.0

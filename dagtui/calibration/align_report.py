@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dagtui.calibration.align import Alignment, Figures, Row
+from dagtui.calibration.align_measure import Alignment, Figures, Row
 
 
 def _num(value: float | None) -> str:

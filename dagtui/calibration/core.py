@@ -274,10 +274,9 @@ def _checked_of(graph: Any) -> CheckedGraph:
     """`graph` as a check to trust: a CheckedGraph as given, a loaded graph's own
     (`dagtui.load` checked it), a path loaded and checked here, a bare Graph checked once
     (when the first engine is built)."""
-    if isinstance(graph, str | os.PathLike):
-        from dagtui.api import load
-
-        graph = load(graph)
+    if isinstance(graph, str | os.PathLike):  # as `dagtui.load` reads it: errors raise
+        graph = CheckedGraph.read(graph)
+        graph.require()
     if isinstance(graph, CheckedGraph):
         return graph
     checked = getattr(graph, "checked", None)
@@ -331,9 +330,10 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     judge with that person's labels (a case's `annotations`) instead of the adjudicated
     `expected`; either way `result.human_agreement` holds each pair of annotators' agreement
     (`dagtui.calibration.annotators`), and "unsure" labels are left out of every figure."""
-    from dagtui.api import _cases, make_judge
     from dagtui.calibration import probes as bias
+    from dagtui.judges.factory import make_judge
     from dagtui.run.batch import preflight_all
+    from dagtui.run.cases import cases_for as _cases
 
     if samples < 1:
         raise ValueError("samples must be >= 1")

@@ -143,7 +143,7 @@ def node_parts(graph: Graph, nid: str, judge: JudgeSetting | None,
 def label_hashes(graph: Graph, nid: str, cases: Iterable[Any]) -> dict[str, str]:
     """case name -> hash of its label for `nid` (as the engine reads it), labelled cases only.
     Two cases of one name hash together (their labels in file order)."""
-    from dagtui.calibration.core import normalize_label
+    from dagtui.labels.check import normalize_label
 
     node = graph.nodes[nid]
     by_case: dict[str, list[Any]] = {}

@@ -31,7 +31,14 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dagtui.calibration.align import AlignRefused, Candidate, Measure, Row, _Context, _figures
+from dagtui.calibration.align_measure import (
+    AlignRefused,
+    Candidate,
+    Measure,
+    Row,
+    _Context,
+    _figures,
+)
 from dagtui.graph.model import Graph, NodeBase
 
 #: GEPA's minibatch of train cases per reflection (its own default is 3)
@@ -105,8 +112,7 @@ async def gepa_texts(ctx: _Context, graph: Graph, node: NodeBase, train: list[st
     best first by GEPA's train score; the calls and cache hits it spent). Its budget:
     `candidates` + 1 full passes over train in metric calls (one per case evaluated)."""
     gepa = require_gepa()
-    from dagtui.calibration.align import text_field
-    from dagtui.calibration.proposer import propose
+    from dagtui.calibration.proposer import propose, text_field
 
     current = str(getattr(node, text_field(node)) or "")
 

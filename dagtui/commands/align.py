@@ -16,11 +16,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dagtui.commands.calibrate import _cost_line, _write
+from dagtui.commands.calibrate import _cost_line
 from dagtui.commands.flags import add_call_flags, non_negative_int, positive_int, temperature
 from dagtui.commands.python_opts import add_python_options, python_consent
 from dagtui.commands.run import err, halt_lines, load_graph_and_cases
 from dagtui.exitcodes import ExitCode
+from dagtui.report.outputs import write_document
 from dagtui.text import say
 
 
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
                        (args.markdown, safe_text(render_markdown(result)) if args.markdown
                         else "")):
         if path:
-            _write(Path(path), text)
+            write_document(Path(path), text)
     if not args.write:
         return ExitCode.OK if result.improved else ExitCode.FAILURES
     if result.aligned_graph is None or not (result.improved or args.force):
@@ -185,6 +186,6 @@ def _write_back(shown: str, graph_path: str, original: str, result: Any) -> int:
         except (OSError, ValueError) as exc:
             err(f"could not update {target}: {exc}")
             return ExitCode.OK
-        _write(target, safe_json(replace_in_calibration(saved, result)) + "\n")
+        write_document(target, safe_json(replace_in_calibration(saved, result)) + "\n")
         say(f"updated {target}")
     return ExitCode.OK if result.improved else ExitCode.FAILURES

@@ -48,6 +48,7 @@ from dagtui.commands.label_opts import add_lenient_option, checked_case_list
 from dagtui.commands.python_opts import add_python_options
 from dagtui.commands.run import err, halt_lines, load_graph_and_cases
 from dagtui.exitcodes import ExitCode
+from dagtui.report.outputs import write_document
 from dagtui.text import counted, say
 
 #: completion tokens assumed per answer when estimating cost (a reason plus a verdict)
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
                        (args.markdown, safe_text(render_markdown(cal, min_kappa=args.min_kappa,
                                                           max_flip=args.max_flip)))):
         if path:
-            _write(Path(path), text)
+            write_document(Path(path), text)
     if saved:
         say(f"saved {saved}")
     failed = False
@@ -292,14 +293,6 @@ def _progress_bar() -> _Bar | None:
     return _Bar() if sys.stdout.isatty() and not os.environ.get("CI") else None
 
 
-def _write(path: Path, text: str) -> None:
-    from dagtui.report.outputs import write_report
-    from dagtui.workdir import prepare_output
-
-    prepare_output(path)  # a .dagtui/ it creates gets its .gitignore, as for the cache
-    write_report(path, text)
-
-
 def save_latest(graph_path: str, data: str) -> Path | None:
     """Keep the latest result where the editor looks for it, in the graph's `.dagtui/`
     (`dagtui.workdir.calibration_file`; None if it cannot be written: saving is a
@@ -308,7 +301,7 @@ def save_latest(graph_path: str, data: str) -> Path | None:
 
     target = calibration_file(graph_path)
     try:
-        _write(target, data)
+        write_document(target, data)
     except OSError as exc:
         err(f"could not save {target}: {exc}")
         return None

@@ -59,7 +59,7 @@ def plan_command(args: argparse.Namespace, graph: Any, cases: list[Any]) -> int:
         result.notes.append("--no-cache: no case placed by the judge's path")
     say(render(result), end="")  # case names and node ids: shown, never obeyed
     if args.json_out:
-        from dagtui.commands.calibrate import _write
+        from dagtui.report.outputs import write_document
 
-        _write(Path(args.json_out), safe_json(result.to_dict()) + "\n")
+        write_document(Path(args.json_out), safe_json(result.to_dict()) + "\n")
     return ExitCode.OK

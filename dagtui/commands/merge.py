@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
         err(str(exc))
         return ExitCode.USAGE
     say(describe(reports), file=sys.stderr)
-    from dagtui.report.outputs import write_outcome
     from dagtui.report.summary import print_summary
+    from dagtui.report.write import write_outcome
 
     for line in merged.halts():
         err(line)

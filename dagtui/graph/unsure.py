@@ -25,6 +25,9 @@ from typing import Any
 #: the answer a judge gives when the material does not settle the question (the extra
 #: value the answer schema offers when `unsure` is declared)
 CANNOT_TELL = "cannot tell"
+#: the label a person gives when they looked and cannot tell, on any node (kept in the
+#: cases file, left out of every kappa: `dagtui.labels.check.is_unsure`)
+UNSURE = "unsure"
 #: the values `unsure` may take as a string
 UNSURE_WORDS = ("unscored", "human")
 #: the status of a case that ended on an unsure answer with nowhere to go

@@ -19,6 +19,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from dagtui.graph.model import Graph, NodeBase, about
@@ -29,12 +30,30 @@ from dagtui.redact import redact
 if TYPE_CHECKING:
     from dagtui.run.cases import Case
 
-#: error kinds the summary reports apart
-ERROR_KINDS = (
-    "429", "5xx", "timeout", "connection", "malformed", "out_of_set", "request",
-    "auth", "not_found", "not_run", "too_large",
-    "label_missing", "check", "graph", "other",
-)
+class ErrorKind(StrEnum):
+    """Why a judge could not answer: the one vocabulary of error kinds, which every route
+    to a model classifies into (`dagtui.judges.errors.classify`) and the summary counts
+    apart. A member is its string (`ErrorKind.RATE_LIMIT == "429"`), as traces store it."""
+
+    RATE_LIMIT = "429"
+    SERVER = "5xx"
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    MALFORMED = "malformed"
+    OUT_OF_SET = "out_of_set"
+    REQUEST = "request"
+    AUTH = "auth"
+    NOT_FOUND = "not_found"
+    NOT_RUN = "not_run"
+    TOO_LARGE = "too_large"
+    LABEL_MISSING = "label_missing"
+    CHECK = "check"
+    GRAPH = "graph"
+    OTHER = "other"
+
+
+#: error kinds the summary reports apart, as plain strings
+ERROR_KINDS = tuple(kind.value for kind in ErrorKind)
 
 
 @dataclass
@@ -118,7 +137,8 @@ class JudgeError(Exception):
         raw: str | None = None,
         calls: list[CallRecord] | None = None,
     ) -> None:
-        self.kind = kind if kind in ERROR_KINDS else "other"
+        #: a plain string (pickled to workers, written to traces), one of ERROR_KINDS
+        self.kind = str(kind) if kind in ERROR_KINDS else ErrorKind.OTHER.value
         self.raw = redact(raw)
         self.calls = calls or []
         super().__init__(redact(message))

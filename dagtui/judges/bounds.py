@@ -31,7 +31,7 @@ page intact.
 
 from __future__ import annotations
 
-from dagtui.judges.base import JudgeError
+from dagtui.judges.base import ErrorKind, JudgeError
 from dagtui.judges.prompts import Parsed, Prompt, parse_answer
 from dagtui.redact import redact
 
@@ -46,7 +46,7 @@ MAX_REASON_CHARS = 20_000
 #: a task node's evidence (its output), in characters (after parsing)
 MAX_EVIDENCE_CHARS = 200_000
 #: the error kind of an answer past a cap
-TOO_LARGE = "too_large"
+TOO_LARGE = ErrorKind.TOO_LARGE.value
 
 
 class AnswerTooLarge(JudgeError):

@@ -39,7 +39,7 @@ def support(model: str, memo: Any = None) -> tuple[bool, bool]:
 
 def _ask_litellm(model: str) -> tuple[bool, bool]:
     """litellm's own answer (imports it: seconds, once per process)."""
-    from dagtui.judges.litellm_judge import import_litellm
+    from dagtui.judges.litellm_lib import import_litellm
 
     litellm = import_litellm()
     try:

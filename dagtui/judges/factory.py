@@ -4,7 +4,8 @@ Python API, the suite runner and the debugger's `j` key all come here.
 A judge is named `labels` (the case's own labels), `human` (a person answers: the caller
 says how, since asking needs a user interface and this module stays free of one), `replay`
 (a saved trace), `litellm` (a model), or by a litellm model string; a `Judge` instance is
-used as it is. The model a litellm judge calls is resolved by `model_for` only. litellm
+used as it is. The model a litellm judge calls is resolved by `model_for` only
+(`dagtui.judges.default_model`, re-exported here). litellm
 itself is not imported here: `LiteLLMJudge` loads it on its first call, so a labels or
 human run never pays for it.
 """
@@ -16,23 +17,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dagtui.judges.base import Judge
+from dagtui.judges.default_model import model_for
 
 if TYPE_CHECKING:
     from dagtui.graph.model import Graph
     from dagtui.judges.cache import Cache
     from dagtui.report.trace import Trace
 
+__all__ = ["JUDGE_NAMES", "default_judge_name", "make_judge", "model_for"]
+
 #: the judges a person can name (`dagtui step --judge`, the debugger's `j` key)
 JUDGE_NAMES = ("labels", "human", "replay", "litellm")
-
-
-def model_for(graph: Graph | None, model: str | None = None) -> str:
-    """The judge model: explicit, else DAGTUI_MODEL, else the graph's pinned model, else
-    the default."""
-    from dagtui.judges.litellm_judge import DEFAULT_MODEL
-
-    pinned = graph.metric.model if graph is not None else None
-    return model or os.environ.get("DAGTUI_MODEL") or pinned or DEFAULT_MODEL
 
 
 def make_judge(

@@ -27,12 +27,12 @@ import threading
 import time
 from dataclasses import dataclass
 
-from dagtui.judges.base import JudgeError
+from dagtui.judges.base import ErrorKind, JudgeError
 
 #: a case the run never judged because the judge halted (its status and its error kind)
-NOT_RUN = "not_run"
+NOT_RUN = ErrorKind.NOT_RUN.value
 #: probe failures no retry can fix: the judge cannot be used at all
-PREFLIGHT_FATAL = ("auth", "not_found", "connection")
+PREFLIGHT_FATAL = frozenset({ErrorKind.AUTH, ErrorKind.NOT_FOUND, ErrorKind.CONNECTION})
 #: calls in a row failing with one kind (no success between) that stop a run
 TRIP_AFTER = 8
 #: how the one line of a judge that never worked starts (`is_unusable` reads it back: a

@@ -4,8 +4,11 @@
   bundled cost map (no network at import) and its logging kept off the terminal.
 - temperature 0, a timeout per call, bounded retries with exponential backoff and jitter on
   429 / 5xx / timeouts / connection errors / unreadable bodies (a 429's `Retry-After` is
-  honoured), none on 400 / 401 / 403 / 404, which no retry fixes; a concurrency limit, an
-  optional requests-per-minute limit, and identical requests in flight sent once.
+  honoured; tenacity, `dagtui.judges.retries`), none on 400 / 401 / 403 / 404, which no
+  retry fixes; the kind of a failure is read from the exception classes of litellm, the
+  openai SDK and httpx, or from the HTTP status on the OpenAI-compatible route
+  (`dagtui.judges.errors`); a concurrency limit, an optional requests-per-minute limit,
+  and identical requests in flight sent once.
 - during a batch (`guarded`), the first uncached call probes the judge alone and a judge
   that cannot work, or that goes down mid-run, halts (`dagtui.judges.health`).
 - error text and answers never carry an API key (`dagtui.redact`), nor does the endpoint as
@@ -24,166 +27,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
-import functools
-import logging
 import math
 import os
-import random
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from dagtui.judges.base import Ask, CallRecord, Judge, JudgeError, Reply
+from dagtui.judges.base import Ask, CallRecord, ErrorKind, Judge, JudgeError, Reply
 from dagtui.judges.bounds import TOO_LARGE, AnswerTooLarge, parse_bounded, received
 from dagtui.judges.cache import Cache, JudgeCache, NullCache, request_key
 from dagtui.judges.capabilities import support
-from dagtui.judges.factory import model_for
+from dagtui.judges.deepeval_metric import run_metric
+from dagtui.judges.default_model import model_for
+from dagtui.judges.errors import RETRYABLE, CallError, classify, describe, kind_text
 from dagtui.judges.health import NOT_RUN, PREFLIGHT_FATAL, TRIP_AFTER, JudgeHealth, RateLimiter
 from dagtui.judges.lanes import DEFAULT_LANES, shared_lanes
+from dagtui.judges.litellm_lib import import_litellm, internal_call_flag
 from dagtui.judges.pricemap import plain_openai_name
 from dagtui.judges.prompts import GEVAL_STEPS, AnswerError, Parsed, Prompt, corrective_message
 from dagtui.kinds import kind_of
 from dagtui.redact import redact, redact_url, remember_secret
-from dagtui.text import shorten
 
-DEFAULT_MODEL = "gpt-4.1-mini"
 #: `--via`: how requests reach the model (see `LiteLLMJudge.via`)
 VIAS = ("auto", "litellm")
-RETRYABLE = ("429", "5xx", "timeout", "connection", "malformed")
-#: the longest a `Retry-After` header is obeyed for (or `max_backoff`, when that is longer)
-RETRY_AFTER_CAP = 60.0
-
-_litellm: Any = None
-
-
-def import_litellm() -> Any:
-    """Import litellm once, quietly, with its bundled cost map."""
-    global _litellm
-    if _litellm is not None:
-        return _litellm
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    os.environ.setdefault("LITELLM_LOG", "CRITICAL")
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.CRITICAL)
-        logger.propagate = False
-    import litellm
-
-    from dagtui.judges.transport import bound_litellm
-
-    bound_litellm(litellm)  # every client litellm builds reads a bounded body
-    litellm.suppress_debug_info = True
-    litellm.drop_params = True
-    litellm.telemetry = False
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.CRITICAL)
-        logger.handlers[:] = [logging.NullHandler()]
-        logger.propagate = False
-    _litellm = litellm
-    return litellm
-
-
-@functools.cache
-def _internal_call_flag() -> Any:
-    """litellm's own marker for calls it makes internally (a ContextVar), or None when this
-    litellm version has none. A call so marked skips litellm's success/failure logging and
-    callback bookkeeping: work whose output dagtui keeps off the terminal anyway (~1 ms CPU
-    per call), and whose logging worker binds to one event loop, which lanes would make it
-    hop between. Looked up once (a failed import would search the path on every call)."""
-    try:
-        from litellm._internal_context import is_internal_call
-    except ImportError:
-        return None
-    return is_internal_call
-
 
 async def _acompletion_quietly(litellm: Any, kwargs: dict[str, Any]) -> Any:
     """`litellm.acompletion(**kwargs)` without litellm's logging. Runs as its own task (on a
     lane, or under `wait_for`), so the marker never leaks into the caller's context."""
-    flag = _internal_call_flag()
+    flag = internal_call_flag()
     if flag is not None:
         flag.set(True)
     return await litellm.acompletion(**kwargs)
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    """`exc` and the exceptions it was raised from (litellm wraps openai wraps httpx...)."""
-    out: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in out and len(out) < 8:
-        out.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    return out
-
-
-def classify(exc: BaseException) -> str:
-    """Map a litellm/openai/httpx exception to one of the summary's error kinds.
-
-    auth (401/403, no key), not_found (404, a model or provider litellm does not know),
-    request (any other 4xx) are never retried; 429, 5xx, timeout, connection (refused,
-    reset: litellm reports these as a 500 "Connection error.", so the cause chain decides)
-    and malformed are.
-    """
-    name = type(exc).__name__
-    status = getattr(exc, "status_code", None)
-    text = str(exc)
-    chain = _chain(exc)
-    names = [type(e).__name__ for e in chain]
-    if any(isinstance(e, AnswerTooLarge) for e in chain):
-        return TOO_LARGE
-    if isinstance(exc, asyncio.TimeoutError | TimeoutError) or any("Timeout" in n for n in names):
-        return "timeout"
-    if status in (401, 403) or "Authentication" in name or "PermissionDenied" in name \
-            or "Missing credentials" in text or "API Key" in text and "Missing" in text \
-            or "api_key" in text and "environment variable" in text:
-        return "auth"
-    if status == 404 or "NotFound" in name or "LLM Provider NOT provided" in text:
-        return "not_found"
-    if any(n in ("ConnectionRefusedError", "ConnectError", "ClientConnectorError",
-                 "APIConnectionError", "RemoteProtocolError", "ServerDisconnectedError",
-                 "ConnectionResetError") for n in names) or "Connection error" in text:
-        return "connection"
-    if "JSONDecodeError" in text or "Expecting value" in text or "ResponseValidation" in name \
-            or "Invalid response object" in text:
-        return "malformed"
-    if status == 429 or "RateLimit" in name:
-        return "429"
-    if isinstance(status, int) and status >= 500:
-        return "5xx"
-    if name in ("InternalServerError", "ServiceUnavailableError", "BadGatewayError"):
-        return "5xx"
-    if "Connection" in name:
-        return "connection"
-    if isinstance(status, int) and 400 <= status < 500:
-        return "request"
-    return "other"
-
-
-def retry_after(exc: BaseException) -> float | None:
-    """Seconds the provider asked to wait (`Retry-After`: seconds or an HTTP date, or
-    `retry-after-ms`), from the response headers litellm keeps on its exception."""
-    for source in (getattr(getattr(exc, "response", None), "headers", None),
-                   getattr(exc, "litellm_response_headers", None)):
-        if not source:
-            continue
-        try:
-            ms = source.get("retry-after-ms")
-            value = source.get("retry-after")
-        except Exception:  # noqa: BLE001 - headers of an unexpected shape: none
-            continue
-        with contextlib.suppress(TypeError, ValueError):
-            if ms is not None:
-                return max(0.0, float(ms) / 1000)
-        if value is None:
-            continue
-        with contextlib.suppress(TypeError, ValueError):
-            return max(0.0, float(value))
-        with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
-            when = email.utils.parsedate_to_datetime(str(value))
-            return max(0.0, when.timestamp() - time.time())
-    return None
 
 
 class LiteLLMJudge(Judge):
@@ -379,7 +253,7 @@ class LiteLLMJudge(Judge):
     def _lanes(self) -> int:
         """Lanes to use: as asked, but one at most when litellm's logging cannot be kept
         off the calls (its logging worker binds to one event loop at a time)."""
-        return self.lanes if _internal_call_flag() is not None else min(self.lanes, 1)
+        return self.lanes if internal_call_flag() is not None else min(self.lanes, 1)
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
@@ -473,52 +347,49 @@ class LiteLLMJudge(Judge):
         start = time.perf_counter()
         health = self._health_for(request["model"])
         probe = await health.admit() if health is not None else False
-        attempt = 0
         retry_kinds: list[str] = []
         kwargs = self._call_kwargs(request)
+
+        def retryable(exc: BaseException) -> bool:
+            kind = classify(exc)
+            return kind in RETRYABLE and not (probe and kind in PREFLIGHT_FATAL)
+
+        def check() -> None:
+            if health is not None:
+                health.check()  # halted meanwhile: stop retrying
+
         try:
-            while True:
-                try:
-                    async with self._semaphore():
-                        for limiter in self.limiters:
-                            await limiter.acquire()
-                        t0 = time.perf_counter()
-                        self.calls_sent += 1
-                        call = route.complete(kwargs)
-                        lanes = self._lanes() if route.lanes else 0
-                        if lanes:
-                            call = shared_lanes(lanes).run(call)
-                        response = await asyncio.wait_for(call, timeout=self.timeout + 5)
-                        latency = time.perf_counter() - t0
-                    raw, logprobs = _content(response)
-                    raw = received(raw)  # bounded, and no key in it from here on
-                    if raw is None:
-                        raise JudgeError("malformed", "the response has no message content")
-                    break
-                except asyncio.CancelledError:
+            try:
+                raw, logprobs, latency, response = await self._attempt(route, kwargs)
+            except asyncio.CancelledError:
+                raise
+            except Exception as first:
+                if self.retries < 1 or not retryable(first):
                     raise
-                except Exception as exc:  # noqa: BLE001 - classified below
-                    kind = exc.kind if isinstance(exc, JudgeError) else classify(exc)
-                    fatal = probe and kind in PREFLIGHT_FATAL  # the judge cannot work
-                    if kind in RETRYABLE and attempt < self.retries and not fatal:
-                        if health is not None:
-                            health.check()  # halted meanwhile: stop retrying
-                        await asyncio.sleep(self._delay(attempt, exc))
-                        if health is not None:
-                            health.check()
-                        attempt += 1
-                        retry_kinds.append(kind)
-                        continue
-                    error = redact(_describe(exc, kind)) or ""
-                    rec = CallRecord(request, None, latency=time.perf_counter() - start,
-                                     retries=attempt, retry_kinds=retry_kinds, error=error,
-                                     error_kind=kind, purpose=purpose)
-                    text = error if kind == TOO_LARGE else \
-                        f"{_kind_text(kind)} after {attempt + 1} attempt(s): {error}"
-                    halt = health.failed(kind, text, probe=probe) if health is not None else None
-                    if halt is not None and halt.preflight:
-                        raise JudgeError(NOT_RUN, halt.line, calls=[rec]) from None
-                    raise JudgeError(kind, text, calls=[rec]) from None
+                from dagtui.judges.retries import call_again
+
+                raw, logprobs, latency, response = await call_again(
+                    lambda: self._attempt(route, kwargs), first, retries=self.retries,
+                    backoff=self.backoff, max_backoff=self.max_backoff, retryable=retryable,
+                    on_retry=lambda exc: retry_kinds.append(classify(exc).value),
+                    check=check)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified here
+            if isinstance(exc, JudgeError) and exc.kind == NOT_RUN:
+                raise  # the batch halted while this call waited to retry
+            kind = classify(exc).value
+            attempt = len(retry_kinds)
+            error = redact(describe(exc, kind)) or ""
+            rec = CallRecord(request, None, latency=time.perf_counter() - start,
+                             retries=attempt, retry_kinds=retry_kinds, error=error,
+                             error_kind=kind, purpose=purpose)
+            text = error if kind == TOO_LARGE else \
+                f"{kind_text(kind)} after {attempt + 1} attempt(s): {error}"
+            halt = health.failed(kind, text, probe=probe) if health is not None else None
+            if halt is not None and halt.preflight:
+                raise JudgeError(NOT_RUN, halt.line, calls=[rec]) from None
+            raise JudgeError(kind, text, calls=[rec]) from None
         finally:
             if probe and health is not None:
                 health.release()  # only matters when cancelled before an outcome
@@ -528,18 +399,30 @@ class LiteLLMJudge(Judge):
         pt = int(getattr(usage, "prompt_tokens", 0) or 0)
         ct = int(getattr(usage, "completion_tokens", 0) or 0)
         cost = route.cost(response)
-        rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False, retries=attempt,
-                         retry_kinds=retry_kinds, purpose=purpose)
+        rec = CallRecord(request, raw, pt, ct, cost, latency, cache_hit=False,
+                         retries=len(retry_kinds), retry_kinds=retry_kinds, purpose=purpose)
         return rec, logprobs
 
-    def _delay(self, attempt: int, exc: BaseException) -> float:
-        """Backoff before retry `attempt + 1`: exponential with jitter, but never shorter
-        than the provider's `Retry-After` (obeyed up to max(max_backoff, 60 s))."""
-        delay = min(self.max_backoff, self.backoff * (2 ** attempt)) * (0.5 + random.random())
-        asked = retry_after(exc)
-        if asked is not None:
-            delay = max(delay, min(asked, max(self.max_backoff, RETRY_AFTER_CAP)))
-        return delay
+    async def _attempt(self, route: Any,
+                       kwargs: dict[str, Any]) -> tuple[str, list[Any] | None, float, Any]:
+        """One attempt: (answer text, token logprobs, latency, response), or the route's
+        exception; a slot of the concurrency limit and of every rate limit is held for it."""
+        async with self._semaphore():
+            for limiter in self.limiters:
+                await limiter.acquire()
+            t0 = time.perf_counter()
+            self.calls_sent += 1
+            call = route.complete(kwargs)
+            lanes = self._lanes() if route.lanes else 0
+            if lanes:
+                call = shared_lanes(lanes).run(call)
+            response = await asyncio.wait_for(call, timeout=self.timeout + 5)
+            latency = time.perf_counter() - t0
+        raw, logprobs = _content(response)
+        raw = received(raw)  # bounded, and no key in it from here on
+        if raw is None:
+            raise CallError(ErrorKind.MALFORMED, "the response has no message content")
+        return raw, logprobs, latency, response
 
     # ---------------------------------------------------------------- batch guards
 
@@ -596,11 +479,10 @@ class LiteLLMJudge(Judge):
     async def answer(self, ask: Ask) -> Reply:
         model = ask.model or self.model
         prompt = ask.prompt
-        measure = kind_of(ask.node).measure
-        if measure is not None:  # a DeepEval metric leaf: DeepEval asks, with this model
+        if kind_of(ask.node).measured:  # a DeepEval metric leaf: DeepEval asks, with this model
             # the metric makes several calls of its own (and retries them): five of this
             # judge's timeouts bound the whole measurement
-            return await measure(ask, model, api_base=self.api_base,
+            return await run_metric(ask, model, api_base=self.api_base,
                                  api_key=self._api_key or os.environ.get("DAGTUI_API_KEY"),
                                  temperature=self.temperature, timeout=self.timeout * 5)
         want_lp = prompt.answer.weighted  # a G-Eval score: weighted by its log-probabilities
@@ -615,7 +497,7 @@ class LiteLLMJudge(Judge):
         call budget (`dagtui align --budget`) lets cached answers through for free."""
         model = ask.model or self.model
         prompt = ask.prompt
-        if kind_of(ask.node).measure is not None:
+        if kind_of(ask.node).measured:
             return None
         want_lp = prompt.answer.weighted
         request = self.build_request(model, prompt, list(prompt.messages), want_lp)
@@ -744,11 +626,31 @@ class _LiteLLMRoute:
     def __init__(self, litellm: Any) -> None:
         self.litellm = litellm
 
-    def complete(self, kwargs: dict[str, Any]) -> Any:
-        return _acompletion_quietly(self.litellm, kwargs)
+    async def complete(self, kwargs: dict[str, Any]) -> Any:
+        _known_provider(self.litellm, kwargs["model"], kwargs.get("api_base"))
+        return await _acompletion_quietly(self.litellm, kwargs)
 
     def cost(self, response: Any) -> float | None:
         return _cost(self.litellm, response)
+
+
+#: (model, api_base) pairs litellm has named a provider for
+_providers_known: set[tuple[str, str | None]] = set()
+
+
+def _known_provider(litellm: Any, model: str, api_base: str | None) -> None:
+    """Raise `CallError(not_found)` when litellm names no provider for `model`: it raises
+    its plain `BadRequestError` then (the class of any 400), which would read as a refused
+    request rather than a model nobody serves. Asked once per model and endpoint."""
+    if (model, api_base) in _providers_known:
+        return
+    try:
+        litellm.get_llm_provider(model, api_base=api_base)
+    except litellm.BadRequestError as exc:
+        raise CallError(ErrorKind.NOT_FOUND, str(exc)) from exc
+    except Exception:  # noqa: BLE001, S110 - anything else: the call itself says so
+        return
+    _providers_known.add((model, api_base))
 
 
 def _purpose(prompt: Prompt) -> str:
@@ -773,31 +675,6 @@ def _cost(litellm: Any, response: Any) -> float | None:
         return float(value)
     except (TypeError, ValueError):
         return None
-
-
-def _kind_text(kind: str) -> str:
-    return {
-        "429": "rate limited (429)", "5xx": "server error (5xx)", "timeout": "timed out",
-        "connection": "connection failed", "malformed": "malformed response",
-        "request": "request refused (4xx)", "auth": "not authorised (401/403, or no key)",
-        "not_found": "model or provider not found", TOO_LARGE: "answer too large",
-    }.get(kind, "judge call failed")
-
-
-def _describe(exc: BaseException, kind: str) -> str:
-    """An error for people: for a connection failure the root cause ("Connect call failed
-    ('127.0.0.1', 8000)"), which litellm's own text ("Connection error.") leaves out."""
-    chain = _chain(exc)
-    root = chain[-1]
-    if kind == TOO_LARGE:  # its own words: what was too large, and the cap
-        return next((str(e) for e in chain if isinstance(e, AnswerTooLarge)), str(exc))
-    if kind == "connection" and root is not exc:
-        return _short_error(root)
-    return _short_error(exc)
-
-
-def _short_error(exc: BaseException) -> str:
-    return shorten(f"{type(exc).__name__}: {exc}", 300, flat="squash")
 
 
 def _content(response: Any) -> tuple[str | None, list[Any] | None]:

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible route: `/chat/completions` over httpx, without litellm's weight.
+"""The OpenAI-compatible route: `/chat/completions` over aiohttp, without litellm's weight.
 
 Most judges speak OpenAI's chat-completions API: OpenAI itself, and vLLM, Ollama's /v1,
 LM Studio, OpenRouter, Together, Groq or a company gateway behind `openai/NAME --api-base
@@ -8,10 +8,12 @@ of through litellm, which costs ~3 s to import and several milliseconds of CPU p
 
 What stays the same, because the judge does it around the call whichever route carries it
 (`dagtui.judges.litellm_judge.LiteLLMJudge._send`): the request (built once, so the cache
-key is the same), retries and backoff, the error kinds (`classify` reads the status codes
-and exception names this module raises as litellm's would), the caps on the answer and the
+key is the same), retries and backoff, the error kinds (this module reads them from the HTTP
+status or the body and raises `dagtui.judges.errors.CallError` with the kind on it;
+aiohttp's own connection errors and timeouts are classified by their classes), the caps on the answer and the
 key redaction (`dagtui.judges.bounds.received`; the body is bounded on the wire by
-`dagtui.judges.transport.BoundedTransport`), and the step records. The price comes from
+`dagtui.judges.bodies`, as litellm's clients are by `dagtui.judges.transport`), and the
+step records. The price comes from
 litellm's bundled map read as data (`dagtui.judges.pricemap.cost`).
 
 What is sent is what litellm sends on that path: the model's name without `openai/`, the
@@ -25,65 +27,24 @@ traces and reports.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import base64
+import functools
 import json
 import os
 import threading
+import urllib.parse
+from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
 from dagtui.judges import pricemap
+from dagtui.judges.base import ErrorKind
+from dagtui.judges.bodies import ACCEPT_ENCODING, body_plan, bounded_body
+from dagtui.judges.errors import CallError, kind_for_status
 
 DEFAULT_BASE = "https://api.openai.com/v1"
 #: the request's keys that are litellm's call options, not part of the body it posts
 _CALL_OPTIONS = ("api_base", "api_key", "timeout", "num_retries", "max_retries")
-
-
-class APIStatusError(Exception):
-    """The server answered with an error status. Named and shaped as the errors `classify`
-    already knows (litellm's and the openai SDK's carry `status_code` and `response`), so
-    both routes report the same kinds and honour the same `Retry-After`."""
-
-    def __init__(self, status_code: int, message: str, response: Any) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.response = response
-
-
-class RateLimitError(APIStatusError):
-    """429."""
-
-
-class InternalServerError(APIStatusError):
-    """5xx."""
-
-
-class AuthenticationError(APIStatusError):
-    """401 and 403, or no key at all."""
-
-
-class NotFoundError(APIStatusError):
-    """404."""
-
-
-class BadRequestError(APIStatusError):
-    """Any other 4xx."""
-
-
-class ResponseValidationError(Exception):
-    """A 2xx whose body is not a chat completion (classified `malformed`)."""
-
-
-def _error_for(status: int) -> type[APIStatusError]:
-    if status == 429:
-        return RateLimitError
-    if status in (401, 403):
-        return AuthenticationError
-    if status == 404:
-        return NotFoundError
-    if status >= 500:
-        return InternalServerError
-    return BadRequestError
 
 
 def base_url(api_base: str | None) -> str:
@@ -93,37 +54,48 @@ def base_url(api_base: str | None) -> str:
 
 
 class OpenAIRoute:
-    """Posts chat-completion requests with httpx: one bounded client per event loop."""
+    """Posts chat-completion requests with aiohttp: one session (a keep-alive connection
+    pool) per event loop and endpoint host, every body read within the caps
+    (`dagtui.judges.bodies`).
+
+    aiohttp rather than httpx: on the route benchmark (tests/benchmarks/bench_routes.py,
+    32 calls in flight) httpx's connection pool spent ~4 ms of CPU per call looking its
+    connections over, aiohttp ~0.3 ms; litellm itself sends through aiohttp."""
 
     name = "openai"
-    #: the calls stay on the caller's loop: httpx's CPU per call is small enough
+    #: the calls stay on the caller's loop: aiohttp's CPU per call is small enough
     lanes = False
 
     def __init__(self, timeout: float) -> None:
-        import httpx
+        import aiohttp
 
-        from dagtui.judges.transport import BoundedTransport
-
-        self._httpx = httpx
-        self._transport = BoundedTransport
+        self._aiohttp = aiohttp
         self.timeout = timeout
-        self._clients: dict[int, Any] = {}
+        self._sessions: dict[int, Any] = {}
+        #: per loop, the suspended generator that closes its session when asyncio.run
+        #: finalises the loop's async generators (`_closing`)
+        self._closers: dict[int, Any] = {}
         self._lock = threading.Lock()
 
-    def _client(self) -> Any:
+    async def _session(self) -> Any:
         loop = id(asyncio.get_running_loop())
         with self._lock:
-            client = self._clients.get(loop)
-            if client is None:
-                httpx = self._httpx
-                # a new loop (a new batch's asyncio.run) gets a new client; the old loop's,
-                # closed with its loop, is dropped
-                self._clients = {loop: httpx.AsyncClient(
-                    transport=self._transport(httpx.AsyncHTTPTransport()),
-                    timeout=httpx.Timeout(self.timeout),
-                    limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))}
-                client = self._clients[loop]
-        return client
+            session = self._sessions.get(loop)
+            if session is not None and not session.closed:
+                return session
+            aiohttp = self._aiohttp
+            # a new loop (a new batch's asyncio.run) gets a new session; the old loop's
+            # was closed as that loop ended (`_closing`)
+            session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0, limit_per_host=0),
+                auto_decompress=False, trust_env=True,
+                timeout=aiohttp.ClientTimeout(total=None, connect=self.timeout,
+                                              sock_read=self.timeout))
+            self._sessions = {loop: session}
+            closer = _closing(session)
+            self._closers = {loop: closer}
+        await closer.__anext__()
+        return session
 
     async def complete(self, kwargs: dict[str, Any]) -> Any:
         """The completion for litellm-style `kwargs` (`LiteLLMJudge._call_kwargs`), as an
@@ -133,25 +105,40 @@ class OpenAIRoute:
         body["model"] = name
         key = kwargs.get("api_key") or os.environ.get("OPENAI_API_KEY")
         if not key:
-            raise AuthenticationError(
-                401, "The api_key client option must be set either by passing api_key to "
-                "the client or by setting the OPENAI_API_KEY environment variable", None)
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+            raise CallError(ErrorKind.AUTH, "no API key: pass one (--api-key, DAGTUI_API_KEY) "
+                            "or set the OPENAI_API_KEY environment variable")
+        url, basic = _endpoint(base_url(kwargs.get("api_base")))
+        headers = {"Authorization": basic or f"Bearer {key}",
+                   "Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
         if os.environ.get("OPENAI_ORGANIZATION"):
             headers["OpenAI-Organization"] = os.environ["OPENAI_ORGANIZATION"]
-        url = base_url(kwargs.get("api_base")) + "/chat/completions"
-        response = await self._client().post(url, content=json.dumps(body), headers=headers,
-                                             timeout=kwargs.get("timeout", self.timeout))
-        text = (await response.aread()).decode("utf-8", "replace")
-        if response.status_code >= 400:
-            raise _error_for(response.status_code)(
-                response.status_code, f"Error code: {response.status_code} - {text}", response)
+        timeout = kwargs.get("timeout", self.timeout)
+        session = await self._session()
+        async with session.post(url, data=json.dumps(body).encode(), headers=headers,
+                                timeout=self._aiohttp.ClientTimeout(
+                                    total=None, connect=timeout, sock_read=timeout),
+                                ) as response:
+            status = response.status
+            encoding, limit, cut = body_plan(status, response.headers.get("Content-Encoding", ""),
+                                             response.headers.get("Content-Length", ""))
+
+            async def close() -> None:
+                response.close()  # the connection is dropped, not drained
+
+            raw = b"".join([piece async for piece in bounded_body(
+                response.content.iter_any(), encoding, limit, cut=cut, close=close)])
+            headers_seen = _Headers(response.headers)
+        text = raw.decode("utf-8", "replace")
+        if status >= 400:
+            raise CallError(kind_for_status(status), f"Error code: {status} - {text}",
+                            status_code=status, response=headers_seen)
         try:
             data = json.loads(text)
             data["choices"][0]["message"]
         except (ValueError, TypeError, KeyError, IndexError):
-            raise ResponseValidationError(
-                f"Invalid response object from the server: {text[:200]!r}") from None
+            raise CallError(ErrorKind.MALFORMED, "Invalid response object from the server: "
+                            f"{text[:200]!r}", status_code=status,
+                            response=headers_seen) from None
         return _as_response(data, name)
 
     def cost(self, response: Any) -> float | None:
@@ -165,10 +152,48 @@ class OpenAIRoute:
                              int(getattr(usage, "completion_tokens", 0) or 0), cached)
 
     async def aclose(self) -> None:
-        clients, self._clients = self._clients, {}
-        for client in clients.values():
-            with contextlib.suppress(RuntimeError):  # its loop is gone: nothing to close
-                await client.aclose()
+        """Close this loop's session (the others closed with their loops)."""
+        loop = id(asyncio.get_running_loop())
+        with self._lock:
+            session = self._sessions.pop(loop, None)
+            self._closers.pop(loop, None)
+        if session is not None:
+            await session.close()
+
+
+@functools.lru_cache(maxsize=64)
+def _endpoint(base: str) -> tuple[str, str | None]:
+    """(the `/chat/completions` URL, a Basic `Authorization` value) for `base`: credentials
+    in the URL (`http://user:key@host/v1`) are taken out of it and sent as Basic auth, which
+    is what httpx did with them (aiohttp refuses a URL's credentials beside the header)."""
+    parts = urllib.parse.urlsplit(base)
+    if parts.username is None and parts.password is None:
+        return base + "/chat/completions", None
+    user = urllib.parse.unquote(parts.username or "")
+    password = urllib.parse.unquote(parts.password or "")
+    host = parts.netloc.rpartition("@")[2]
+    plain = urllib.parse.urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return plain + "/chat/completions", f"Basic {token}"
+
+
+class _Headers:
+    """What an error keeps of its response: the headers (`errors.retry_after` reads them),
+    readable after the response is released."""
+
+    def __init__(self, headers: Any) -> None:
+        self.headers = {k.lower(): v for k, v in headers.items()}
+
+
+async def _closing(session: Any) -> AsyncIterator[None]:
+    """Suspended once, then finalised with its loop: asyncio.run closes a loop's pending
+    async generators before the loop itself, so a session no one closed is closed there
+    (aiohttp would otherwise complain on stderr when it is collected)."""
+    try:
+        yield
+    finally:
+        if not session.closed:
+            await session.close()
 
 
 def _as_response(data: dict[str, Any], name: str) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 from dagtui.graph.model import Example, GEvalNode, Graph, NodeBase, TaskNode
 from dagtui.kinds import find_kind, kind_of
 from dagtui.kinds.answers import STEPS, Answer, AnswerError, Parsed, UnsureAnswer, extract_json
-from dagtui.report.outputs import escape_surrogates
+from dagtui.text import escape_surrogates
 
 SYSTEM_PROMPT = (
     "You are a careful evaluator answering one step of an evaluation graph. Each step asks "

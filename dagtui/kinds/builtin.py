@@ -136,13 +136,6 @@ def _check_boolean(node: CheckNode) -> bool:
     return kind is None or not kind.labels
 
 
-async def _measure_metric(ask: Any, model: str, **settings: Any) -> Any:
-    """DeepEval measures the leaf, with the judge's model (imported when a leaf runs)."""
-    from dagtui.judges.deepeval_metric import run_metric
-
-    return await run_metric(ask, model, **settings)
-
-
 def _pass_fail() -> list[Verdict]:
     return [Verdict(verdict=True, score=10), Verdict(verdict=False, score=0)]
 
@@ -205,7 +198,7 @@ GEVAL = register(NodeKind(
 #: metric's own class
 METRIC = register(NodeKind(
     MetricNode, "✪", METRIC_SCORE, _metric_request, shape="leaf", drawn=_metric_drawn,
-    deepeval_refusal=None, measure=_measure_metric, leaf_word="metric",
+    deepeval_refusal=None, measured=True, leaf_word="metric",
     validate=lambda checks, nid, node: checks.check_metric_leaf(nid, node),
     blank=lambda nid: MetricNode(metric="AnswerRelevancyMetric", args={"threshold": 0.5}),
 ))

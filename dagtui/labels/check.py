@@ -51,6 +51,7 @@ from typing import Any
 from dagtui.calibration.items import TaskLabelError, task_label
 from dagtui.graph.compiled import CompiledGraph
 from dagtui.graph.model import Graph, Judgement, Verdict
+from dagtui.graph.unsure import UNSURE
 from dagtui.kinds import find_kind
 from dagtui.kinds.answers import is_score
 from dagtui.kinds.kind import verdict_values
@@ -67,8 +68,6 @@ KIND_NAMES = {"unknown_node": "unknown node", "wrong_shape": "wrong shape",
               "off_path": "off the labelled path"}
 #: the key of the whole graph's score label
 SCORE_KEY = "expected_score"
-#: the label value that records "I looked and cannot tell" on any node (`is_unsure`)
-UNSURE = "unsure"
 #: problems listed in one error message before "... and N more"
 SHOWN = 20
 #: entries each memo of a `LabelChecker` keeps (a dataset repeats a few labels and paths;

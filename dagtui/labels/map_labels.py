@@ -16,7 +16,7 @@ from typing import Any
 
 from dagtui.graph.mapping import aggregate
 from dagtui.graph.model import MapNode, Verdict
-from dagtui.graph.unsure import CANNOT_TELL
+from dagtui.graph.unsure import CANNOT_TELL, UNSURE
 from dagtui.text import verdict_text
 
 #: what `item_label` returns for an item the label does not cover
@@ -31,9 +31,7 @@ def _item_value(value: Any) -> Any:
 
 
 def person_unsure(value: Any) -> bool:
-    """An item labelled "unsure" (`dagtui.labels.check.UNSURE`)."""
-    from dagtui.labels.check import UNSURE  # the label's one spelling (check imports us)
-
+    """An item labelled "unsure" (`dagtui.graph.unsure.UNSURE`)."""
     return value == UNSURE
 
 

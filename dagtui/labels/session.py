@@ -446,7 +446,7 @@ def cached_judge(graph: Graph, *, model: str | None = None, api_base: str | None
     assert isinstance(judge, LiteLLMJudge)
 
     def lookup(node: NodeBase, prompt: Prompt) -> tuple[Any, str] | None:
-        if kind_of(node).measure is not None:
+        if kind_of(node).measured:
             return None
         name = getattr(node, "model", None) or judge.model
         request = judge.build_request(name, prompt, list(prompt.messages),

@@ -7,7 +7,7 @@ headline — is a function of how many items ended in each. `Counts` holds those
 once, so the exit rule and the JUnit header are written once (`dagtui.report.junit`).
 
 `RunOutcome` is the shape every writer reads (`dagtui.report.junit`, `dagtui.report.summary`,
-`dagtui.report.outputs.write_outcome`): the batch of one graph (`dagtui.run.batch.BatchResult`)
+`dagtui.report.write.write_outcome`): the batch of one graph (`dagtui.run.batch.BatchResult`)
 and a suite's result (`dagtui.suite.gating.SuiteResult`) each give their own items in
 the writers' terms, so no writer asks which kind of run it holds.
 """

@@ -24,13 +24,10 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dagtui.inputs import file_type
 from dagtui.text import visible_escape
-
-if TYPE_CHECKING:
-    from dagtui.report.outcome import RunOutcome
 
 #: characters a report must not carry raw: C0 controls but tab, newline and carriage
 #: return; DEL and the C1 controls; lone surrogates (not encodable); U+FFFE/U+FFFF (not XML)
@@ -49,10 +46,12 @@ def safe_text(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def escape_surrogates(text: str) -> str:
-    """`text` with each lone surrogate written as the visible text `\\udc80`: what a prompt
-    sends the judge (no HTTP client can encode the character itself), all else unchanged."""
-    return _SURROGATE.sub(_escape, text)
+def results_path(json_out: str | Path) -> Path:
+    """`out.json` -> `out.results.jsonl` (any other name gets `.results.jsonl` added): the
+    file `dagtui.report.stream.ResultsStream` writes beside a `--json` report."""
+    path = Path(json_out)
+    stem = path.name[:-5] if path.name.endswith(".json") else path.name
+    return path.with_name(stem + ".results.jsonl")
 
 
 def safe_json(data: Any, *, indent: int | None = 2) -> str:
@@ -150,8 +149,6 @@ def report_target_problems(*, json_out: str | None = None, junit: str | None = N
     (`clashes`). One message per bad flag, empty when every report can be written."""
     wanted: dict[str, str | None] = {"--json": json_out, "--junit": junit, **(files or {})}
     if results_file and json_out is not None:
-        from dagtui.report.stream import results_path
-
         wanted["--json's results file"] = str(results_path(json_out))
     problems = [check_file_target(path, flag) for flag, path in wanted.items()
                 if path is not None]
@@ -250,13 +247,11 @@ def json_document_parts(head: Mapping[str, Any],
     yield "\n}" if head else "}"
 
 
-def write_outcome(outcome: RunOutcome, *, junit: str | None = None,
-                  json_out: str | None = None) -> None:
-    """Write a finished run's JUnit XML and JSON report (with every step), where asked, for
-    a graph run and a suite run alike. Raises `OSError` when a file cannot be written."""
-    from dagtui.report.junit import junit_parts
+def write_document(path: str | Path, text: str) -> None:
+    """`text` written atomically to `path` (`write_report`), a `.dagtui/` it creates given
+    its `.gitignore` as the cache's is (`dagtui.workdir.prepare_output`): the one writer of
+    the calibration, align and plan JSON files."""
+    from dagtui.workdir import prepare_output
 
-    if junit:
-        write_report(junit, junit_parts(outcome.junit()))
-    if json_out:
-        write_report(json_out, outcome.json_parts(steps=True))
+    prepare_output(Path(path))
+    write_report(path, text)

@@ -20,12 +20,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import IO, Any
 
+from dagtui.report.outputs import results_path
 
-def results_path(json_out: str | Path) -> Path:
-    """`out.json` -> `out.results.jsonl` (any other name gets `.results.jsonl` added)."""
-    path = Path(json_out)
-    stem = path.name[:-5] if path.name.endswith(".json") else path.name
-    return path.with_name(stem + ".results.jsonl")
+__all__ = ["Finished", "ResultLog", "ResultsStream", "results_path", "slim"]
 
 
 class ResultsStream:

@@ -418,3 +418,19 @@ def cases_source(graph: Graph, graph_path: str | os.PathLike[str] | None = None,
     where = graph_path or graph.path
     base = Path(where).parent if where else Path.cwd()
     return str(base / graph.metric.cases)
+
+
+def cases_for(cases: Any, graph: Graph) -> list[Case]:
+    """The cases the Python API (`dagtui.evaluate`, `dagtui.calibrate`, `dagtui.align`)
+    takes: None for the graph's `[metric].cases` file, a cases file, or a list of `Case`s
+    and dicts. ValueError when None is given and the graph names no file."""
+    if cases is None:
+        source = cases_source(graph)
+        if source is None:
+            raise ValueError("no cases given and the graph names no [metric].cases file")
+        return load_cases(source)
+    if isinstance(cases, str | os.PathLike):
+        return load_cases(cases)
+    items: Iterable[Any] = cases
+    return [c if isinstance(c, Case) else case_from_dict(dict(c), index=i)
+            for i, c in enumerate(items)]

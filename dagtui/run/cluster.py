@@ -333,7 +333,7 @@ def _cache_only_judge(judge: Any, recording: _Recording) -> Any:
             raise JudgeError("cache_miss", "not in the cache")
 
         async def answer(self, ask: Any) -> Any:
-            if kind_of(ask.node).measure is not None:  # it asks for itself: never cached here
+            if kind_of(ask.node).measured:  # it asks for itself: never cached here
                 raise JudgeError("cache_miss", "not in the cache")
             return await super().answer(ask)
 

@@ -7,7 +7,7 @@ graph code table stays about graphs. `severity_of` reads the number, as for DAG 
 
 from __future__ import annotations
 
-from dagtui.diagnostics import Diagnostic, severity_of
+from dagtui.diagnostics import Diagnostic, add_codes, severity_of
 
 SUITE_CODES: dict[str, str] = {
     # errors: the suite cannot run as written
@@ -35,6 +35,7 @@ SUITE_CODES: dict[str, str] = {
     "SUI103": "dependencies deeper than three levels",
     "SUI104": "default cases file not found",
 }
+add_codes(SUITE_CODES)  # a suite diagnostic's title, as `Diagnostic.title` gives it
 
 
 def suite_diag(
@@ -51,5 +52,5 @@ def suite_diag(
 
 
 def title_of(code: str) -> str:
-    """Title for SUI codes (`Diagnostic.title` only knows the graph table)."""
+    """Title for SUI codes alone (`Diagnostic.title` knows every table)."""
     return SUITE_CODES.get(code, "")

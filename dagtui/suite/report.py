@@ -24,8 +24,9 @@ from rich.table import Table
 
 from dagtui.report.junit import JUnitCase, JUnitDocument, JUnitSuite
 from dagtui.report.outcome import Counts
-from dagtui.report.outputs import json_document_parts, write_outcome
+from dagtui.report.outputs import json_document_parts
 from dagtui.report.summary import judge_error_lines, wrapped
+from dagtui.report.write import write_outcome
 from dagtui.suite.gating import (
     EVALUATED,
     FILTERED,
@@ -236,7 +237,7 @@ class SuiteOutcome:
 
 def write_json(result: SuiteResult, path: str | Path, *, file: str | None = None,
                shard: dict[str, Any] | None = None) -> None:
-    """Write the JSON report atomically (`dagtui.report.outputs.write_outcome`)."""
+    """Write the JSON report atomically (`dagtui.report.write.write_outcome`)."""
     write_outcome(SuiteOutcome(result, file, shard), json_out=str(path))
 
 
@@ -262,5 +263,5 @@ def _junit_case(classname: str, rec: CaseRecord) -> JUnitCase:
 
 
 def write_junit(result: SuiteResult, path: str | Path) -> None:
-    """Write the JUnit XML atomically (`dagtui.report.outputs.write_outcome`)."""
+    """Write the JUnit XML atomically (`dagtui.report.write.write_outcome`)."""
     write_outcome(SuiteOutcome(result), junit=str(path))
