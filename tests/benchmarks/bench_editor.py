@@ -82,7 +82,9 @@ PROBE = textwrap.dedent("""
     from dagtui.tui.app import DagtuiApp
     from dagtui.tui.screens.editor import EditorScreen
     IMPORTED = time.perf_counter() - T0
-    from dagtui.tui.widgets.node_form import NodeForm
+    # nothing more before the first frame than `dagtui edit` imports: the form's messages
+    # come from their own module (the form is imported right after that frame)
+    from dagtui.tui.widgets.form_messages import FieldChanged
 
     class Probe(DagtuiApp):
         painted = None
@@ -120,7 +122,7 @@ PROBE = textwrap.dedent("""
                 text, structure, blocked = [], [], []
                 for i in range(7):
                     t = time.perf_counter()
-                    await app.editor._field_changed(NodeForm.FieldChanged(
+                    await app.editor._field_changed(FieldChanged(
                         nid, "criteria", "" if i % 2 == 0 else "Is it polite?"))
                     blocked.append(time.perf_counter() - t)
                     await settled(app, pilot)

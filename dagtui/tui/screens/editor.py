@@ -3,7 +3,7 @@
 The screen is a thin shell over `EditorState` (the graph, history, dirty flag, selection,
 file): every action calls one state method, then `sync()` redraws what changed. Widgets talk
 upward with typed messages nested in the widget that posts them
-(`NodeForm.FieldChanged`, `ProblemsTable.ProblemChosen`, ...). F5 pushes the debugger
+(`form_messages.FieldChanged`, `ProblemsTable.ProblemChosen`, ...). F5 pushes the debugger
 (`EditorScreen.open_debugger`) with the editor's graph, and its edits come back as
 ordinary undoable edits; K pushes the calibration view.
 """
@@ -39,8 +39,13 @@ from dagtui.tui.node_palette import EditorNodes
 from dagtui.tui.outline import ItemRef
 from dagtui.tui.screens.base import DagtuiScreen
 from dagtui.tui.state import CheckJob, EditorState, EditRefused, environment_editor, fallback_editor
+from dagtui.tui.widgets.form_messages import (
+    FieldChanged,
+    FieldFocused,
+    MetricChanged,
+    VerdictChanged,
+)
 from dagtui.tui.widgets.graph_tree import GraphTree
-from dagtui.tui.widgets.node_form import NodeForm, set_quietly
 
 if TYPE_CHECKING:
     from textual.widgets import TabbedContent, TextArea
@@ -48,11 +53,14 @@ if TYPE_CHECKING:
 
     from dagtui.graph.checks import PythonConsent
     from dagtui.tui.widgets.bottom import BottomPanels
+    from dagtui.tui.widgets.node_form import NodeForm
     from dagtui.tui.widgets.panels import ProblemsTable
 
 # Not imported here: the bottom panels (`widgets.bottom`: a tabbed panel with two data
 # tables, ~20 ms of imports) are mounted right after the first frame, and the read-only
-# source view (a TextArea, ~15 ms) only for a file that does not parse.
+# source view (a TextArea, ~15 ms) only for a file that does not parse; the node form
+# (`widgets.node_form`, its module and widgets) right after the first frame too, so the
+# screen names the form's messages from `widgets.form_messages`.
 
 #: actions that need the bottom panels: they wait the instant until those are mounted
 BOTTOM_ACTIONS: frozenset[str] = frozenset({"show_tab", "show_graph", "graph_scope", "help"})
@@ -122,7 +130,10 @@ class EditorScreen(DagtuiScreen):
         self._bottom: BottomPanels | None = None
         #: the file's text, shown instead of the form while it does not parse (built then)
         self._source: TextArea | None = None
+        #: the node form, mounted right after the first frame (`_first_form`)
+        self._form: NodeForm | None = None
         self._form_ready = False
+        self._form_mounted = asyncio.Event()
         self._asking_disk = False
         self._syncing = False
         #: one redraw at a time: a worker's result arriving while an action called directly
@@ -158,10 +169,8 @@ class EditorScreen(DagtuiScreen):
             tree = GraphTree(id="tree")
             tree.border_title = "Graph"
             yield tree
-            with Vertical(id="right"):
-                form = NodeForm(id="form")
-                form.border_title = "Node"
-                yield form
+            # the form comes right after the first frame (`_first_form`)
+            yield Vertical(id="right")
         # the bottom panels come right after the first frame (`_mount_bottom`); this empty
         # slot holds their rows meanwhile, so nothing moves when they arrive
         yield Static(id="bottom-slot")
@@ -169,6 +178,13 @@ class EditorScreen(DagtuiScreen):
         # the palette's key is `editor.palette`, in the footer's row of keys: docked at the
         # right it covered the last key on a narrow terminal
         yield Footer(show_command_palette=False)
+
+    @property
+    def form(self) -> NodeForm:
+        """The node form (mounted right after the first frame, before `ready`)."""
+        if self._form is None:
+            raise NoMatches("the node form is not mounted yet")
+        return self._form
 
     @property
     def bottom(self) -> BottomPanels:
@@ -288,8 +304,20 @@ class EditorScreen(DagtuiScreen):
         """Once the first validation has run (`DagtuiApp.run_test` waits for it, so every
         test starts from the same, fully checked, screen)."""
         await asyncio.wait_for(self.first_check_done.wait(), timeout=60)
+        await asyncio.wait_for(self._form_mounted.wait(), timeout=60)
 
     async def _first_form(self) -> None:
+        """Mount the node form (its module imported only now) and show the selection."""
+        from dagtui.tui.widgets.node_form import NodeForm
+
+        form = NodeForm(id="form")
+        form.border_title = "Node"
+        form.display = not self.state.read_only
+        right = self.query_one("#right")
+        await right.mount(form, before=0 if right.children else None)
+        settle_blink(form)
+        self._form = form
+        self._form_mounted.set()
         self._form_ready = True
         await self._sync_form(rebuild=True)
 
@@ -377,10 +405,11 @@ class EditorScreen(DagtuiScreen):
 
     async def _sync_form_now(self, rebuild: bool) -> None:
         state = self.state
-        form = self.query_one(NodeForm)
+        form = self._form
         source = self._source
         if state.read_only:
-            form.display = False
+            if form is not None:
+                form.display = False
             if source is None:
                 source = self._source = await self._mount_source()
             source.display = True
@@ -393,11 +422,11 @@ class EditorScreen(DagtuiScreen):
                 where = f"line {err.line}" + (f", column {err.col}" if err.col else "")
                 source.border_subtitle = f"{where}: {err.message}"
             return
-        form.display = True
         if source is not None:
             source.display = False
-        if not self._form_ready:
+        if form is None or not self._form_ready:
             return
+        form.display = True
         if rebuild or form.needs_rebuild(state.graph, state.selected):
             await form.show_node(state.graph, state.selected)
             if state.selected is None:
@@ -468,8 +497,8 @@ class EditorScreen(DagtuiScreen):
         selected = ref.node if ref.kind != "metric" else None
         if ref.kind == "link" and ref.via is not None:
             selected = ref.via
-        if selected != self.state.selected or self.query_one(NodeForm).needs_rebuild(
-                self.state.graph, selected):
+        if selected != self.state.selected or self._form is None or \
+                self._form.needs_rebuild(self.state.graph, selected):
             self.state.selected = selected
             self.state.break_coalescing()
             await self._sync_form(rebuild=True)
@@ -479,19 +508,19 @@ class EditorScreen(DagtuiScreen):
     @on(Tree.NodeSelected, "#tree")
     def _selected(self, event: Tree.NodeSelected[ItemRef]) -> None:
         ref = event.node.data
-        if ref is None:
+        if ref is None or self._form is None:  # the form comes right after the first frame
             return
         if ref.kind == "link" and ref.target in self.state.graph.nodes:
             self.go_to(ref.target)
         elif ref.kind == "verdict":
-            self.query_one(NodeForm).focus_field("verdicts")
+            self.form.focus_field("verdicts")
             self._focus_verdict(ref.index or 0)
         elif ref.kind in ("node", "metric"):
-            self.query_one(NodeForm).focus_field(None)
+            self.form.focus_field(None)
 
     def _focus_verdict(self, index: int) -> None:
         with contextlib.suppress(AssertionError, IndexError, NoMatches):
-            self.query_one(NodeForm).verdict_widget(index, "verdict").focus()
+            self.form.verdict_widget(index, "verdict").focus()
 
     @property
     def graph_shown(self) -> Graph | None:
@@ -510,8 +539,8 @@ class EditorScreen(DagtuiScreen):
         await self._sync_form(rebuild=False)
         if not self.app.is_running:
             return
-        if field is not None:
-            self.query_one(NodeForm).focus_field(field)
+        if field is not None and self._form is not None:
+            self._form.focus_field(field)
         else:
             self.query_one(GraphTree).focus()
 
@@ -526,8 +555,8 @@ class EditorScreen(DagtuiScreen):
         return None
 
     # -- form edits -----------------------------------------------------------------------
-    @on(NodeForm.FieldChanged)
-    async def _field_changed(self, event: NodeForm.FieldChanged) -> None:
+    @on(FieldChanged)
+    async def _field_changed(self, event: FieldChanged) -> None:
         node = self.state.graph.nodes.get(event.node_id)
         if node is None or value_of(node, event.field) == event.value:
             return  # widgets announce their initial values too
@@ -542,8 +571,8 @@ class EditorScreen(DagtuiScreen):
             return
         await self._typed()
 
-    @on(NodeForm.VerdictChanged)
-    async def _verdict_changed(self, event: NodeForm.VerdictChanged) -> None:
+    @on(VerdictChanged)
+    async def _verdict_changed(self, event: VerdictChanged) -> None:
         before = self.state.version
         try:
             self.state.set_verdict(event.node_id, event.index, **{event.part: event.value})
@@ -557,13 +586,15 @@ class EditorScreen(DagtuiScreen):
         other = {"score": "then", "then": "score"}.get(event.part)
         if other and event.value is not None:
             try:
-                widget = self.query_one(NodeForm).verdict_widget(event.index, other)
+                widget = self.form.verdict_widget(event.index, other)
             except (AssertionError, IndexError, NoMatches):
                 return
+            from dagtui.tui.widgets.node_form import set_quietly  # loaded with the form
+
             set_quietly(widget, other, None, None)
 
-    @on(NodeForm.MetricChanged)
-    async def _metric_changed(self, event: NodeForm.MetricChanged) -> None:
+    @on(MetricChanged)
+    async def _metric_changed(self, event: MetricChanged) -> None:
         if getattr(self.state.graph.metric, event.field) == event.value:
             return
         try:
@@ -580,7 +611,7 @@ class EditorScreen(DagtuiScreen):
         if not self.state.stale:
             await self.sync()
 
-    @on(NodeForm.FieldFocused)
+    @on(FieldFocused)
     def _field_focused(self) -> None:
         self.state.break_coalescing()
 
@@ -991,7 +1022,7 @@ class EditorScreen(DagtuiScreen):
     def field_message(self, nid: str, field: str, text: Text) -> None:
         """`text` beside `field` of node `nid`'s form, when that form is the one shown (the
         criteria loop's kappa; the next check of an edit replaces it)."""
-        form = self.query_one(NodeForm)
+        form = self.form
         if form.node_id == nid and form.page is not None and field in form.page.messages:
             form.message(field).update(text)
 

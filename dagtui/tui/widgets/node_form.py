@@ -20,7 +20,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static
 
@@ -40,6 +39,12 @@ from dagtui.kinds import kind_of
 from dagtui.text import verdict_text
 from dagtui.tui import fields as F
 from dagtui.tui.widgets.field_input import FieldInput
+from dagtui.tui.widgets.form_messages import (
+    FieldChanged,
+    FieldFocused,
+    MetricChanged,
+    VerdictChanged,
+)
 
 if TYPE_CHECKING:
     from textual.widgets import SelectionList, TextArea
@@ -321,30 +326,12 @@ class NodeForm(VerticalScroll):
 
     can_focus = False
 
-    # -- what the form tells the app ------------------------------------------------------
-    class FieldChanged(Message):
-        """A node field was edited (value already parsed)."""
-
-        def __init__(self, node_id: str, field: str, value: Any) -> None:
-            super().__init__()
-            self.node_id, self.field, self.value = node_id, field, value
-
-    class VerdictChanged(Message):
-        """One part (`verdict`, `score` or `then`) of one verdict was edited."""
-
-        def __init__(self, node_id: str, index: int, part: str, value: Any) -> None:
-            super().__init__()
-            self.node_id, self.index, self.part, self.value = node_id, index, part, value
-
-    class MetricChanged(Message):
-        """A metric setting was edited (value already parsed)."""
-
-        def __init__(self, field: str, value: Any) -> None:
-            super().__init__()
-            self.field, self.value = field, value
-
-    class FieldFocused(Message):
-        """Focus moved to another field: typing there starts a new undo step."""
+    # -- what the form tells the app (`form_messages`: the screen imports them without
+    # the form) ---------------------------------------------------------------------------
+    FieldChanged = FieldChanged
+    VerdictChanged = VerdictChanged
+    MetricChanged = MetricChanged
+    FieldFocused = FieldFocused
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
