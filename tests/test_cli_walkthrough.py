@@ -137,7 +137,7 @@ def test_edit_list_starters_needs_no_file(capsys) -> None:
     code, out, _ = cli(capsys, "edit", "--list-starters")
     names = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
     assert code == 0 and names == ["extract-judge", "blank", "gate-geval",
-                                   "extract-classify", "check-first"]
+                                   "extract-classify", "check-first", "claims"]
     # each with what the editor's chooser says of it (issue 28), within 80 columns
     from dagtui.graph.starters import starter_description
 
