@@ -150,12 +150,18 @@ class DagtuiApp(Remappable, App[None]):
     @asynccontextmanager
     async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
         """Textual's `run_test`, handing over the pilot only once the start screen has
-        settled (`DagtuiScreen.ready`: the editor's first validation)."""
+        settled (`DagtuiScreen.ready`: the editor's first validation), and closing the app
+        only once the test's last step has settled too."""
         async with super().run_test(*args, **kwargs) as pilot:
             if isinstance(self.start, DagtuiScreen):
                 await self.start.ready()
                 await pilot.pause()
             yield pilot
+            # what the test's last step started (a form rebuilt after a type change, its
+            # fields mounting) finishes before the app closes: a Select mounted while the
+            # app shuts down finds its own children gone (NoMatches, seen once in CI)
+            await pilot.pause()
+            await pilot.pause()
 
 
 # -- the app started on each screen (what the commands, tests and screenshots run) ---------
