@@ -664,7 +664,6 @@ class BinaryNode(Judgement, NodeBase):
     examples: list[Example] = field(default_factory=list, metadata=EXAMPLES_FIELD)
 
 
-
 @dataclass(kw_only=True)
 class NonBinaryNode(Judgement, NodeBase):
     """Picks one of several labels, offered to the judge in declared order."""

@@ -17,8 +17,8 @@ from textual.command import CommandList, CommandPalette
 from dagtui.judges.labels import LabelsJudge
 from dagtui.keyfile import KeymapError, checked_keymap
 from dagtui.tui.debugger.screen import WORKER_GROUP, DebuggerScreen
-from dagtui.tui.debugger.widgets import PANES, StepPanes
-from dagtui.tui.keys import DEBUGGER_KEYS, binding_ids
+from dagtui.tui.debugger.widgets import StepPanes
+from dagtui.tui.keys import DEBUGGER_KEYS, DEBUGGER_PANES, binding_ids
 from dagtui.tui.keys import binding_ids as known_binding_ids
 from dagtui.tui.screens.dialogs import PickScreen
 from dagtui.tui.screens.help import HelpScreen as KeysScreen
@@ -193,7 +193,7 @@ async def test_the_empty_palette_lists_every_action_with_its_key_and_id() -> Non
         await settle(app, pilot)
         listed = await palette(app, pilot, "", "")
         ids = [h.rsplit("·", 1)[-1].strip() for _t, h in listed if "debugger." in h]
-        expected = [bid for bid, *_ in DEBUGGER_KEYS] + [f"debugger.pane.{p}" for p, _ in PANES]
+        expected = [bid for bid, *_ in DEBUGGER_KEYS] + [f"debugger.pane.{p}" for p, _ in DEBUGGER_PANES]
         assert sorted(ids) == sorted(expected)
         helps = dict(listed)
         assert "^s  ·  debugger.save_trace" in helps["Save the trace  (not now)"]

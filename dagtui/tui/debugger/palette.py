@@ -19,8 +19,8 @@ from textual.widget import Widget
 
 from dagtui.graph.model import Graph
 from dagtui.tui.debugger.run_model import DebugRun
-from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
-from dagtui.tui.keys import DEBUGGER_KEYS, shown_key
+from dagtui.tui.debugger.widgets import PathTree, StepPanes
+from dagtui.tui.keys import DEBUGGER_KEYS, DEBUGGER_PANES, shown_key
 from dagtui.tui.node_palette import NodeFinder
 
 W = TypeVar("W", bound=Widget)
@@ -158,7 +158,7 @@ def palette_commands(screen: DebuggerScreen) -> list[PaletteCommand]:
         out.append(PaletteCommand(_title(screen, spec.action), spec.action, spec.id,
                                   shown_key(screen.app, spec.id, spec.key), spec.help,
                                   why_not(screen, spec.action)))
-    for number, (pid, name) in enumerate(PANES, start=1):
+    for number, (pid, name) in enumerate(DEBUGGER_PANES, start=1):
         bid = f"debugger.pane.{pid}"
         out.append(PaletteCommand(f"Show the {name} pane", f"pane('{pid}')", bid,
                                   shown_key(screen.app, bid, str(number)),

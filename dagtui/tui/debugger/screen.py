@@ -46,9 +46,16 @@ from dagtui.tui.debugger.panes_text import (
     verdict_text,
 )
 from dagtui.tui.debugger.run_model import DebugRun, answer_summary
-from dagtui.tui.debugger.widgets import PANES, PathTree, StepPanes
+from dagtui.tui.debugger.widgets import PathTree, StepPanes
 from dagtui.tui.fit import fit_footer
-from dagtui.tui.keys import DEBUGGER_KEYS, DEBUGGER_NOTES, bindings, debugger_groups, pane_keys
+from dagtui.tui.keys import (
+    DEBUGGER_KEYS,
+    DEBUGGER_NOTES,
+    DEBUGGER_PANES,
+    bindings,
+    debugger_groups,
+    pane_keys,
+)
 from dagtui.tui.screens.base import DagtuiScreen
 
 WORKER_GROUP = "debugger-judge"
@@ -71,7 +78,7 @@ class DebuggerScreen(RunActions, DagtuiScreen):
     CSS_PATH = Path(__file__).with_name("debugger.tcss")
     #: ctrl+p lists every action below by name, and the nodes by id or label (`palette.py`)
     COMMANDS = {DebuggerCommands, DebuggerNodes}
-    BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(PANES))
+    BINDINGS = bindings(DEBUGGER_KEYS) + bindings(pane_keys(DEBUGGER_PANES))
     #: F1 is the debugger's list of keys: Textual's "Keys" panel is left out of ctrl+p
     SHOW_KEYS_PANEL = False
 
@@ -302,7 +309,7 @@ class DebuggerScreen(RunActions, DagtuiScreen):
         panes = self.query_one(StepPanes)
         right = self.query_one("#dbg-right")
         if run is None or nid is None or nid not in run.graph.nodes:
-            panes.show({pid: "" for pid, _ in PANES})
+            panes.show({pid: "" for pid, _ in DEBUGGER_PANES})
             right.border_title = ""
             return
         node = run.graph.nodes[nid]

@@ -46,7 +46,6 @@ STATUS_LOOK: dict[str, tuple[str, str]] = {
 }
 
 #: (pane id, tab title)
-PANES = DEBUGGER_PANES
 
 #: a row of the tree: (node id, verdict index or None for the node row itself)
 RowRef = tuple[str, int | None]
@@ -213,7 +212,7 @@ class StepPanes(Vertical):
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="pane-prompt", id="dbg-tabs"):
-            for pid, title in PANES:
+            for pid, title in DEBUGGER_PANES:
                 with TabPane(title, id=f"pane-{pid}"):
                     yield PaneText(id=f"text-{pid}", classes="step-text")
 
