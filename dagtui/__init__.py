@@ -6,11 +6,14 @@ are loaded only by the TUI and by a real judge call.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
-from dagtui.diagnostics import Diagnostic, Severity
-from dagtui.graph.loader import GraphError, load_file, load_text
-from dagtui.graph.model import Graph
+if TYPE_CHECKING:
+    from dagtui.diagnostics import Diagnostic, Severity
+    from dagtui.graph.loader import GraphError, load_file, load_text
+    from dagtui.graph.model import Graph
 
 __all__ = [
     "Diagnostic",
@@ -30,8 +33,12 @@ __all__ = [
     "load_text",
 ]
 
-#: the Python API (`dagtui.api`), imported on first use so `import dagtui` stays light
-_LAZY = {"load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api",
+#: every name above, imported on first use: `import dagtui` runs before any command does
+#: (`dagtui edit` pauses the garbage collector before its imports, dagtui.tui.startup), and
+#: `dagtui --version` or `--help` need none of them
+_LAZY = {"Diagnostic": "diagnostics", "Severity": "diagnostics", "GraphError": "graph.loader",
+         "load_file": "graph.loader", "load_text": "graph.loader", "Graph": "graph.model",
+         "load": "api", "evaluate": "api", "a_evaluate": "api", "LoadedGraph": "api",
          "check_labels": "api",
          "calibrate": "calibration.core", "a_calibrate": "calibration.core",
          "align": "api", "a_align": "api"}

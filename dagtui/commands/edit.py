@@ -69,6 +69,16 @@ def _in_browser() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dagtui.tui.startup import pause_collector, resume_collector
+
+    pause_collector()  # until the app's first frame: see dagtui/tui/startup.py
+    try:
+        return _run(args)
+    finally:
+        resume_collector()  # the app did at its first frame, unless it never got there
+
+
+def _run(args: argparse.Namespace) -> int:
     from dagtui.graph.starters import STARTERS, starter_description
 
     if args.list_starters:  # as the chooser shows them: the name, then what it is for
@@ -93,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
         say(refusal, file=sys.stderr)
         return ExitCode.USAGE
     from dagtui.keyfile import KeymapError
-    from dagtui.tui.app import editor_app, suite_app
     from dagtui.tui.keys import user_keymap
 
     try:  # DAGTUI_KEYS / keys.toml: one file for every screen
@@ -105,10 +114,11 @@ def run(args: argparse.Namespace) -> int:
         say("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
     from dagtui.suite.loader import is_suite_file
+    from dagtui.tui.app import editor_app, suite_app
 
     if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
         suite_app(args.graph, keymap=keymap).run()
-        return ExitCode.OK
-    editor_app(args.graph, starter=args.starter, python=python_consent(args),
-               calibration=args.calibration, keymap=keymap).run()
+    else:
+        editor_app(args.graph, starter=args.starter, python=python_consent(args),
+                   calibration=args.calibration, keymap=keymap).run()
     return ExitCode.OK

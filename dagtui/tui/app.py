@@ -29,6 +29,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -75,6 +76,15 @@ class DagtuiApp(Remappable, App[None]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.start
+
+    @on(events.Ready)
+    def _first_frame_shown(self) -> None:
+        """The first frame is on screen: the collector `dagtui edit` paused before its
+        imports runs again (`dagtui.tui.startup`). A handler of its own, so an `on_ready` of
+        a subclass (the benchmark's) does not replace it."""
+        from dagtui.tui.startup import resume_collector
+
+        resume_collector()
 
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
         self.notices.append(str(message))

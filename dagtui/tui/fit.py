@@ -7,7 +7,10 @@ rows the editor's bottom panels shrink (the `short` class in editor.tcss).
 
 from __future__ import annotations
 
-from textual.widgets import Footer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the editor mounts its footer after the first frame, and imports it then
+    from textual.widgets import Footer
 
 #: below this many rows the editor's bottom panels get fewer rows
 SHORT_ROWS = 32

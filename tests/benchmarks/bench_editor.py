@@ -78,6 +78,9 @@ def big_graph_text(stages: int = 200) -> str:
 PROBE = textwrap.dedent("""
     import time
     T0 = time.perf_counter()
+    # as `dagtui edit` starts: the collector paused until the first frame (tui/startup.py)
+    from dagtui.tui.startup import pause_collector
+    pause_collector()
     import asyncio, json, sys
     from dagtui.tui.app import DagtuiApp
     from dagtui.tui.screens.editor import EditorScreen

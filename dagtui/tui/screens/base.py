@@ -15,6 +15,8 @@ answers the few questions the app has to put to whichever screen is shown:
   until its first validation has run), so every test starts from a settled screen.
 - `leave`: close this screen: back to the screen below, or out of the app when it is the
   one the app started on.
+- `read_css`: a stylesheet for widgets the screen mounts after its first frame, read then
+  rather than with the screen's own `CSS_PATH` (the editor's form and bottom panels).
 
 This module imports no screen and no app, so every screen can import it.
 """
@@ -22,6 +24,7 @@ This module imports no screen and no app, so every screen can import it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import SystemCommand
@@ -48,6 +51,15 @@ class DagtuiScreen(Screen[Any]):
             self.app.exit()
         else:
             self.dismiss(result)
+
+    def read_css(self, path: Path) -> None:
+        """Add the stylesheet at `path` to the app's, once. Call it before mounting the
+        widgets it styles: they are styled as they mount, so nothing already on screen is
+        restyled (its rules must match only those widgets), and only this file is parsed
+        (Textual keeps the others' parsed rules)."""
+        stylesheet = self.app.stylesheet
+        if not stylesheet.has_source(str(path.resolve()), ""):
+            stylesheet.read(path)
 
     async def quit_requested(self) -> None:
         """ctrl+q while this screen is on top."""

@@ -25,7 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 
 from dagtui.diagnostics import Diagnostic
 from dagtui.graph.model import Graph, TaskNode
@@ -48,7 +48,7 @@ from dagtui.tui.widgets.form_messages import (
 from dagtui.tui.widgets.graph_tree import GraphTree
 
 if TYPE_CHECKING:
-    from textual.widgets import TabbedContent, TextArea
+    from textual.widgets import Footer, TabbedContent, TextArea
     from textual.widgets.button import ButtonVariant
 
     from dagtui.graph.checks import PythonConsent
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from dagtui.tui.widgets.panels import ProblemsTable
 
 # Not imported here: the bottom panels (`widgets.bottom`: a tabbed panel with two data
-# tables, ~20 ms of imports) are mounted right after the first frame, and the read-only
+# tables, ~20 ms of imports) and the footer are mounted right after the first frame, and the read-only
 # source view (a TextArea, ~15 ms) only for a file that does not parse; the node form
 # (`widgets.node_form`, its module and widgets) right after the first frame too, so the
 # screen names the form's messages from `widgets.form_messages`.
@@ -126,8 +126,10 @@ class EditorScreen(DagtuiScreen):
         #: set once the first validation has run (right after the first frame)
         self.first_check_done = asyncio.Event()
         self.poll_interval = poll_interval
-        #: the bottom panels (problems, paths, graph), mounted right after the first frame
+        #: the bottom panels (problems, paths, graph) and the footer, mounted right after
+        #: the first frame
         self._bottom: BottomPanels | None = None
+        self._footer: Footer | None = None
         #: the file's text, shown instead of the form while it does not parse (built then)
         self._source: TextArea | None = None
         #: the node form, mounted right after the first frame (`_first_form`)
@@ -175,9 +177,10 @@ class EditorScreen(DagtuiScreen):
         # slot holds their rows meanwhile, so nothing moves when they arrive
         yield Static(id="bottom-slot")
         yield TextLine(id="status")
-        # the palette's key is `editor.palette`, in the footer's row of keys: docked at the
-        # right it covered the last key on a narrow terminal
-        yield Footer(show_command_palette=False)
+        # the footer comes right after the first frame too (`_mount_bottom`): its keys are
+        # only listed once the screen's bindings are settled, so before that it is an empty
+        # bar, which this slot draws meanwhile
+        yield Static(id="footer-slot")
 
     @property
     def form(self) -> NodeForm:
@@ -197,15 +200,27 @@ class EditorScreen(DagtuiScreen):
     async def _mount_bottom(self) -> None:
         """Put the bottom panels in place of `#bottom-slot` (see `widgets.bottom` for why
         only now)."""
-        from dagtui.tui.widgets.bottom import BottomPanels
+        from textual.widgets import Footer
 
+        from dagtui.tui.widgets.bottom import CSS_PATH, BottomPanels
+
+        self.read_css(CSS_PATH)
+        # the palette's key is `editor.palette`, in the footer's row of keys: docked at the
+        # right it covered the last key on a narrow terminal
+        footer = Footer(show_command_palette=False)
+        fit_footer(footer, self.app.size.width)
+        footer_slot = self.query_one("#footer-slot")
+        await self.mount(footer, after=footer_slot)
+        await footer_slot.remove()
+        self._footer = footer
         slot = self.query_one("#bottom-slot")
         bottom = BottomPanels()
         await self.mount(bottom, after=slot)
         await slot.remove()
         self._bottom = bottom
         self._sync_bottom(bottom)
-        self.refresh_bindings()  # `BOTTOM_ACTIONS` are available from now on
+        self.refresh_bindings()  # `BOTTOM_ACTIONS` are available from now on (and the
+        # footer lists the keys)
 
     async def _mount_source(self) -> TextArea:
         """The read-only view of a file that does not parse (built the first time one is
@@ -258,9 +273,8 @@ class EditorScreen(DagtuiScreen):
         main = self
         main.set_class(height < SHORT_ROWS, "short")
         main.set_class(narrow(width), "narrow")
-        footer = next(iter(main.query(Footer)), None)
-        if footer is not None:
-            fit_footer(footer, width)
+        if self._footer is not None:  # mounted right after the first frame
+            fit_footer(self._footer, width)
         tree = next(iter(main.query(GraphTree)), None)
         if tree is not None and tree.compact != narrow(width):
             tree.set_compact(narrow(width))
@@ -308,8 +322,9 @@ class EditorScreen(DagtuiScreen):
 
     async def _first_form(self) -> None:
         """Mount the node form (its module imported only now) and show the selection."""
-        from dagtui.tui.widgets.node_form import NodeForm
+        from dagtui.tui.widgets.node_form import CSS_PATH, NodeForm
 
+        self.read_css(CSS_PATH)
         form = NodeForm(id="form")
         form.border_title = "Node"
         form.display = not self.state.read_only

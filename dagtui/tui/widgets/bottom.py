@@ -8,10 +8,15 @@ the first validation anyway.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import TabbedContent, TabPane
 
 from dagtui.tui.widgets.graph_view import GraphView
 from dagtui.tui.widgets.panels import PathsTable, ProblemsTable
+
+#: the panels' stylesheet (`DagtuiScreen.read_css` reads it before they mount)
+CSS_PATH = Path(__file__).with_name("bottom.tcss")
 
 
 class BottomPanels(TabbedContent):

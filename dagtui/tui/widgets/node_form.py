@@ -14,6 +14,7 @@ one as the count changes.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -51,6 +52,9 @@ if TYPE_CHECKING:
 
 # TextArea and SelectionList are imported where a page first needs one: together they take
 # ~20 ms to import, and no page is built before the editor's first frame is on screen.
+
+#: the form's stylesheet (`DagtuiScreen.read_css` reads it before the form mounts)
+CSS_PATH = Path(__file__).with_name("node_form.tcss")
 
 METRIC_FIELDS = ("name", "threshold", "model", "include_reason", "strict", "multi_turn",
                  "roots", "cases")
