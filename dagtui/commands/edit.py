@@ -113,12 +113,15 @@ def _run(args: argparse.Namespace) -> int:
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not _in_browser():
         say("dagtui edit: needs an interactive terminal", file=sys.stderr)
         return ExitCode.USAGE
-    from dagtui.suite.loader import is_suite_file
+    from dagtui.suite.sniff import is_suite_file
     from dagtui.tui.app import editor_app, suite_app
 
     if is_suite_file(args.graph):  # a suite file opens the rule-dependencies view
         suite_app(args.graph, keymap=keymap).run()
     else:
-        editor_app(args.graph, starter=args.starter, python=python_consent(args),
+        # without a flag the editor reads the environment itself, when a python check
+        # first asks (the check kinds are not imported before its first frame)
+        python = python_consent(args) if args.allow_python or args.python_path else None
+        editor_app(args.graph, starter=args.starter, python=python,
                    calibration=args.calibration, keymap=keymap).run()
     return ExitCode.OK

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dagtui.export import DEEPEVAL_FORMATS, ExportRefused, deepeval_notes, export_graph
-    from dagtui.suite.loader import is_suite_file
+    from dagtui.suite.sniff import is_suite_file
 
     graph, diagnostics = check_graph(args.graph)
     errors = [d for d in diagnostics if d.is_error]

@@ -9,8 +9,12 @@ from the command line or the environment, never from the file. See `dagtui.graph
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from dagtui.graph.checks import ALLOW_ENV, PATH_ENV, PythonConsent
+from dagtui.graph.python_env import ALLOW_ENV, PATH_ENV
+
+if TYPE_CHECKING:  # imported when a command asks for the consent, not to build its parser
+    from dagtui.graph.checks import PythonConsent
 
 
 def add_python_options(p: argparse.ArgumentParser) -> None:
@@ -24,4 +28,6 @@ def add_python_options(p: argparse.ArgumentParser) -> None:
 
 def python_consent(args: argparse.Namespace) -> PythonConsent:
     """The consent the command line (and the environment) gives."""
+    from dagtui.graph.checks import PythonConsent
+
     return PythonConsent.from_env(bool(args.allow_python), args.python_path or ())

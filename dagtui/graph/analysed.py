@@ -75,9 +75,9 @@ class CheckedGraph:
     @property
     def is_suite(self) -> bool:
         """True when the file is a suite of rules rather than a graph (see
-        `dagtui.suite.loader.is_suite_text`), from the tables of the parse already made
+        `dagtui.suite.sniff.is_suite_text`), from the tables of the parse already made
         (the text is parsed again only when it did not parse, to look at its headers)."""
-        from dagtui.suite.loader import is_suite_tables, is_suite_text
+        from dagtui.suite.sniff import is_suite_tables, is_suite_text
 
         if self.load.raw is not None:  # parsed: decided from the tables
             return is_suite_tables(self.load.raw)

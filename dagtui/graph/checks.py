@@ -52,6 +52,7 @@ from typing import Any
 from dagtui import saferegex
 from dagtui.graph import schema_check
 from dagtui.graph.model import CHECK_SETTINGS, CheckNode, CheckSettings, Graph, field_spec
+from dagtui.graph.python_env import ALLOW_ENV, PATH_ENV
 from dagtui.text import shorten
 
 
@@ -288,8 +289,6 @@ def _tools(node: CheckNode, value: Any, graph: Graph, case: dict[str, Any]) -> C
 # the TUI answering a question; without it the module is not even imported (importing a
 # module runs it).
 
-ALLOW_ENV = "DAGTUI_ALLOW_PYTHON"
-PATH_ENV = "DAGTUI_PYTHON_PATH"
 #: what every refusal says to do about it
 HOW_TO_ALLOW = f"pass --allow-python or set {ALLOW_ENV}=1"
 _NAME = re.compile(r"^[A-Za-z_]\w*$")

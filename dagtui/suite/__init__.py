@@ -9,25 +9,48 @@ run through the engine and `dagtui.graph.checks`), `report` (summary, JSON, JUni
 
 from __future__ import annotations
 
-from dagtui.suite.loader import (
-    SuiteError,
-    SuiteLoad,
-    check_suite_file,
-    is_suite_file,
-    is_suite_text,
-    load_suite_file,
-    load_suite_text,
-    validate_suite_file,
-)
-from dagtui.suite.model import (
-    CycleError,
-    FilterCond,
-    Rule,
-    RuleInUseError,
-    Sample,
-    Suite,
-    SuiteEditError,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dagtui.suite.loader import (
+        SuiteError,
+        SuiteLoad,
+        check_suite_file,
+        load_suite_file,
+        load_suite_text,
+        validate_suite_file,
+    )
+    from dagtui.suite.model import (
+        CycleError,
+        FilterCond,
+        Rule,
+        RuleInUseError,
+        Sample,
+        Suite,
+        SuiteEditError,
+    )
+    from dagtui.suite.sniff import is_suite_file, is_suite_text
+
+#: the names below, imported on first use: importing a module of this package (as
+#: `dagtui edit` does `sniff`, before its first frame) loads none of the others
+_LAZY = {
+    **dict.fromkeys(("SuiteError", "SuiteLoad", "check_suite_file", "load_suite_file",
+                     "load_suite_text", "validate_suite_file"), "loader"),
+    **dict.fromkeys(("CycleError", "FilterCond", "Rule", "RuleInUseError", "Sample", "Suite",
+                     "SuiteEditError"), "model"),
+    **dict.fromkeys(("is_suite_file", "is_suite_text"), "sniff"),
+}
+
+
+def __getattr__(name: str):  # noqa: ANN202 - module-level lazy attributes (PEP 562)
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dagtui.suite' has no attribute {name!r}")
+
 
 __all__ = [
     "CycleError",

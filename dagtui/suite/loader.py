@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,9 +21,10 @@ from dagtui.graph.checks import find_check
 from dagtui.graph.loader import Collector, LoadResult
 from dagtui.graph.model import CHECK_KINDS, SINGLE_TURN_PARAMS, CheckNode, Graph, Metric, Verdict
 from dagtui.graph.positions import KeyPath, Positions, locate
-from dagtui.inputs import TOML_LIMIT, InputError, parser_gave_up, read_text
+from dagtui.inputs import InputError, parser_gave_up, read_text
 from dagtui.suite.codes import suite_diag
 from dagtui.suite.model import FILTER_OPS, STATUSES, FilterCond, Rule, Sample, Suite, SuiteMeta
+from dagtui.suite.sniff import MAX_BYTES
 from dagtui.text import suggest
 
 if TYPE_CHECKING:
@@ -43,7 +43,6 @@ CHECK_KEYS = tuple(
     k for k in CheckNode.FIELDS if k not in ("type", "label", "evidence", "verdicts")
 )
 #: a suite file larger than this is refused before reading (see `dagtui.inputs`)
-MAX_BYTES = TOML_LIMIT
 #: the seed's advice: two to three levels is usually enough
 MAX_LEVELS = 3
 
@@ -97,38 +96,6 @@ class _Ctx(Collector):
             fld: str | None = None, at_value: bool = False, rule: str | None = None) -> None:
         super().add(code, message, path, node=rule if rule is not None else node, fld=fld,
                     at_value=at_value)
-
-
-# -- detection ---------------------------------------------------------------------------
-_SUITE_HEADER = re.compile(r"^\s*\[\s*(suite|rules)\s*[.\]]", re.MULTILINE)
-
-
-def is_suite_file(path: str | Path) -> bool:
-    """True when the file is a suite (top-level `[suite]` or `[rules]`), not a graph.
-
-    Parses the TOML when it can; for a file with a syntax error it looks at table headers so
-    a broken suite still routes to the suite validator (which then reports the syntax).
-    """
-    try:
-        text = read_text(path, limit=MAX_BYTES, what="suite file")
-    except InputError:
-        return False
-    return is_suite_text(text)
-
-
-def is_suite_tables(raw: Mapping[str, object]) -> bool:
-    """The rule that tells a suite from a graph, on a parsed file's top-level tables."""
-    return ("suite" in raw or "rules" in raw) and "nodes" not in raw and "metric" not in raw
-
-
-def is_suite_text(text: str) -> bool:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return bool(_SUITE_HEADER.search(text)) and "[metric]" not in text
-    except (RecursionError, ValueError):  # nesting too deep, an integer of 5,000 digits
-        return False
-    return is_suite_tables(raw)
 
 
 # -- loading ----------------------------------------------------------------------------------
