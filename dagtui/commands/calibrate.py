@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plan:
         from dagtui.commands.calibrate_plan import plan_command
 
-        return plan_command(args, graph, cases)
+        return plan_command(args, spec, graph, cases)
     labelled, code = _compared(cases, args.annotator)
     if code:
         return code
