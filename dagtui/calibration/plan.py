@@ -245,7 +245,7 @@ def _replay(graph: Graph, judge: Any, cases: Sequence[Case], samples: int
                     if s.error is None and s.node in ratings and _hashable(s.answer):
                         ratings[s.node].append(s.answer)
             close = [n for n, r in ratings.items()
-                     if len(r) > 1 and len({stats._key(x) for x in r}) > 1
+                     if len(r) > 1 and len({stats.class_key(x) for x in r}) > 1
                      and stats.majority(r)[1] < CLOSE_MARGIN]
             out[case.name] = _Walk([s.node for s in first.steps if s.error is None], close)
         return out

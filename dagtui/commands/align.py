@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dagtui.commands.calibrate import _cost_line
+from dagtui.commands.calibrate import cost_line
 from dagtui.commands.flags import (
     add_call_flags,
     non_negative_int,
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             f"the node as it is and {pool} candidate(s) on train, "
             f"{'1 proposer call, ' if 'rewrite' in methods else ''}2 measurements on "
             f"held-out, {plan.upstream_calls} task call(s) above the node\n"
-            f"  {_cost_line(model, plan.prompts, 1 + pool, most)}")
+            f"  {cost_line(model, plan.prompts, 1 + pool, most)}")
         return ExitCode.OK
     from dagtui.calibration.align_report import render_markdown, render_text
     from dagtui.report.outputs import report_target_problems, safe_json, safe_text
