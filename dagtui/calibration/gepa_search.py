@@ -7,11 +7,12 @@ minibatch of train cases with traces, reflects on the failures to propose a muta
 keeps the mutation when it does better on the minibatch (then scores it on the whole set).
 One node of a decision graph is exactly its "component": the candidate is
 `{"criteria": text}` (a task node: its instructions), and `GEPAAdapter.evaluate` is the
-teacher-forced measurement `align` uses for every candidate (`align._Context.measure`: the
-node's real prompt, the judge's client and cache), each case scored by the share of its
-labelled decisions the judge got right. The reflection is `align`'s own proposer
-(`proposer.propose`, one wording at a time, on the minibatch's disagreements), not GEPA's
-default prompt, so it goes through the judge's client and cache too.
+teacher-forced measurement `align` uses for every candidate
+(`align_measure.AlignContext.measure`: the node's real prompt, the judge's client and cache),
+each case scored by the share of its labelled decisions the judge got right. The reflection
+is `align`'s own proposer (`proposer.propose`, one wording at a time, on the minibatch's
+disagreements), not GEPA's default prompt, so it goes through the judge's client and cache
+too.
 
 Why not DSPy's `dspy.GEPA` or MIPROv2: they optimise a `dspy.Module` through DSPy's own LM
 client and prompt adapter, so what they score is not the prompt the node sends
