@@ -58,7 +58,8 @@ class Agreement:
                     or is_unsure(node, expected[step.node]):  # "unsure": out of kappa
                 continue
             label = normalize_label(node, expected[step.node])
-            self.pairs.setdefault(step.node, Counter())[(class_key(label), class_key(step.answer))] += 1
+            pair = (class_key(label), class_key(step.answer))
+            self.pairs.setdefault(step.node, Counter())[pair] += 1
         if r.expected_score is None or r.score is None:
             return
         self.scored += 1

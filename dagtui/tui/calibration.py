@@ -190,7 +190,8 @@ def probe_text(data: dict[str, Any] | None, node_id: str) -> Text | None:
         text.append(f"flipped {r.get('flipped', 0)}/{r.get('compared', 0)} ({pct(flip)})",
                     style="bold red" if isinstance(flip, int | float) and flip > 0
                     else "green")
-        text.append(f" · agreement {moved_text(r.get('agreement'), r.get('agreement_probed'), pct)}"
+        agreement = moved_text(r.get("agreement"), r.get("agreement_probed"), pct)
+        text.append(f" · agreement {agreement}"
                     f" · κ {moved_text(r.get('kappa'), r.get('kappa_probed'), num_text)}")
         if r.get("errors"):
             text.append(f" · {len(r['errors'])} failed calls", style="yellow")
