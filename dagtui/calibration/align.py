@@ -41,6 +41,7 @@ from dagtui.calibration import stats
 from dagtui.calibration.align_measure import (  # noqa: F401 (re-exported)
     MIN_LABELS,
     MIN_PER_CLASS,
+    AlignContext,
     Alignment,
     AlignRefused,
     Candidate,
@@ -48,13 +49,12 @@ from dagtui.calibration.align_measure import (  # noqa: F401 (re-exported)
     Measure,
     Row,
     Split,
-    _Context,
     ancestors,
     measured_nodes,
     refuse_too_few,
     split_cases,
 )
-from dagtui.calibration.core import _checked_of, check_labels, normalize_label
+from dagtui.calibration.core import check_labels, checked_of, normalize_label
 from dagtui.calibration.forcing import SharedAnswers
 from dagtui.calibration.items import TaskLabelError, task_label
 from dagtui.calibration.proposer import text_field
@@ -169,7 +169,7 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
         from dagtui.calibration.gepa_search import require_gepa
 
         require_gepa()  # before any call: the extra is missing
-    checked = _checked_of(graph)
+    checked = checked_of(graph)
     g = checked.graph if checked.graph is not None else checked.require()
     if python is None:
         from dagtui.graph.checks import PythonConsent
@@ -180,7 +180,7 @@ async def a_align(graph: Any, node: str, cases: Any = None, *, judge: str | Judg
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
     capped = BudgetJudge(inner, budget) if budget is not None else None
     shared = SharedAnswers(capped if capped is not None else inner)
-    ctx = _Context(g, node, plan.cases, shared, plan.measured, ancestors(g, node), python,
+    ctx = AlignContext(g, node, plan.cases, shared, plan.measured, ancestors(g, node), python,
                    concurrency, seed)
     target = g.nodes[node]
     result = Alignment(g.metric.name, g.path, node, target.type, text_field(target),
@@ -275,11 +275,11 @@ async def a_remeasure(graph: Any, node: str, cases: Any = None, *,
     from dagtui.judges.factory import make_judge
     from dagtui.run.cases import cases_for as _cases
 
-    checked = _checked_of(graph)
+    checked = checked_of(graph)
     g = checked.graph if checked.graph is not None else checked.require()
     labelled, by_name, *_ = _labelled(g, node, _cases(cases, g), python)
     inner = make_judge(judge, g, concurrency=concurrency, **judge_opts)
-    ctx = _Context(g, node, by_name, SharedAnswers(inner), measured_nodes(g, node),
+    ctx = AlignContext(g, node, by_name, SharedAnswers(inner), measured_nodes(g, node),
                    ancestors(g, node), python, concurrency, seed)
     try:
         with inner.guarded():

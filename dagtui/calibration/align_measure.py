@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dagtui.calibration import stats
-from dagtui.calibration.core import _bounded, check_labels, normalize_label
-from dagtui.calibration.forcing import Observation, SharedAnswers, _failed
+from dagtui.calibration.core import check_labels, normalize_label, run_bounded
+from dagtui.calibration.forcing import Observation, SharedAnswers, failed_observation
 from dagtui.calibration.proposer import text_field
 from dagtui.graph.analysed import CheckedGraph
 from dagtui.graph.model import Example, Graph, NodeBase
@@ -81,7 +81,7 @@ class Row:
 
     @property
     def agrees(self) -> bool:
-        return self.error is None and stats._key(self.label) == stats._key(self.verdict)
+        return self.error is None and stats.class_key(self.label) == stats.class_key(self.verdict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"case": self.case, "node": self.node, "label": show(self.label),
@@ -270,7 +270,7 @@ def split_cases(labelled: Sequence[tuple[str, Hashable]], holdout: float,
     groups: dict[Hashable, list[str]] = {}
     shown: dict[Hashable, str] = {}
     for name, label in labelled:
-        key = stats._key(label)
+        key = stats.class_key(label)
         groups.setdefault(key, []).append(name)
         shown[key] = show(label)
     rng = random.Random(seed)
@@ -345,7 +345,7 @@ class FocusJudge(Judge):
             try:
                 reply = await self.inner.answer(ask)
             except Exception as exc:
-                self.observed[(ask.case.name, nid)] = _failed(exc)
+                self.observed[(ask.case.name, nid)] = failed_observation(exc)
                 if label is None:
                     raise
                 return Reply(label.value, "the label (the judge failed)",
@@ -361,7 +361,7 @@ class FocusJudge(Judge):
 
 
 @dataclass
-class _Context:
+class AlignContext:
     """What every measurement of one alignment shares."""
 
     graph: Graph
@@ -385,7 +385,7 @@ class _Context:
         def job(case: Case) -> Callable[[], Any]:
             return lambda: engine.run(case, overrides=check_labels(graph, case), check=False)
 
-        runs = await _bounded([job(self.cases[n]) for n in names], self.concurrency)
+        runs = await run_bounded([job(self.cases[n]) for n in names], self.concurrency)
         rows: list[Row] = []
         for name in names:
             case = self.cases[name]
@@ -397,14 +397,14 @@ class _Context:
                     continue
                 label = normalize_label(graph.nodes[m], case.expected[m])
                 rows.append(Row(name, m, label, obs.value, obs.reason, obs.error))
-        measure = _figures(rows, self.measured, self.seed, intervals=intervals)
+        measure = measure_rows(rows, self.measured, self.seed, intervals=intervals)
         measure.calls = sum(r.calls for r in runs)
         measure.cache_hits = sum(r.cache_hits for r in runs)
         return measure, focus
 
 
-def _figures(rows: Sequence[Row], measured: Sequence[str], seed: int, *,
-             intervals: bool = True) -> Measure:
+def measure_rows(rows: Sequence[Row], measured: Sequence[str], seed: int, *,
+                 intervals: bool = True) -> Measure:
     """Pooled and per-node figures (one node: the pooled ones are its own, computed once); a
     row the judge failed on counts as a disagreement (an error is never agreement)."""
 
@@ -412,7 +412,7 @@ def _figures(rows: Sequence[Row], measured: Sequence[str], seed: int, *,
         return ("(error)", r.error) if r.error else r.verdict
 
     def pooled(r: Row, value: Hashable) -> Hashable:
-        return value if len(measured) == 1 else (r.node, stats._key(value))
+        return value if len(measured) == 1 else (r.node, stats.class_key(value))
 
     figures = Figures.of([pooled(r, r.label) for r in rows],
                          [pooled(r, verdict(r)) for r in rows], seed, intervals=intervals)

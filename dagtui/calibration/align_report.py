@@ -42,7 +42,8 @@ def _change_lines(a: Alignment) -> list[str]:
     return lines
 
 
-def _verdict(a: Alignment) -> str:
+def verdict_line(a: Alignment) -> str:
+    """The alignment's outcome in one line (the text, the Markdown, the calibration view)."""
     if a.budget_spent:
         return "not finished: the budget was spent before the search ended"
     if a.winner is None:
@@ -70,7 +71,7 @@ def render_text(a: Alignment) -> str:
                       for n, f in a.after.nodes.items()]
         lines.append(f"  McNemar exact p = {a.p_value:.4g} ({a.better_items} now agree, "
                      f"{a.worse_items} now disagree)")
-    lines.append(f"  {_verdict(a)}")
+    lines.append(f"  {verdict_line(a)}")
     lines += [f"  note: {n}" for n in a.notes]
     lines.append(f"  {a.calls} call(s), {a.cache_hits} cache hit(s), {a.wall_time:.1f}s")
     return "\n".join(lines) + "\n"
@@ -83,7 +84,7 @@ def _row_cell(row: Row) -> str:
 def render_markdown(a: Alignment) -> str:
     """For a pull-request comment: what changed, the split, the figures with intervals, the
     cases that now agree and those that now disagree."""
-    out = [f"## dagtui align: `{a.node}` in {a.graph}", "", f"**{_verdict(a)}**", ""]
+    out = [f"## dagtui align: `{a.node}` in {a.graph}", "", f"**{verdict_line(a)}**", ""]
     if a.winner is not None:
         out += ["### What changed", ""]
         out += [f"- `{line}`" for line in _change_lines(a)]

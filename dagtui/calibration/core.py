@@ -270,7 +270,7 @@ def _rates(counts: dict[str, int]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- running
 
 
-def _checked_of(graph: Any) -> CheckedGraph:
+def checked_of(graph: Any) -> CheckedGraph:
     """`graph` as a check to trust: a CheckedGraph as given, a loaded graph's own
     (`dagtui.load` checked it), a path loaded and checked here, a bare Graph checked once
     (when the first engine is built)."""
@@ -292,8 +292,8 @@ def check_labels(graph: Graph, case: Case) -> dict[str, Any]:
             and not is_unsure(node, expected[nid])}
 
 
-async def _bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]], limit: int,
-                   done: Callable[[], None] | None = None) -> list[RunResult]:
+async def run_bounded(jobs: Iterable[Callable[[], Awaitable[RunResult]]], limit: int,
+                      done: Callable[[], None] | None = None) -> list[RunResult]:
     """Run the jobs at most `limit` at a time, results in order (cases of several samples in
     one pool: `batch.run_cases` takes one engine and sample 0 only); `done()` after each."""
     sem = asyncio.Semaphore(max(1, limit))
@@ -346,7 +346,7 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
         python = PythonConsent.from_env(allow_python, dirs)
         if hasattr(graph, "python") and not allow_python and not dirs:
             python = graph.python  # a LoadedGraph: the consent it was loaded with
-    checked = _checked_of(graph)
+    checked = checked_of(graph)
     # validated at most once, when the first engine is built: the others trust that check
     g = checked.graph if checked.graph is not None else checked.require()
     checked_cases, ignored = check_cases(g, _cases(cases, g), lenient=lenient)
@@ -393,13 +393,13 @@ async def a_calibrate(graph: Any, cases: Any = None, *, judge: str | Judge | Non
     # guarded like a batch run: the first uncached call probes alone, a judge that cannot
     # work (or goes down) halts and the calls still to come end at once
     with inner.guarded():
-        first = await _bounded([forced(c, 0) for c in batch] + [free(c) for c in batch],
+        first = await run_bounded([forced(c, 0) for c in batch] + [free(c) for c in batch],
                                concurrency, tick)
         forced0, free_results = first[:len(batch)], first[len(batch):]
-        later = await _bounded([forced(c, s) for s in range(1, samples) for c in batch],
+        later = await run_bounded([forced(c, s) for s in range(1, samples) for c in batch],
                                concurrency, tick)
         # after sample 0: the requests a probe leaves as they were are answered from it
-        probe_runs = await _bounded([probe(e, c) for e in probe_engines for c in batch],
+        probe_runs = await run_bounded([probe(e, c) for e in probe_engines for c in batch],
                                     concurrency, tick)
     wall = time.perf_counter() - start
     halt = getattr(inner, "halt", None)
@@ -647,7 +647,7 @@ def _stability(nc: NodeCalibration, cases: Sequence[Case],
         items.append(ratings)
         top, margin = stats.majority(ratings)
         margins.append(margin)
-        if len(set(map(stats._key, ratings))) > 1:
+        if len(set(map(stats.class_key, ratings))) > 1:
             flips += 1
             if margin < CLOSE_MARGIN:
                 votes = Counter(show(r) for r in ratings)

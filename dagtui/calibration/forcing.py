@@ -119,7 +119,7 @@ class ForcingJudge(Judge):
             try:
                 reply = await self.inner.answer(ask)
             except Exception as exc:  # noqa: BLE001 - recorded; the label carries the path on
-                self._record(ask, _failed(exc))
+                self._record(ask, failed_observation(exc))
                 return Reply(label.value, "the label (the judge failed: teacher forcing goes on)",
                              calls=list(getattr(exc, "calls", [])))
             self._record(ask, Observation(reply.value, reply.reason))
@@ -130,7 +130,7 @@ class ForcingJudge(Judge):
         try:
             reply = await self.inner.answer(ask)
         except Exception as exc:
-            self._record(ask, _failed(exc))
+            self._record(ask, failed_observation(exc))
             fallback = self._label_text(ask) if kind.extracts else None
             if fallback is None:
                 raise
@@ -150,7 +150,7 @@ class ForcingJudge(Judge):
             return None
 
 
-def _failed(exc: Exception) -> Observation:
+def failed_observation(exc: Exception) -> Observation:
     """A failed call as an observation (a judge error by kind, anything else as `other`)."""
     if isinstance(exc, JudgeError):
         return Observation(error=str(exc), error_kind=exc.kind)

@@ -7,11 +7,12 @@ minibatch of train cases with traces, reflects on the failures to propose a muta
 keeps the mutation when it does better on the minibatch (then scores it on the whole set).
 One node of a decision graph is exactly its "component": the candidate is
 `{"criteria": text}` (a task node: its instructions), and `GEPAAdapter.evaluate` is the
-teacher-forced measurement `align` uses for every candidate (`align._Context.measure`: the
-node's real prompt, the judge's client and cache), each case scored by the share of its
-labelled decisions the judge got right. The reflection is `align`'s own proposer
-(`proposer.propose`, one wording at a time, on the minibatch's disagreements), not GEPA's
-default prompt, so it goes through the judge's client and cache too.
+teacher-forced measurement `align` uses for every candidate
+(`align_measure.AlignContext.measure`: the node's real prompt, the judge's client and cache),
+each case scored by the share of its labelled decisions the judge got right. The reflection
+is `align`'s own proposer (`proposer.propose`, one wording at a time, on the minibatch's
+disagreements), not GEPA's default prompt, so it goes through the judge's client and cache
+too.
 
 Why not DSPy's `dspy.GEPA` or MIPROv2: they optimise a `dspy.Module` through DSPy's own LM
 client and prompt adapter, so what they score is not the prompt the node sends
@@ -32,12 +33,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dagtui.calibration.align_measure import (
+    AlignContext,
     AlignRefused,
     Candidate,
     Measure,
     Row,
-    _Context,
-    _figures,
+    measure_rows,
 )
 from dagtui.graph.model import Graph, NodeBase
 
@@ -61,7 +62,7 @@ class NodeAdapter:
     names evaluated by teacher forcing, each case's score the share of its decisions that
     agree with the labels; the trajectories are the measured rows."""
 
-    def __init__(self, ctx: _Context, loop: asyncio.AbstractEventLoop, propose: Any) -> None:
+    def __init__(self, ctx: AlignContext, loop: asyncio.AbstractEventLoop, propose: Any) -> None:
         self.ctx = ctx
         self.loop = loop
         self._propose = propose
@@ -105,7 +106,7 @@ class NodeAdapter:
         return {COMPONENT: texts[0] if texts else candidate[COMPONENT]}
 
 
-async def gepa_texts(ctx: _Context, graph: Graph, node: NodeBase, train: list[str],
+async def gepa_texts(ctx: AlignContext, graph: Graph, node: NodeBase, train: list[str],
                      candidates: int, proposer: str | None, seed: int) -> tuple[
                          list[str], int, int]:
     """(up to `candidates` distinct wordings GEPA's search found, other than the node's own,
@@ -119,7 +120,7 @@ async def gepa_texts(ctx: _Context, graph: Graph, node: NodeBase, train: list[st
     async def one(text: str, rows: list[Row], evidence: dict[tuple[str, str], Any]
                   ) -> list[str]:
         shown = node.replace(**{text_field(node): text})
-        baseline = Measure(_figures(rows, ctx.measured, seed, intervals=False).figures, {},
+        baseline = Measure(measure_rows(rows, ctx.measured, seed, intervals=False).figures, {},
                            rows)
         texts, spent = await propose(ctx.judge, graph, shown, baseline, ctx.cases, evidence,
                                      1, proposer)

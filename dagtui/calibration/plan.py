@@ -215,13 +215,13 @@ def _replay(graph: Graph, judge: Any, cases: Sequence[Case], samples: int
             ) -> dict[str, _Walk]:
     """case name -> the judge's cached path (sample 0) and the nodes where its cached
     samples split closely; a case the cache cannot place at sample 0 is left out."""
-    from dagtui.run.cluster import _cache_only_judge, _Recording
+    from dagtui.judges.cache_only import RecordingCache, cache_only_judge
     from dagtui.run.engine import Engine
 
     cache: Any = getattr(judge, "cache", None)
     if getattr(cache, "path", None) is None or not len(cache):
         return {}
-    only = _cache_only_judge(judge, _Recording(cache))
+    only = cache_only_judge(judge, RecordingCache(cache))
     engine = Engine(graph, only, validate=False)
 
     async def walk() -> dict[str, _Walk]:
@@ -245,7 +245,7 @@ def _replay(graph: Graph, judge: Any, cases: Sequence[Case], samples: int
                     if s.error is None and s.node in ratings and _hashable(s.answer):
                         ratings[s.node].append(s.answer)
             close = [n for n, r in ratings.items()
-                     if len(r) > 1 and len({stats._key(x) for x in r}) > 1
+                     if len(r) > 1 and len({stats.class_key(x) for x in r}) > 1
                      and stats.majority(r)[1] < CLOSE_MARGIN]
             out[case.name] = _Walk([s.node for s in first.steps if s.error is None], close)
         return out

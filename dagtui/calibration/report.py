@@ -21,7 +21,8 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def _num(value: float | None, digits: int = 2) -> str:
+def num_text(value: float | None, digits: int = 2) -> str:
+    """A figure as the report prints it (`-` when there is none; the calibration view too)."""
     return "-" if value is None else f"{value:.{digits}f}"
 
 
@@ -51,8 +52,8 @@ def _rows(cal: Calibration) -> list[list[str]]:
     for nc in cal.nodes.values():
         if nc.type == "check":
             continue
-        rows.append([nc.node, nc.type, str(nc.cases), _pct(nc.agreement), _num(nc.kappa),
-                     _ci(nc), _recall(nc) if nc.type == "task" else _num(nc.mae),
+        rows.append([nc.node, nc.type, str(nc.cases), _pct(nc.agreement), num_text(nc.kappa),
+                     _ci(nc), _recall(nc) if nc.type == "task" else num_text(nc.mae),
                      str(nc.flipped)])
     return rows
 
@@ -81,8 +82,8 @@ def _human_rows(cal: Calibration) -> list[list[str]]:
     for nid, pairs in cal.human_agreement.items():
         judge = cal.nodes[nid].kappa if nid in cal.nodes else None
         for p in pairs:
-            rows.append([nid, _num(judge), f"{p.first} / {p.second}", str(p.cases),
-                         _pct(p.agreement), _num(p.kappa), _pair_ci(p.kappa_ci),
+            rows.append([nid, num_text(judge), f"{p.first} / {p.second}", str(p.cases),
+                         _pct(p.agreement), num_text(p.kappa), _pair_ci(p.kappa_ci),
                          str(p.unsure)])
     return rows
 
@@ -93,8 +94,8 @@ def _human_intro(cal: Calibration, head: str = "human–human agreement") -> str
 
 
 def _sample_rows(cal: Calibration) -> list[list[str]]:
-    return [[nc.node, str(nc.sampled_cases), _pct(nc.flip_rate), _num(nc.margin),
-             _num(nc.fleiss), str(len(nc.close_calls))]
+    return [[nc.node, str(nc.sampled_cases), _pct(nc.flip_rate), num_text(nc.margin),
+             num_text(nc.fleiss), str(len(nc.close_calls))]
             for nc in cal.nodes.values() if nc.type != "check" and nc.sampled_cases]
 
 
@@ -141,7 +142,7 @@ def _end_to_end(cal: Calibration) -> str:
                                                 ("specificity", "judge_fail", "human_fail"))
                     if c[human])
     return (f"{counted(len(cal.scored), 'case')} scored: exact {_pct(cal.exact)}, pass/fail "
-            f"{_pct(cal.pass_fail)}{rates}, mean absolute error {_num(cal.mae, 3)}")
+            f"{_pct(cal.pass_fail)}{rates}, mean absolute error {num_text(cal.mae, 3)}")
 
 
 def _blame_line(cal: Calibration) -> str:
@@ -153,7 +154,8 @@ def _blame_line(cal: Calibration) -> str:
 PROBE_HEAD = ["node", "type", "probe", "asked", "flipped", "flip rate", "agree", "kappa"]
 
 
-def _moved(before: float | None, after: float | None, fmt: Any) -> str:
+def moved_text(before: float | None, after: float | None, fmt: Any) -> str:
+    """`before → after` in `fmt`, `-` when either is missing (the calibration view too)."""
     return "-" if before is None or after is None else f"{fmt(before)} → {fmt(after)}"
 
 
@@ -167,8 +169,8 @@ def _probe_rows(cal: Calibration) -> list[list[str]]:
                 continue
             rows.append([r.node, r.type, f"{r.probe} ({', '.join(r.variants)})",
                          str(r.compared), str(r.flipped), _pct(r.flip_rate),
-                         _moved(r.agreement, r.agreement_probed, _pct),
-                         _moved(r.kappa, r.kappa_probed, _num)])
+                         moved_text(r.agreement, r.agreement_probed, _pct),
+                         moved_text(r.kappa, r.kappa_probed, num_text)])
     return rows
 
 

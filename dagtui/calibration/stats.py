@@ -43,12 +43,12 @@ def cohen_kappa(labels: Sequence[Hashable], verdicts: Sequence[Hashable]) -> flo
     _same_length(labels, verdicts)
     if not labels:
         return None
-    return counted_agreement(Counter(zip(map(_key, labels), map(_key, verdicts),
+    return counted_agreement(Counter(zip(map(class_key, labels), map(class_key, verdicts),
                                          strict=True)))[1]
 
 
 def counted_agreement(pairs: Counter) -> tuple[float | None, float | None]:
-    """(raw agreement, Cohen's kappa) from counts of (label, verdict) pairs, each as `_key`
+    """(raw agreement, Cohen's kappa) from counts of (label, verdict) pairs, each as `class_key`
     makes it: the figures `raw_agreement` and `cohen_kappa` give for the lists the counts
     stand for, without the lists (`dagtui run` counts them as cases finish). (None, None)
     for no pairs."""
@@ -91,8 +91,8 @@ def _bootstrap(labels: Sequence[Hashable], verdicts: Sequence[Hashable],
     n = len(labels)
     if not n:
         return None
-    a = [_key(x) for x in labels]
-    b = [_key(x) for x in verdicts]
+    a = [class_key(x) for x in labels]
+    b = [class_key(x) for x in verdicts]
     rng = random.Random(seed)
     values: list[float] = []
     for _ in range(resamples):
@@ -147,7 +147,7 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
     is exactly Fleiss' setting, and its formula is short enough to check by hand. 1.0 when
     every item's ratings are unanimous (also when all are one class: see the module
     docstring)."""
-    items = [[_key(r) for r in item] for item in ratings]
+    items = [[class_key(r) for r in item] for item in ratings]
     if not items:
         return None
     m = len(items[0])
@@ -173,10 +173,10 @@ def majority(ratings: Sequence[Hashable]) -> tuple[Hashable, float]:
     """(the most frequent rating, its margin): margin = (top count - runner-up count) / n.
 
     Ties go to the rating seen first, so the result does not depend on hash order."""
-    counts = Counter(_key(r) for r in ratings)
+    counts = Counter(class_key(r) for r in ratings)
     order: dict[Hashable, Hashable] = {}
     for r in ratings:
-        order.setdefault(_key(r), r)
+        order.setdefault(class_key(r), r)
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
     top_key, top = ranked[0]
     second = ranked[1][1] if len(ranked) > 1 else 0
@@ -194,13 +194,13 @@ def confusion(labels: Sequence[Hashable], verdicts: Sequence[Hashable]
     return out
 
 
-def _key(value: Hashable) -> Hashable:
+def class_key(value: Hashable) -> Hashable:
     """Class identity: `True` and `1` are different classes (a bool verdict is not a number)."""
     return (type(value).__name__, value)
 
 
 def _eq(a: Hashable, b: Hashable) -> bool:
-    return _key(a) == _key(b)
+    return class_key(a) == class_key(b)
 
 
 def _same_length(a: Sequence[object], b: Sequence[object]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from dagtui.calibration import stats
 from dagtui.calibration.core import TOLERANCE
-from dagtui.calibration.stats import _key
+from dagtui.calibration.stats import class_key
 from dagtui.graph.model import Graph
 from dagtui.labels.check import is_unsure, normalize_label
 from dagtui.text import counted
@@ -58,7 +58,8 @@ class Agreement:
                     or is_unsure(node, expected[step.node]):  # "unsure": out of kappa
                 continue
             label = normalize_label(node, expected[step.node])
-            self.pairs.setdefault(step.node, Counter())[(_key(label), _key(step.answer))] += 1
+            pair = (class_key(label), class_key(step.answer))
+            self.pairs.setdefault(step.node, Counter())[pair] += 1
         if r.expected_score is None or r.score is None:
             return
         self.scored += 1

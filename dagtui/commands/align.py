@@ -16,9 +16,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dagtui.commands.calibrate import _cost_line
-from dagtui.commands.flags import add_call_flags, non_negative_int, positive_int, temperature
-from dagtui.commands.python_opts import add_python_options, python_consent
+from dagtui.commands.calibrate import cost_line
+from dagtui.commands.flags import (
+    add_call_flags,
+    non_negative_int,
+    positive_int,
+    run_spec,
+    temperature,
+)
+from dagtui.commands.python_opts import add_python_options
 from dagtui.commands.run import err, halt_lines, load_graph_and_cases
 from dagtui.exitcodes import ExitCode
 from dagtui.report.outputs import write_document
@@ -93,9 +99,10 @@ def run(args: argparse.Namespace) -> int:
         return code
     from dagtui.judges.factory import model_for
 
-    model = model_for(graph, args.model)
+    spec = run_spec(args)  # the judge's settings and the cache as a run's
+    model = model_for(graph, spec.model)
     seed = stats.SEED if args.seed is None else args.seed
-    consent = python_consent(args)
+    consent = spec.python
     methods = resolve_methods(args.method, args.tries)
     try:
         plan = plan_alignment(graph, args.node, cases, holdout=args.holdout, seed=seed,
@@ -113,11 +120,11 @@ def run(args: argparse.Namespace) -> int:
             f"the node as it is and {pool} candidate(s) on train, "
             f"{'1 proposer call, ' if 'rewrite' in methods else ''}2 measurements on "
             f"held-out, {plan.upstream_calls} task call(s) above the node\n"
-            f"  {_cost_line(model, plan.prompts, 1 + pool, most)}")
+            f"  {cost_line(model, plan.prompts, 1 + pool, most)}")
         return ExitCode.OK
     from dagtui.calibration.align_report import render_markdown, render_text
-    from dagtui.judges.cache import open_cache
     from dagtui.report.outputs import report_target_problems, safe_json, safe_text
+    from dagtui.run.execute import open_run_cache
 
     bad = report_target_problems(json_out=args.json_out, files={"--markdown": args.markdown},
                                  inputs={"graph file": args.graph})
@@ -126,15 +133,14 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         return ExitCode.USAGE
     original = Path(args.graph).read_text(encoding="utf-8") if args.write else None
-    cache: Any = open_cache(args.cache_dir, enabled=not args.no_cache, refresh=args.refresh,
-                            graph=args.graph)
+    cache: Any = open_run_cache(spec, args.graph)
     try:
         result = asyncio.run(a_align(
             checked, args.node, cases, judge=model, holdout=args.holdout, seed=seed,
             method=args.method, candidates=args.candidates, proposer=args.proposer,
-            tries=args.tries, concurrency=args.concurrency, python=consent,
-            api_base=args.api_base, cache=False if cache is None else cache,
-            timeout=args.timeout, retries=args.retries, temperature=args.temperature,
+            tries=args.tries, concurrency=spec.concurrency, python=consent,
+            api_base=spec.api_base, cache=False if cache is None else cache,
+            timeout=spec.timeout, retries=spec.retries, temperature=spec.temperature or 0.0,
             budget=args.budget))
     except AlignRefused as exc:
         err(f"{args.graph}: {exc}")

@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plan:
         from dagtui.commands.calibrate_plan import plan_command
 
-        return plan_command(args, graph, cases)
+        return plan_command(args, spec, graph, cases)
     labelled, code = _compared(cases, args.annotator)
     if code:
         return code
@@ -352,13 +352,16 @@ def dry_run(graph: Any, cases: list[Any], model: str, samples: int, consent: Any
         probe_calls = sum(v.applies(node) for v in variants(graph, probes) for node in judged)
         lines.append(f"  bias probes ({', '.join(probes)}): at most {probe_calls} calls "
                      "(sample 0; a request two cases share is asked once)")
-    lines.append("  " + _cost_line(model, prompts, samples,
+    lines.append("  " + cost_line(model, prompts, samples,
                                    forced + off_path + steps_calls + probe_calls))
     return "\n".join(lines) + "\n"
 
 
-def _cost_line(model: str, prompts: list[list[dict[str, str]]], samples: int,
-               most: int) -> str:
+def cost_line(model: str, prompts: list[list[dict[str, str]]], samples: int,
+              most: int) -> str:
+    """The dry run's cost line: `samples` samples of `prompts` priced by litellm's token
+    counter and price map (unknown where it has no price), and `most` calls at most
+    (calibrate's and align's dry runs print it)."""
     from dagtui.judges.litellm_judge import import_litellm
 
     litellm = import_litellm()

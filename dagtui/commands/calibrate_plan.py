@@ -17,6 +17,7 @@ from typing import Any
 
 from dagtui.commands.run import err
 from dagtui.exitcodes import ExitCode
+from dagtui.run.spec import RunSpec
 from dagtui.text import say
 
 
@@ -34,12 +35,14 @@ def plan_judge(graph: Any, saved: dict[str, Any] | None, cache: Any, *, model: s
                       temperature=saved_t if isinstance(saved_t, int | float) else temperature)
 
 
-def plan_command(args: argparse.Namespace, graph: Any, cases: list[Any]) -> int:
-    """The plan of `graph` on its loaded, label-checked `cases`, printed (exit 0)."""
+def plan_command(args: argparse.Namespace, spec: RunSpec, graph: Any, cases: list[Any]) -> int:
+    """The plan of `graph` on its loaded, label-checked `cases`, printed (exit 0). `spec`
+    is the command's run settings (`dagtui.commands.flags.run_spec`): the judge's model,
+    endpoint and temperature, and the cache."""
     from dagtui.calibration.plan import DEFAULT_TARGET_WIDTH, plan, render
     from dagtui.calibration.saved import read_saved
-    from dagtui.judges.cache import open_cache
     from dagtui.report.outputs import safe_json
+    from dagtui.run.execute import open_run_cache
     from dagtui.workdir import calibration_file
 
     where = args.calibration or str(calibration_file(graph.path or args.graph))
@@ -47,9 +50,10 @@ def plan_command(args: argparse.Namespace, graph: Any, cases: list[Any]) -> int:
     if saved is None and args.calibration:
         err(f"{where}: not a calibration result (dagtui calibrate --json FILE writes one)")
         return ExitCode.USAGE
-    cache = open_cache(args.cache_dir, enabled=not args.no_cache, graph=args.graph)
-    judge = plan_judge(graph, saved, cache, model=args.model, api_base=args.api_base,
-                       temperature=args.temperature)
+    # read what the last run left: a plan asks nothing, so `--refresh` has nothing to redo
+    cache = open_run_cache(spec.replace(refresh=False), args.graph)
+    judge = plan_judge(graph, saved, cache, model=spec.model, api_base=spec.api_base,
+                       temperature=spec.temperature)
     result = plan(graph, saved or {}, cases, judge,
                   target_width=args.target_width or DEFAULT_TARGET_WIDTH)
     if saved is None:

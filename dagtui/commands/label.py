@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dagtui.exitcodes import ExitCode
 from dagtui.text import say
+
+if TYPE_CHECKING:
+    from dagtui.run.spec import RunSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,6 +61,7 @@ def err(msg: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dagtui.commands.flags import run_spec
     from dagtui.commands.run import load_graph_and_cases
     from dagtui.labels.check import scan
     from dagtui.labels.session import cached_judge, open_session
@@ -70,12 +74,13 @@ def run(args: argparse.Namespace) -> int:
     assert path is not None  # load_graph_and_cases refused a graph without one
     for problem in scan(graph, cases):
         say(f"warning: {problem.format()} (asked again)", file=sys.stderr)
-    judge = None if args.no_cache else cached_judge(graph, model=args.model,
-                                                    api_base=args.api_base,
-                                                    cache_dir=args.cache_dir)
+    spec = run_spec(args)  # the judge whose cached answers are shown, and its cache
+    judge = None if spec.no_cache else cached_judge(graph, model=spec.model,
+                                                    api_base=spec.api_base,
+                                                    cache_dir=spec.cache_dir)
     planned = None
     if args.order == "uncertain":
-        planned = _planned(args, graph, cases)
+        planned = _planned(args.graph, spec, graph, cases)
     try:
         session = open_session(graph, path, cases, order=args.order, judge=judge,
                                planned=planned, annotator=args.annotator,
@@ -96,17 +101,18 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _planned(args: argparse.Namespace, graph: Any, cases: list[Any]) -> list[str]:
+def _planned(shown: str, spec: RunSpec, graph: Any, cases: list[Any]) -> list[str]:
     """The case names in `calibrate --plan`'s order (`dagtui.calibration.plan`): the
-    unlabelled cases to label first, then the rest; file order without a saved calibration."""
+    unlabelled cases to label first, then the rest; file order without a saved calibration.
+    `shown`: the graph as named on the command line; `spec`: the command's run settings."""
     from dagtui.calibration.plan import uncertain_order
     from dagtui.calibration.saved import read_saved
     from dagtui.commands.calibrate_plan import plan_judge
-    from dagtui.judges.cache import open_cache
+    from dagtui.run.execute import open_run_cache
     from dagtui.workdir import calibration_file
 
-    saved = read_saved(str(calibration_file(graph.path or args.graph)))
-    cache = open_cache(args.cache_dir, enabled=not args.no_cache, graph=args.graph)
-    judge = plan_judge(graph, saved, cache, model=args.model, api_base=args.api_base,
+    saved = read_saved(str(calibration_file(graph.path or shown)))
+    cache = open_run_cache(spec, shown)
+    judge = plan_judge(graph, saved, cache, model=spec.model, api_base=spec.api_base,
                        temperature=None)
     return uncertain_order(graph, cases, saved, judge)

@@ -167,8 +167,9 @@ class CacheStats:
 
 
 class JudgeCache(Protocol):
-    """What a judge asks of its cache: `Cache`, `NullCache`, or a Dask worker's in-memory
-    one (`dagtui.run.dask_worker.ShippedCache`)."""
+    """What a judge asks of its cache: `Cache`, `NullCache`, a Dask worker's in-memory
+    one (`dagtui.run.dask_worker.ShippedCache`), or a read-only view that records its hits
+    (`dagtui.judges.cache_only.RecordingCache`)."""
 
     def get(self, key: str) -> dict[str, Any] | None: ...
 

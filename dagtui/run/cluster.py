@@ -10,9 +10,10 @@ uses an existing cluster, however many machines it spans. Dask is an optional ex
 A batch (one graph's cases: a `dagtui run`, or one suite rule's admitted cases):
 
 1. The client looks every case up in the cache first, with a judge that may answer only
-   from the cache (`_probe`). A case whose every step is cached is finished right there and
-   never leaves the client, so a rerun on the cluster makes no call and ships nothing. For the
-   others, the cached answers found on the way are shipped with the case.
+   from the cache (`_probe`, with `dagtui.judges.cache_only`). A case whose every step is
+   cached is finished right there and never leaves the client, so a rerun on the cluster
+   makes no call and ships nothing. For the others, the cached answers found on the way are
+   shipped with the case.
 2. The rest go out in chunks (`dagtui.run.dask_worker.run_chunk`), each worker running its chunk
    through the same `batch.run_cases` loop an in-process run uses, with a warm judge and
    engine kept between chunks (`DagtuiPlugin`) on its share of `--concurrency` and `--rpm`.
@@ -295,54 +296,6 @@ def _forkserver() -> str:
 # ------------------------------------------------------------------ the cache, client side
 
 
-class _Recording:
-    """The client's cache, read through: what each lookup found is kept for shipping."""
-
-    path = None
-    refresh = False
-
-    def __init__(self, cache: Any) -> None:
-        self.cache = cache
-        self.found: dict[str, dict[str, Any]] = {}
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        value = self.cache.get(key)
-        if value is not None:
-            self.found[key] = value
-        return value
-
-    def put(self, key: str, model: str, response: dict[str, Any], *,
-            api_base: str | None = None) -> None:
-        return None
-
-    def share(self) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-
-def _cache_only_judge(judge: Any, recording: _Recording) -> Any:
-    """A copy of `judge` that answers only from the cache: a miss is a step error."""
-    from dagtui.judges.base import JudgeError
-    from dagtui.judges.litellm_judge import LiteLLMJudge
-    from dagtui.kinds import kind_of
-
-    class CacheOnly(LiteLLMJudge):
-        async def _send(self, request: dict[str, Any], purpose: str) -> Any:
-            raise JudgeError("cache_miss", "not in the cache")
-
-        async def answer(self, ask: Any) -> Any:
-            if kind_of(ask.node).measured:  # it asks for itself: never cached here
-                raise JudgeError("cache_miss", "not in the cache")
-            return await super().answer(ask)
-
-    config = dict(judge.worker_config(), cache=None, lanes=0)
-    probe = CacheOnly.from_worker_config(config)
-    probe.cache = recording
-    return probe
-
-
 def _probe(engine: Engine, cases: list[Case]) -> tuple[dict[int, RunResult],
                                                       list[dict[str, Any]]]:
     """({index: result} of the cases the cache finishes, per case the cached answers met on
@@ -351,8 +304,10 @@ def _probe(engine: Engine, cases: list[Case]) -> tuple[dict[int, RunResult],
     empty: list[dict[str, Any]] = [{} for _ in cases]
     if getattr(cache, "path", None) is None or cache.refresh or not len(cache):
         return {}, empty
-    recording = _Recording(cache)
-    judge = _cache_only_judge(engine.judge, recording)
+    from dagtui.judges.cache_only import RecordingCache, cache_only_judge
+
+    recording = RecordingCache(cache)
+    judge = cache_only_judge(engine.judge, recording)
     done: dict[int, RunResult] = {}
     hits: list[dict[str, Any]] = []
 

@@ -175,7 +175,7 @@ def probe_text(data: dict[str, Any] | None, node_id: str) -> Text | None:
         else None
     if not isinstance(per, dict) or not per:
         return None
-    from dagtui.calibration.report import _moved, _num  # the report's own wording
+    from dagtui.calibration.report import moved_text, num_text  # the report's own wording
 
     text = Text("bias probes", style="bold")
     for name, r in per.items():
@@ -190,8 +190,9 @@ def probe_text(data: dict[str, Any] | None, node_id: str) -> Text | None:
         text.append(f"flipped {r.get('flipped', 0)}/{r.get('compared', 0)} ({pct(flip)})",
                     style="bold red" if isinstance(flip, int | float) and flip > 0
                     else "green")
-        text.append(f" · agreement {_moved(r.get('agreement'), r.get('agreement_probed'), pct)}"
-                    f" · κ {_moved(r.get('kappa'), r.get('kappa_probed'), _num)}")
+        agreement = moved_text(r.get("agreement"), r.get("agreement_probed"), pct)
+        text.append(f" · agreement {agreement}"
+                    f" · κ {moved_text(r.get('kappa'), r.get('kappa_probed'), num_text)}")
         if r.get("errors"):
             text.append(f" · {len(r['errors'])} failed calls", style="yellow")
     return text
@@ -230,7 +231,7 @@ def align_text(result: Any, status: str = "") -> Text:
     if result is None:
         text.append(f" · {status}", style="yellow")
         return text
-    from dagtui.calibration.align_report import _verdict
+    from dagtui.calibration.align_report import verdict_line
 
     split = result.split
     text.append(f" · seed {split.seed}: {len(split.train)} train, {len(split.held_out)} "
@@ -251,7 +252,7 @@ def align_text(result: Any, status: str = "") -> Text:
         text.append(f" · agreement {pct(b.agreement)} → {pct(a.agreement)}")
         if result.p_value is not None:
             text.append(f" · McNemar p {result.p_value:.2g}")
-    text.append(f"\n{_verdict(result)}",
+    text.append(f"\n{verdict_line(result)}",
                 style="bold green" if result.improved else "bold yellow")
     diff = node_diff(result.node_before, result.node_after)
     if diff:

@@ -146,7 +146,9 @@ DEBUGGER_KEYS: list[KeySpec] = [
 #: `dagtui label` (`dagtui.tui.label`): one key per label; digits pick a verdict (1-9) or a
 #: scored leaf's score (0-9, `t` for 10)
 LABEL_KEYS: list[KeySpec] = [
-    KeySpec("label.back", "escape", "back", "quit", True, "leave (every label is written)"),
+    KeySpec("label.back", "escape", "back", "back", True,
+            "back to the editor or the calibration view, or quit dagtui label "
+            "(every label is written)"),
     KeySpec("label.help", "f1", "keys", "keys", True, "this list of keys"),
     *[KeySpec(f"label.pick{i}", str(i), f"pick({i})", str(i), False,
               f"label: verdict {i} of the node, or the score {i}") for i in range(10)],
@@ -166,6 +168,11 @@ LABEL_KEYS: list[KeySpec] = [
     KeySpec("label.reveal", "r", "reveal", "judge", True,
             "show or hide the judge's cached answer"),
 ]
+
+#: the footer label of a binding (by id) on the screen the app started on, where leaving it
+#: leaves the app (`dagtui.tui.screens.base.DagtuiScreen.active_bindings`): esc quits
+#: `dagtui label`, and goes back when the same screen sits over the editor
+START_DESCRIPTIONS: dict[str, str] = {"label.back": "quit"}
 
 SUITE_KEYS: list[KeySpec] = [
     KeySpec("suite.focus", "f", "toggle_focus", "Focus", True,

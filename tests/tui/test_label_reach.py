@@ -9,14 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.screen import Screen
+from textual.widgets import Footer
 
-from dagtui.tui.app import editor_app
+from dagtui.tui.app import editor_app, label_app
 from dagtui.tui.label import LabelScreen
 from dagtui.tui.screens.calibration import CalibrationScreen
 from dagtui.tui.screens.editor import EditorScreen
 from tui.debugger_helpers import SIZE
 from tui.test_calibration_view import CASES, open_view, workdir  # noqa: F401 - a fixture
-from tui.test_label_screen import GRAPH
+from tui.test_label_screen import GRAPH, session_for
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -61,6 +63,30 @@ async def test_editor_l_labels_from_the_selected_node_and_esc_comes_back(
         assert app.screen is editor and not editor.state.dirty
         assert not any("changed on disk" in n for n in app.notices)
     assert graph.read_text() == GRAPH
+
+
+def esc_says(screen: Screen[object]) -> str:
+    """The description the footer of `screen` shows beside esc."""
+    return next(key.description for key in screen.query_one(Footer).query("FooterKey")
+                if key.key == "escape")
+
+
+async def test_esc_says_back_over_the_editor_and_quit_in_dagtui_label(tmp_path: Path) -> None:
+    graph = tmp_path / "doc.toml"
+    graph.write_text(GRAPH)
+    (tmp_path / "doc.cases.jsonl").write_text(JSONL)
+    app = editor_app(graph, poll_interval=0, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L")
+        await pilot.pause()
+        assert isinstance(app.screen, LabelScreen)
+        assert esc_says(app.screen) == "back"
+
+    start = label_app(session_for(tmp_path, "doc.cases.jsonl", JSONL), title="doc.toml")
+    async with start.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(start.screen, LabelScreen)
+        assert esc_says(start.screen) == "quit"
 
 
 async def test_editor_l_refuses_a_graph_without_a_cases_file(tmp_path: Path) -> None:

@@ -14,7 +14,9 @@ answers the few questions the app has to put to whichever screen is shown:
 - `ready`: awaited by `DagtuiApp.run_test` before the test gets its pilot (the editor:
   until its first validation has run), so every test starts from a settled screen.
 - `leave`: close this screen: back to the screen below, or out of the app when it is the
-  one the app started on.
+  one the app started on. A key that leaves says which in the footer: on the start
+  screen its label is the one `dagtui.tui.keys.START_DESCRIPTIONS` names (esc "quit" in
+  `dagtui label`, "back" when the labelling screen sits over the editor).
 - `read_css`: a stylesheet for widgets the screen mounts after its first frame, read then
   rather than with the screen's own `CSS_PATH` (the editor's form and bottom panels).
 
@@ -23,12 +25,16 @@ This module imports no screen and no app, so every screen can import it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import SystemCommand
+from textual.binding import ActiveBinding
 from textual.screen import Screen
+
+from dagtui.tui.keys import START_DESCRIPTIONS
 
 
 class DagtuiScreen(Screen[Any]):
@@ -44,6 +50,19 @@ class DagtuiScreen(Screen[Any]):
     def is_start(self) -> bool:
         """True for the screen the app started on (leaving it leaves the app)."""
         return bool(self.app.screen_stack) and self.app.screen_stack[0] is self
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's, each binding `START_DESCRIPTIONS` names relabelled on the start screen:
+        the footer reads this, so it says "quit" where the key leaves the app and "back"
+        where it returns to the screen below (the same screen can be either)."""
+        active = super().active_bindings
+        if not self.is_start:
+            return active
+        return {key: a._replace(binding=dataclasses.replace(
+                    a.binding, description=START_DESCRIPTIONS[a.binding.id]))
+                if a.binding.id in START_DESCRIPTIONS else a
+                for key, a in active.items()}
 
     def leave(self, result: Any = None) -> None:
         """Back to the screen below, or out of the app from the start screen."""
