@@ -58,7 +58,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
     }
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CI", "1")
-        mp.chdir(root)  # calibrate saves under ./.dagtui: not in the checkout
+        # a module's fixture runs before conftest's per-test DAGTUI_DIR: calibrate would save
+        # beside the shipped graph, in the checkout's graphs/.dagtui/
+        mp.setenv("DAGTUI_DIR", str(root / ".dagtui"))
+        mp.chdir(root)
         for name, argv in runs.items():
             main([*argv, "--json", str(root / name / "r.json"),
                   "--trace-dir", str(root / name / "traces")])
