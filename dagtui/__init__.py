@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dagtui.lazyattrs import lazy_attributes
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
@@ -42,13 +44,4 @@ _LAZY = {"Diagnostic": "diagnostics", "Severity": "diagnostics", "GraphError": "
          "check_labels": "api",
          "calibrate": "calibration.core", "a_calibrate": "calibration.core",
          "align": "api", "a_align": "api"}
-
-
-def __getattr__(name: str):  # noqa: ANN202 - module-level lazy attributes (PEP 562)
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dagtui' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())

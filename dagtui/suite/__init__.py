@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dagtui.lazyattrs import lazy_attributes
+
 if TYPE_CHECKING:
     from dagtui.suite.loader import (
         SuiteError,
@@ -42,15 +44,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):  # noqa: ANN202 - module-level lazy attributes (PEP 562)
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dagtui.suite' has no attribute {name!r}")
-
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "CycleError",
