@@ -662,3 +662,14 @@ def test_other_table_styles_merge_in_place(form: str, edit: str) -> None:
         out = render(graph, text, renames=renames)
     assert load_text(out).graph.to_raw() == graph.to_raw()
     assert "# the name" in out and "# node a" in out
+
+
+def test_a_key_ending_in_a_newline_is_quoted_not_written_bare() -> None:
+    """`^[A-Za-z0-9_-]+$` matched "0\\n" (`$` matches before a final newline): the id was
+    written as a bare key, a header TOML cannot read (found by the property test above)."""
+    from dagtui.graph.checks import split_function
+    from dagtui.graph.tomlio.writer import toml_key
+
+    assert toml_key("0\n") == '"0\\n"' and toml_key("ok_id-1") == "ok_id-1"
+    assert tomllib.loads(f"[nodes.{toml_key('0' + chr(10))}]\n") == {"nodes": {"0\n": {}}}
+    assert split_function("pkg.mod:fn\n") is None and split_function("pkg.mod:fn")

@@ -50,7 +50,7 @@ def verdict_key(verdict: bool | str) -> str:
 
 def is_bare_id(text: str) -> bool:
     """True for ids worth keeping on import: TOML bare keys that are not random uuids."""
-    return bool(_BARE_ID.match(text)) and not _UUID.match(text) and len(text) <= 64
+    return bool(_BARE_ID.fullmatch(text)) and not _UUID.match(text) and len(text) <= 64
 
 
 def python_name(text: str, taken: set[str]) -> str:

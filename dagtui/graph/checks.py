@@ -401,7 +401,7 @@ def split_function(spec: str) -> tuple[str, str] | None:
     """`"pkg.module:function"` as (module, function); None unless every part is a name."""
     module, sep, function = spec.partition(":")
     parts = module.split(".")
-    if not sep or not _NAME.match(function) or not all(_NAME.match(p) for p in parts):
+    if not sep or not _NAME.fullmatch(function) or not all(_NAME.fullmatch(p) for p in parts):
         return None
     return module, function
 

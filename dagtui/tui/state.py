@@ -513,7 +513,7 @@ class EditorState:
         """Why `node_id` cannot name a new node, or None when it can."""
         if not node_id:
             return "an id is required"
-        if not NODE_ID.match(node_id):
+        if not NODE_ID.fullmatch(node_id):
             return "use letters, digits, _ and - only"
         if node_id in self.graph.nodes:
             return f"'{node_id}' already exists"

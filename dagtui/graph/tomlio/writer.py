@@ -14,12 +14,14 @@ METRIC_ORDER: tuple[str, ...] = Metric.toml_keys()
 VERDICT_ORDER: tuple[str, ...] = ("verdict", "score", "then")
 #: a list of scalars longer than this (as one line) is written one item per line
 _WRAP_AT = 88
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def toml_key(key: str) -> str:
     """A key as TOML: bare when possible, else a quoted basic string."""
-    return key if _BARE_KEY.match(key) else toml_string(key)
+    # fullmatch: `^...$` with match took "0\n" for a bare key (`$` matches before a final
+    # newline), and wrote a table header TOML cannot read
+    return key if _BARE_KEY.fullmatch(key) else toml_string(key)
 
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",

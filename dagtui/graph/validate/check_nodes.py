@@ -143,7 +143,7 @@ class CheckNodeChecks(VerdictChecks):
                      "text can pass", path + ("max",), node=nid, fld="max", at_value=True)
 
     def check_python(self, nid: str, node: CheckNode) -> None:
-        if node.function and not _FUNCTION_REF.match(node.function):
+        if node.function and not _FUNCTION_REF.fullmatch(node.function):
             self.add("DAG020", f"function = '{node.function}' must look like "
                      "\"package.module:function\"", ("nodes", nid, "function"), node=nid,
                      fld="function", at_value=True)
