@@ -16,7 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from stub_server import Fault, StubServer
+from stub_server import Answer, Fault, StubServer, smart_answer
 
 from dagtui.cli import main
 from dagtui.graph.loader import load_file
@@ -244,19 +244,54 @@ def test_breaker_needs_the_same_kind_in_a_row():
 
 # ---------------------------------------------------------------- rate and single flight
 
-def test_rpm_spaces_requests_across_the_whole_run():
-    with StubServer() as stub:
+def test_rpm_spaces_requests_across_the_whole_run(monkeypatch):
+    """Four requests at once under rpm 120: the limiter plans them 0.5 s apart, none
+    reaches the endpoint before its slot, and the note says the limit held them back.
+
+    Asserted on what the limiter planned and on the order of events (a slot, then the
+    request at the stub, both on the monotonic clock), not on the gaps between arrivals:
+    a loaded machine only makes a request later than its slot, never earlier, while the
+    first request's own setup can shrink the gaps it leaves to the next ones."""
+    arrived: list[float] = []  # when each request reached the stub (monotonic)
+
+    def answer(body: dict) -> Answer:
+        arrived.append(time.monotonic())
+        return smart_answer(body)
+
+    with StubServer(answer) as stub:
         judge = judge_for(stub, rpm=120)
+        (limiter,) = judge.limiters
+        slots: list[float] = []  # each request's slot, in the order they were handed out
+        held: list[float] = []  # the slots of those that had to wait for theirs
+        reserve = limiter.reserve
+
+        def recorded() -> float:
+            slots.append(reserve())
+            if slots[-1] > limiter.clock():  # later than now: this one waits for its slot
+                held.append(slots[-1])
+            return slots[-1]
+
+        monkeypatch.setattr(limiter, "reserve", recorded)
 
         async def go():
             return await asyncio.gather(*(judge.complete(request(f"q{i} true or false"))
                                           for i in range(4)))
 
         asyncio.run(go())
-        times = sorted(r["time"] for r in stub.requests)
-    assert len(times) == 4
-    assert (times[-1] - times[0]) / 3 >= 0.45  # 120 a minute: one every 0.5 s
+        assert stub.calls == 4
+    assert limiter.interval == 0.5  # 120 a minute: one every 0.5 s
+    assert len(slots) == 4 and held and limiter.waited >= len(held)  # one slot each
+    assert all(later - earlier >= 0.5 - 1e-9
+               for earlier, later in zip(slots, slots[1:], strict=False))
+    # the k-th request to arrive came no earlier than the k-th slot (each waited for its own)
+    assert len(arrived) == 4
+    assert all(came >= slot - 1e-3 for came, slot in zip(sorted(arrived), slots, strict=True))
+    # the note, asked on the limiter's clock: as the last held request goes out it says the
+    # limit binds; once the window after it (2 s at this rate) has passed it is quiet again
+    monkeypatch.setattr(limiter, "clock", lambda: held[-1])
     assert judge.rate_note() == "rpm 120"
+    monkeypatch.setattr(limiter, "clock", lambda: held[-1] + 2.5)
+    assert judge.rate_note() == ""
 
 
 def test_identical_requests_in_flight_are_sent_once(tmp_path):

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dagtui.judges.base import ErrorKind, JudgeError
@@ -158,31 +159,43 @@ RPM_MIN, RPM_MAX = 0.1, 1_000_000.0
 
 class RateLimiter:
     """At most `rpm` requests a minute, spaced evenly (60/rpm seconds apart), shared by
-    every lane and event loop of a process (a lock, not a loop-bound primitive)."""
+    every lane and event loop of a process (a lock, not a loop-bound primitive).
 
-    def __init__(self, rpm: float) -> None:
+    `clock`: the time slots are planned in and `binding` is judged by; `time.monotonic`,
+    the clock asyncio sleeps by (a test sets its own to ask `binding` at a chosen moment)."""
+
+    def __init__(self, rpm: float, clock: Callable[[], float] = time.monotonic) -> None:
         if rpm <= 0:
             raise ValueError("rpm must be > 0")
         self.rpm = rpm
         self.interval = 60.0 / rpm
+        self.clock = clock
         self.waited = 0  # requests that had to wait for their slot
         self._next = 0.0
-        self._last_wait = float("-inf")
+        self._last_wait = float("-inf")  # the slot of the last request held back
         self._lock = threading.Lock()
 
-    async def acquire(self) -> None:
-        """Wait for this request's slot (slots are handed out in arrival order)."""
+    def reserve(self) -> float:
+        """Take the next slot (slots are handed out in arrival order): the `clock` time
+        this request may go out, `interval` after the slot before it or now if later."""
         with self._lock:
-            now = time.monotonic()
+            now = self.clock()
             slot = max(now, self._next)
             self._next = slot + self.interval
             if slot > now:
                 self.waited += 1
-                self._last_wait = now
-        if slot > now:
-            await asyncio.sleep(slot - now)
+                # held back until `slot`: `binding` counts from when it goes out, not from
+                # now, so a burst held back for longer than the window still says so
+                self._last_wait = slot
+        return slot
+
+    async def acquire(self) -> None:
+        """Wait for this request's slot."""
+        delay = self.reserve() - self.clock()
+        if delay > 0:
+            await asyncio.sleep(delay)
 
     @property
     def binding(self) -> bool:
         """True while requests are being held back (one waited within the last few slots)."""
-        return time.monotonic() - self._last_wait < max(2.0, 3 * self.interval)
+        return self.clock() - self._last_wait < max(2.0, 3 * self.interval)
