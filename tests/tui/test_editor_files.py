@@ -76,7 +76,7 @@ async def test_unparsable_file_opens_read_only_and_reloads_after_fix(
         source = app.query_one("#source", TextArea)
         assert source.display and source.cursor_location[0] == 5  # 0-based line 6
         assert "line 6" in source.border_subtitle
-        assert "read-only" in str(app.query_one("#header-file").render())
+        assert "read-only" in str(app.query_one("#header").render())
         await pilot.press("ctrl+s", "a", "d", "r")
         await pilot.pause()
         assert graph_file.read_text() == BROKEN  # never overwritten

@@ -42,7 +42,7 @@ async def focus_criteria(pilot, app: DagtuiApp):  # type: ignore[no-untyped-def]
 
 def header_text(app: DagtuiApp) -> str:
     """The header and status line as shown (where 'modified' appears)."""
-    return " ".join(str(w.render()) for w in app.query("#header-file, #status"))
+    return " ".join(str(w.render()) for w in app.query("#header, #status"))
 
 
 async def test_enlarged_graph_takes_focus_opens_at_the_root_and_scrolls(
@@ -230,7 +230,7 @@ async def test_unparsable_file_footer_and_header_show_only_what_works(
         keys = footer_keys(app)
         assert {"ctrl+s", "a", "d", "r", "ctrl+z", "g", "f5"}.isdisjoint(keys), keys
         assert {"f1", "ctrl+q"} & keys
-        header = str(app.query_one("#header-metric").render())
+        header = str(app.query_one("#header").render())
         assert "Untitled metric" not in header and "does not parse" not in header
         assert "metric unknown" in header
 

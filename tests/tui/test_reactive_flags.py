@@ -37,11 +37,11 @@ async def test_typing_sets_the_modified_marker_and_undo_to_the_saved_text_clears
         assert not app.editor.modified and "saved" in header_text(app)
         await pilot.press("end", "x")
         await pilot.pause()
-        assert app.editor.modified and "●" in str(app.query_one("#header-file").render())
+        assert app.editor.modified and "●" in str(app.query_one("#header").render())
         assert "modified" in header_text(app)
         await pilot.press("ctrl+z")
         await pilot.pause()
-        assert not app.editor.modified and "●" not in str(app.query_one("#header-file").render())
+        assert not app.editor.modified and "●" not in str(app.query_one("#header").render())
         assert "modified" not in header_text(app) and "saved" in header_text(app)
 
 

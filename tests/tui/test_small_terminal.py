@@ -45,7 +45,7 @@ async def test_the_editor_keeps_the_model_f1_palette_labels_and_path_results(
     app = make_app(graph_file)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        header = app.query_one("#header-metric")
+        header = app.query_one("#header")
         assert "gpt-4.1-mini" in str(header.render()) and inside(header, size)
         assert {"f1", "^p", "^s", "f5"} <= footer_keys(app.screen, size)
         tree = app.query_one(GraphTree)

@@ -59,8 +59,9 @@ class DagtuiScreen(Screen[Any]):
         active = super().active_bindings
         if not self.is_start:
             return active
-        return {key: a._replace(binding=dataclasses.replace(
-                    a.binding, description=START_DESCRIPTIONS[a.binding.id]))
+        return {key: ActiveBinding(a.node, dataclasses.replace(
+                    a.binding, description=START_DESCRIPTIONS[a.binding.id]), a.enabled,
+                    a.tooltip)
                 if a.binding.id in START_DESCRIPTIONS else a
                 for key, a in active.items()}
 

@@ -92,6 +92,32 @@ class TextLine(Widget):
         return self.text
 
 
+class HeaderLine(TextLine):
+    """The header: the file at the left (cut with an ellipsis when the line is short), the
+    metric at the right, in its whole width. One widget rather than two in a row: the first
+    frame lays out and draws fewer, and the metric's width changing moves no layout."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.right = Text("")
+
+    def show_both(self, left: Text, right: Text) -> None:
+        """Show `left` and `right` (each a line), repainting only when either changed."""
+        if (right.plain, right.spans) != (self.right.plain, self.right.spans):
+            self.right = right
+            self.text = Text("")  # the left part too: its room changed
+        self.show(left)
+
+    def render(self) -> Text:
+        width = self.content_size.width
+        room = max(0, width - self.right.cell_len)
+        left = self.text.copy()
+        left.truncate(room, overflow="ellipsis", pad=True)
+        line = Text.assemble(left, self.right, no_wrap=True, overflow="crop")
+        line.truncate(width)
+        return line
+
+
 class EditorScreen(DagtuiScreen):
     """The graph editor. `state` holds everything that is not pixels."""
 
@@ -164,9 +190,7 @@ class EditorScreen(DagtuiScreen):
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        with Horizontal(id="header"):
-            yield TextLine(id="header-file")
-            yield TextLine(id="header-metric")
+        yield HeaderLine(id="header")
         with Horizontal(id="main"):
             tree = GraphTree(id="tree")
             tree.border_title = "Graph"
@@ -263,7 +287,7 @@ class EditorScreen(DagtuiScreen):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
-        if self.query("#header-file"):
+        if self.query("#header"):
             self._sync_header()
 
     def _fit(self, width: int, height: int) -> None:
@@ -465,16 +489,12 @@ class EditorScreen(DagtuiScreen):
         if state.read_only:
             name.append("  read-only", style="bold red")
         name.no_wrap, name.overflow = True, "ellipsis"
-        self._update("#header-file", name)
         if state.read_only:  # nothing was parsed: the metric's defaults would mislead
             info = Text("metric unknown until the file parses", style="dim")
         else:
             info = metric_line(metric.name, metric.effective_threshold, metric.model,
                                room=width - 4 - min(name.cell_len, 24))
-        line = self.query_one("#header-metric", TextLine)
-        if line.styles.width is None or line.styles.width.value != info.cell_len:
-            line.styles.width = info.cell_len
-        self._update("#header-metric", info)
+        self.query_one(HeaderLine).show_both(name, info)
         status = Text()
         if state.read_only:
             status.append("read-only", style="bold red")
@@ -1184,7 +1204,7 @@ class EditorScreen(DagtuiScreen):
     async def _poll_disk(self) -> None:
         if self._asking_disk or self.exiting or not self.state.changed_on_disk():
             return
-        if self.app.screen is not self or not self.query("#header-file"):
+        if self.app.screen is not self or not self.query("#header"):
             return  # a dialog is open (ask when it is closed), or the app is shutting down
         if not self.state.dirty:
             try:
