@@ -23,7 +23,7 @@ from dagtui.graph.loader import load_file
 from dagtui.judges import JudgeError, LiteLLMJudge
 from dagtui.judges.cache import Cache
 from dagtui.judges.errors import CallError, classify, retry_after
-from dagtui.judges.health import STOPPED, UNUSABLE, JudgeHealth
+from dagtui.judges.health import STOPPED, UNUSABLE, JudgeHealth, RateLimiter
 from dagtui.redact import redact, remember_secret
 from dagtui.run.batch import evaluate_cases
 from dagtui.run.cases import Case
@@ -423,13 +423,43 @@ def test_cached_cases_prove_nothing_the_first_uncached_call_probes(tmp_path, cap
     assert UNUSABLE in out
 
 
-def test_suite_rpm_holds_calls_back_and_says_so(tmp_path, capsys):
-    with StubServer() as stub:
+def test_suite_rpm_holds_calls_back_and_says_so(tmp_path, capsys, monkeypatch):
+    """`--rpm 600` on a suite: one limiter over the whole run plans every call 0.1 s after
+    the one before, none reaches the endpoint before its slot, and the summary says the
+    limit held calls back. Asserted on the limiter's planned slots and the order of events
+    (as `test_rpm_spaces_requests_across_the_whole_run`), not on arrival gaps, which a
+    loaded machine shrinks behind a slow first call."""
+    arrived: list[float] = []  # when each request reached the stub (monotonic)
+    planned: list[tuple[RateLimiter, float, float]] = []  # (limiter, slot, now) per call
+    reserve = RateLimiter.reserve
+
+    def recorded(self: RateLimiter) -> float:
+        slot = reserve(self)
+        planned.append((self, slot, self.clock()))
+        return slot
+
+    def answer(body: dict) -> Answer:
+        arrived.append(time.monotonic())
+        return smart_answer(body)
+
+    monkeypatch.setattr(RateLimiter, "reserve", recorded)
+    with StubServer(answer) as stub:
         code = main(suite_args(tmp_path, stub.base_url, "--rpm", "600"))
-        times = sorted(r["time"] for r in stub.requests)
+        calls = stub.calls
     err = capsys.readouterr().err
-    assert code in (0, 1) and len(times) >= 3
-    assert (times[-1] - times[0]) / (len(times) - 1) >= 0.09  # 600 a minute: 0.1 s apart
+    assert code in (0, 1) and calls >= 3
+    limiters = {id(limiter): limiter for limiter, _, _ in planned}
+    assert len(limiters) == 1  # one limit over every rule's judge
+    (limiter,) = limiters.values()
+    assert limiter.interval == 0.1  # 600 a minute: one every 0.1 s
+    slots = [slot for _, slot, _ in planned]
+    assert len(slots) == calls  # every call took a slot, one each
+    assert all(later - earlier >= 0.1 - 1e-9
+               for earlier, later in zip(slots, slots[1:], strict=False))
+    assert any(slot > now for _, slot, now in planned)  # some call was held back
+    # the k-th call to arrive came no earlier than the k-th slot (each waited for its own)
+    assert len(arrived) == calls
+    assert all(came >= slot - 1e-3 for came, slot in zip(sorted(arrived), slots, strict=True))
     assert "[rpm 600]" in err
 
 

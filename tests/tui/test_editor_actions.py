@@ -461,6 +461,24 @@ async def test_quit_save_and_quit(graph_file: Path) -> None:
     assert '"Label 4"' in graph_file.read_text()
 
 
+@pytest.mark.parametrize("poll", [0, 0.01], ids=["no-poll", "disk-poll"])
+async def test_ctrl_q_right_after_ctrl_s_in_a_field_quits(graph_file: Path,
+                                                          poll: float) -> None:
+    """ctrl+q pressed right behind ctrl+s, the label field still focused (what the tmux
+    test does): the save's form refresh and the disk poll that follows leave the quit
+    alone, so the app leaves at once, with no question (nothing is unsaved)."""
+    app = make_app(graph_file, poll_interval=poll)
+    async with app.run_test(size=SIZE) as pilot:
+        await goto_row(pilot, app, node_key("order", "extract"))
+        form(app).field("label").focus()
+        await pilot.pause()
+        await pilot.press(*" (tmux)", "ctrl+s", "ctrl+q")
+        await pilot.pause()
+        assert app.return_code == 0, f"still running, on {app.screen!r}"
+        assert isinstance(app.screen, EditorScreen)  # no dialog asked anything
+    assert "(tmux)" in graph_file.read_text()
+
+
 async def test_graph_view_whole_and_focus(graph_file: Path) -> None:
     app = make_app(graph_file)
     async with app.run_test(size=SIZE) as pilot:
