@@ -1,5 +1,4 @@
-"""The garbage collector stays off from the start of `dagtui edit` (and `step`, `label`) to
-the app's first frame.
+"""The garbage collector stays off from the start of `dagtui edit` to the app's first frame.
 
 Starting the editor imports Textual and dagtui and builds the screen: about 120 collections
 of the young generations before the first frame, which found about 760 objects to free in
@@ -7,7 +6,8 @@ all (a few kilobytes; everything a start allocates lives as long as the app) and
 ~12 ms of a ~250 ms start on a quiet machine (~4 % of the instructions it runs, counted with
 callgrind), more on a loaded one. So the command pauses the collector before its imports
 (`pause_collector`) and the app resumes it once its first frame is on screen
-(`resume_collector`, from `DagtuiApp.on_ready`); from then on it runs as usual.
+(`resume_collector`, on Textual's Ready event: `DagtuiApp._first_frame_shown`); from then
+on it runs as usual.
 
 Textual-free and import-free on purpose: it runs before the imports it is about.
 """

@@ -26,6 +26,7 @@ This module imports no screen and no app, so every screen can import it.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -78,7 +79,7 @@ class DagtuiScreen(Screen[Any]):
         restyled (its rules must match only those widgets), and only this file is parsed
         (Textual keeps the others' parsed rules)."""
         stylesheet = self.app.stylesheet
-        if not stylesheet.has_source(str(path.resolve()), ""):
+        if not stylesheet.has_source(os.path.abspath(path), ""):  # the key `read` files it under
             stylesheet.read(path)
 
     async def quit_requested(self) -> None:

@@ -103,10 +103,10 @@ class HeaderLine(TextLine):
 
     def show_both(self, left: Text, right: Text) -> None:
         """Show `left` and `right` (each a line), repainting only when either changed."""
-        if (right.plain, right.spans) != (self.right.plain, self.right.spans):
-            self.right = right
-            self.text = Text("")  # the left part too: its room changed
-        self.show(left)
+        shown = (self.text.plain, self.text.spans, self.right.plain, self.right.spans)
+        if (left.plain, left.spans, right.plain, right.spans) != shown:
+            self.text, self.right = left, right
+            self.refresh()
 
     def render(self) -> Text:
         width = self.content_size.width
@@ -223,7 +223,7 @@ class EditorScreen(DagtuiScreen):
 
     async def _mount_bottom(self) -> None:
         """Put the bottom panels in place of `#bottom-slot` (see `widgets.bottom` for why
-        only now)."""
+        only now), and the footer in place of `#footer-slot`."""
         from textual.widgets import Footer
 
         from dagtui.tui.widgets.bottom import CSS_PATH, BottomPanels
