@@ -93,9 +93,9 @@ def drawn_text(node: NodeBase) -> tuple[str, str]:
     return label_or_id(node), text if isinstance(text, str) else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NodeKind:
-    """One node type's behaviour. Only `cls` and `icon` are required; a type a judge
+    """One node type's behaviour (registered once per type: equal only to itself). Only `cls` and `icon` are required; a type a judge
     answers also gives `answer` and `request`, a type decided in code `run`. The other
     defaults: one judge call per visit, nothing for the debugger to edit, every field but
     the verdicts in the form, a plain box in drawings, refused by the DeepEval exports, no

@@ -77,6 +77,14 @@ class DagtuiApp(Remappable, App[None]):
     def get_default_screen(self) -> Screen[Any]:
         return self.start
 
+    def run(self, **kwargs: Any) -> None:
+        """Textual's `run`, with every frame sent to the terminal without waiting on the
+        GIL (`dagtui.tui.startup.prompt_frames`)."""
+        from dagtui.tui.startup import prompt_frames
+
+        with prompt_frames():
+            return super().run(**kwargs)
+
     @on(events.Ready)
     def _first_frame_shown(self) -> None:
         """The first frame is on screen: the collector `dagtui edit` paused before its

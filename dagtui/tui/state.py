@@ -39,9 +39,9 @@ class EditRefused(Exception):
     """An edit that would break the graph in a way the user did not ask for."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Snapshot:
-    """Everything undo restores."""
+    """Everything undo restores (each one taken once: equal only to itself)."""
 
     metric: Metric
     nodes: dict[str, Any]
@@ -52,11 +52,11 @@ class Snapshot:
     version: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CheckJob:
     """One validation with everything it reads copied, so it can run in a worker while the
     state moves on; `EditorState.apply_check` takes its result only if no newer
-    job was issued since."""
+    job was issued since (the very same job: equal only to itself)."""
 
     graph: Graph
     positions: Positions | None
@@ -86,9 +86,10 @@ class FileStamp:
         return cls(st.st_mtime_ns, st.st_size)
 
 
-@dataclass
+@dataclass(eq=False)
 class EditorState:
-    """One open graph file and its editing history."""
+    """One open graph file and its editing history (one object per open file: equal only to
+    itself, which also spares compiling a field-by-field `__eq__` before the first frame)."""
 
     path: Path
     graph: Graph = field(default_factory=Graph)

@@ -6,8 +6,9 @@ Run by hand: `.venv/bin/python tests/benchmarks/bench_editor.py`. It prints:
   1,000-node one: runs interleaved (editor, bare, editor, ...) so load drifts hit both alike,
   medians and the ratio (target <= 1.2x), wall time and the CPU time behind it (the CPU
   figure moves less on a busy machine); measured headless as below (`run_test`) and in a
-  real terminal (a pseudo-terminal of 120x36: `dagtui edit` and the bare app as processes
-  of their own, timed from spawn to the first frame's bytes on the terminal); headless,
+  real terminal (a pseudo-terminal of 120x36: `dagtui edit` (the installed console
+  script) and the bare app as processes of their own, timed from spawn to the first
+  frame's bytes on the terminal); headless,
   the first frame is the moment Textual posts `Ready` (right after its first compositor
   refresh) in both apps; the editor's probe starts as `dagtui edit` does, with the
   collector paused (dagtui/tui/startup.py); `bench_editor.py --first-frame` prints only
@@ -252,6 +253,13 @@ def terminal_frame(argv: list[str], marker: str, timeout: float = 60.0) -> float
     return found
 
 
+def dagtui_command() -> list[str]:
+    """`dagtui` as a user types it: the console script pip installed beside this
+    interpreter (no `runpy`, as `python -m dagtui` has), else `python -m dagtui`."""
+    script = Path(sys.executable).with_name("dagtui")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "dagtui"]
+
+
 def first_node(path: Path) -> str:
     """The first node id in the file: a row both apps' trees show at the top."""
     import tomllib
@@ -267,7 +275,7 @@ def compare_first_frames(graphs: list[Path], runs: int) -> None:
           f"runs each, medians; target ratio <= 1.20x)")
     print(f"  {'graph':<22} {'headless editor':>16} {'bare':>8} {'ratio':>6}   {'cpu ratio':>9}"
           f"   {'terminal editor':>16} {'bare':>8} {'ratio':>6}")
-    edit_cmd = [sys.executable, "-m", "dagtui", "edit"]
+    edit_cmd = [*dagtui_command(), "edit"]
     for path in graphs:
         ed, bb, ed_cpu, bb_cpu, ed_tty, bb_tty = [], [], [], [], [], []
         marker = first_node(path)

@@ -1,13 +1,16 @@
 """The collector `dagtui edit` pauses before its imports runs again at the app's first frame
-(dagtui/tui/startup.py), and never when somebody else had switched it off."""
+(dagtui/tui/startup.py), and never when somebody else had switched it off; the app runs with
+a short GIL switch interval, and puts the interpreter's back."""
 
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from dagtui.tui import startup
 from tui.conftest import make_app
@@ -56,3 +59,27 @@ def test_edit_resumes_the_collector_when_it_refuses_to_start(
     assert main(["edit", str(graph_file)]) == 2
     assert "needs an interactive terminal" in capsys.readouterr().err
     assert gc.isenabled()
+
+
+def test_the_app_runs_with_a_short_switch_interval_and_puts_it_back(graph_file: Path) -> None:
+    seen: list[float] = []
+
+    async def look(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        seen.append(sys.getswitchinterval())
+        pilot.app.exit()
+
+    before = sys.getswitchinterval()
+    make_app(graph_file).run(headless=True, size=(80, 24), auto_pilot=look)
+    assert seen == [startup.SWITCH_INTERVAL]
+    assert sys.getswitchinterval() == before
+
+
+def test_prompt_frames_never_lengthens_a_shorter_interval() -> None:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(startup.SWITCH_INTERVAL / 2)
+    try:
+        with startup.prompt_frames():
+            assert sys.getswitchinterval() == startup.SWITCH_INTERVAL / 2
+    finally:
+        sys.setswitchinterval(before)
