@@ -171,8 +171,8 @@ LABEL_KEYS: list[KeySpec] = [
 
 #: the footer label of a binding (by id) on the screen the app started on, where leaving it
 #: leaves the app (`dagtui.tui.screens.base.DagtuiScreen.active_bindings`): esc quits
-#: `dagtui label`, and goes back when the same screen sits over the editor
-START_DESCRIPTIONS: dict[str, str] = {"label.back": "quit"}
+#: `dagtui label` and `dagtui step`, and goes back when the same screen sits over the editor
+START_DESCRIPTIONS: dict[str, str] = {"label.back": "quit", "debugger.back": "quit"}
 
 SUITE_KEYS: list[KeySpec] = [
     KeySpec("suite.focus", "f", "toggle_focus", "Focus", True,

@@ -49,6 +49,43 @@ async def test_f5_opens_the_debugger_and_esc_returns(workdir: Path) -> None:
         assert not isinstance(app.screen, DebuggerScreen)
 
 
+def esc_says(screen: DebuggerScreen) -> str:
+    """The description the debugger's footer shows beside esc."""
+    from textual.widgets import Footer
+
+    return next(key.description for key in screen.query_one(Footer).query("FooterKey")
+                if key.key == "escape")
+
+
+async def test_esc_says_back_over_the_editor_quit_in_dagtui_step_and_back_over_a_trace(
+        workdir: Path) -> None:
+    from dagtui.judges.labels import LabelsJudge
+    from tui.debugger_helpers import meeting_app, settle
+
+    app = editor()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        assert esc_says(app.screen) == "back"
+
+    step = meeting_app(LabelsJudge(), case="intro and body swapped")
+    async with step.run_test(size=SIZE) as pilot:
+        screen = await settle(step, pilot)
+        assert esc_says(screen) == "quit"
+        await pilot.press("c")
+        await settle(step, pilot)
+        path = screen.save_trace(workdir / "t.json")
+        assert screen.open_trace(path)
+        await pilot.pause()
+        assert esc_says(screen) == "back"  # esc closes the trace, the app stays
+        await pilot.press("escape")
+        await pilot.pause()
+        assert step.screen is screen and screen.viewing is None
+        assert esc_says(screen) == "quit"
+
+
 async def test_edit_and_rerun_goes_back_into_the_editor(workdir: Path) -> None:
     app = editor()
     async with app.run_test(size=SIZE) as pilot:

@@ -508,8 +508,17 @@ class DebuggerScreen(RunActions, DagtuiScreen):
 
     # ------------------------------------------------------------------ leaving
 
+    @property
+    def leaving_quits(self) -> bool:
+        """esc over a saved trace goes back to the live run, even in `dagtui step`."""
+        return super().leaving_quits and not self._closes_trace
+
+    @property
+    def _closes_trace(self) -> bool:
+        return self.viewing is not None and self.live is not None
+
     def action_back(self) -> None:
-        if self.viewing is not None and self.live is not None:
+        if self._closes_trace:
             self.viewing = None  # the footer's keys follow
             self.refresh_view()
             self.notify("back to the live run")

@@ -53,12 +53,18 @@ class DagtuiScreen(Screen[Any]):
         return bool(self.app.screen_stack) and self.app.screen_stack[0] is self
 
     @property
+    def leaving_quits(self) -> bool:
+        """True while the screen's leave key (esc) leaves the app: on the start screen,
+        unless the screen has a view of its own to close first (the debugger's trace)."""
+        return self.is_start
+
+    @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        """Textual's, each binding `START_DESCRIPTIONS` names relabelled on the start screen:
+        """Textual's, each binding `START_DESCRIPTIONS` names relabelled while leaving quits:
         the footer reads this, so it says "quit" where the key leaves the app and "back"
         where it returns to the screen below (the same screen can be either)."""
         active = super().active_bindings
-        if not self.is_start:
+        if not self.leaving_quits:
             return active
         return {key: ActiveBinding(a.node, dataclasses.replace(
                     a.binding, description=START_DESCRIPTIONS[a.binding.id]), a.enabled,
