@@ -495,13 +495,20 @@ class LiteLLMJudge(Judge):
     def from_cache(self, ask: Ask) -> Reply | None:
         """The answer to `ask` from the cache alone, or None when it would take a call: a
         call budget (`dagtui align --budget`) lets cached answers through for free."""
-        model = ask.model or self.model
-        prompt = ask.prompt
         if kind_of(ask.node).measured:
             return None
+        return self.cached_reply(ask.prompt, ask.model, ask.sample)
+
+    def cached_reply(self, prompt: Prompt, model: str | None = None,
+                     sample: int = 0) -> Reply | None:
+        """The answer the cache holds for `prompt` asked of `model` (default: this judge's),
+        or None when it would take a call: the request a call would send is built and only
+        looked up, so the answer is the one given to exactly this prompt (the labelling
+        screen reveals it, `dagtui.labels.session.cached_judge`)."""
+        name = model or self.model
         want_lp = prompt.answer.weighted
-        request = self.build_request(model, prompt, list(prompt.messages), want_lp)
-        replay = self._replay(model, prompt, request, ask.sample)
+        request = self.build_request(name, prompt, list(prompt.messages), want_lp)
+        replay = self._replay(name, prompt, request, sample)
         return None if replay is None else _reply(replay, want_lp)
 
     async def _ask(self, model: str, prompt: Prompt, request: dict[str, Any],

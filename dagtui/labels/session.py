@@ -435,8 +435,8 @@ def open_session(graph: Graph, path: str | Path, cases: list[Case] | None = None
 def cached_judge(graph: Graph, *, model: str | None = None, api_base: str | None = None,
                  cache_dir: str | None = None) -> JudgeLookup:
     """The judge's answers as the cache holds them (`dagtui.judges.cache`), never a call:
-    the request a run would send is built (`LiteLLMJudge.build_request`) and only looked
-    up, so what is shown is what `run` or `calibrate` was answered for exactly this prompt.
+    the request a run would send is built and only looked up
+    (`LiteLLMJudge.cached_reply`), so what is shown is what `run` or `calibrate` was answered for exactly this prompt.
     A metric leaf (DeepEval asks) and a G-Eval leaf without written steps have none."""
     from dagtui.judges.factory import make_judge
     from dagtui.judges.litellm_judge import LiteLLMJudge
@@ -448,13 +448,10 @@ def cached_judge(graph: Graph, *, model: str | None = None, api_base: str | None
     def lookup(node: NodeBase, prompt: Prompt) -> tuple[Any, str] | None:
         if kind_of(node).measured:
             return None
-        name = getattr(node, "model", None) or judge.model
-        request = judge.build_request(name, prompt, list(prompt.messages),
-                                      prompt.answer.weighted)
-        replay = judge._replay(name, prompt, request, 0)  # the cache only: no call
-        if replay is None:
+        reply = judge.cached_reply(prompt, getattr(node, "model", None))  # no call
+        if reply is None:
             return None
-        parsed = replay[1]
-        return parsed.value, parsed.reason
+        # the score the judge wrote, not its probability-weighted mean (a G-Eval leaf)
+        return (reply.value if reply.sampled is None else reply.sampled), reply.reason
 
     return lookup
