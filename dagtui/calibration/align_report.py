@@ -6,10 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from dagtui.calibration.align_measure import Alignment, Figures, Row
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
+from dagtui.calibration.report import num_text  # figures as `dagtui calibrate` prints them
 
 
 def _ci(ci: tuple[float, float] | None) -> str:
@@ -18,9 +15,9 @@ def _ci(ci: tuple[float, float] | None) -> str:
 
 def figure_line(name: str, before: Figures, after: Figures) -> str:
     """`kappa 0.00 [0.00, 0.00] -> 1.00 [1.00, 1.00]; agreement ...` for one node."""
-    return (f"{name}: kappa {_num(before.kappa)}{_ci(before.kappa_ci)} -> "
-            f"{_num(after.kappa)}{_ci(after.kappa_ci)}; agreement {_num(before.agreement)}"
-            f"{_ci(before.agreement_ci)} -> {_num(after.agreement)}{_ci(after.agreement_ci)}"
+    return (f"{name}: kappa {num_text(before.kappa)}{_ci(before.kappa_ci)} -> "
+            f"{num_text(after.kappa)}{_ci(after.kappa_ci)}; agreement {num_text(before.agreement)}"
+            f"{_ci(before.agreement_ci)} -> {num_text(after.agreement)}{_ci(after.agreement_ci)}"
             f" ({after.items} held-out decisions)")
 
 
@@ -61,7 +58,7 @@ def render_text(a: Alignment) -> str:
     for c in a.candidates:
         f = c.train.figures if c.train else Figures()
         mark = " <- best" if a.winner is c else ""
-        lines.append(f"    {c.name}: {_num(f.kappa)}, {_num(f.agreement)}{mark}")
+        lines.append(f"    {c.name}: {num_text(f.kappa)}, {num_text(f.agreement)}{mark}")
     if a.winner is not None and a.before is not None and a.after is not None:
         lines += ["  change: " + line for line in _change_lines(a)]
         lines.append("  held-out " + figure_line("pooled" if len(a.after.nodes) > 1 else a.node,
@@ -94,7 +91,7 @@ def render_markdown(a: Alignment) -> str:
     for c in a.candidates:
         f = c.train.figures if c.train else Figures()
         out.append(f"| {c.name}{' (best)' if a.winner is c else ''} | {c.method} | "
-                   f"{_num(f.kappa)} | {_num(f.agreement)} |")
+                   f"{num_text(f.kappa)} | {num_text(f.agreement)} |")
     if a.before is not None and a.after is not None:
         out += ["", "### Held-out (95 % bootstrap intervals)", "",
                 "| node | kappa before | kappa after | agreement before | agreement after |",
@@ -104,9 +101,9 @@ def render_markdown(a: Alignment) -> str:
         if len(a.after.nodes) > 1:
             rows += [(n, a.before.nodes[n], f) for n, f in a.after.nodes.items()]
         for name, b, f in rows:
-            out.append(f"| {name} | {_num(b.kappa)}{_ci(b.kappa_ci)} | {_num(f.kappa)}"
-                       f"{_ci(f.kappa_ci)} | {_num(b.agreement)}{_ci(b.agreement_ci)} | "
-                       f"{_num(f.agreement)}{_ci(f.agreement_ci)} |")
+            out.append(f"| {name} | {num_text(b.kappa)}{_ci(b.kappa_ci)} | {num_text(f.kappa)}"
+                       f"{_ci(f.kappa_ci)} | {num_text(b.agreement)}{_ci(b.agreement_ci)} | "
+                       f"{num_text(f.agreement)}{_ci(f.agreement_ci)} |")
         out += ["", f"Exact McNemar test of the change: p = {a.p_value:.4g}.", ""]
         for title, pairs in (("Now agree", a.now_agree()), ("Now disagree", a.now_disagree())):
             out += [f"### {title} ({len(pairs)})", ""]
