@@ -293,6 +293,7 @@ def _layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[str, ...
     if layout is None:
         fields = dataclasses.fields(cls)
         names = tuple(f.name for f in fields if f.compare)
+        # attrgetter of one name gives the value itself, not a 1-tuple
         get = operator.attrgetter(*names) if len(names) > 1 else (
             lambda record: tuple(getattr(record, n) for n in names))
         layout = _LAYOUTS[cls] = (get, tuple(f.name for f in fields if f.repr))

@@ -95,11 +95,13 @@ def drawn_text(node: NodeBase) -> tuple[str, str]:
 
 @dataclass(frozen=True, eq=False)
 class NodeKind:
-    """One node type's behaviour (registered once per type: equal only to itself). Only `cls` and `icon` are required; a type a judge
-    answers also gives `answer` and `request`, a type decided in code `run`. The other
-    defaults: one judge call per visit, nothing for the debugger to edit, every field but
-    the verdicts in the form, a plain box in drawings, refused by the DeepEval exports, no
-    checks beyond those every node gets, and a new node with the dataclass's defaults."""
+    """One node type's behaviour, registered once per type (so equal only to itself).
+
+    Only `cls` and `icon` are required; a type a judge answers also gives `answer` and
+    `request`, a type decided in code `run`. The other defaults: one judge call per visit,
+    nothing for the debugger to edit, every field but the verdicts in the form, a plain box
+    in drawings, refused by the DeepEval exports, no checks beyond those every node gets,
+    and a new node with the dataclass's defaults."""
 
     #: the dataclass; its `type` default is the type's name in TOML
     cls: type[NodeBase]

@@ -435,8 +435,8 @@ def open_session(graph: Graph, path: str | Path, cases: list[Case] | None = None
 def cached_judge(graph: Graph, *, model: str | None = None, api_base: str | None = None,
                  cache_dir: str | None = None) -> JudgeLookup:
     """The judge's answers as the cache holds them (`dagtui.judges.cache`), never a call:
-    the request a run would send is built and only looked up
-    (`LiteLLMJudge.cached_reply`), so what is shown is what `run` or `calibrate` was answered for exactly this prompt.
+    the request a run would send is built and only looked up (`LiteLLMJudge.cached_reply`),
+    so what is shown is what `run` or `calibrate` was answered for exactly this prompt.
     A metric leaf (DeepEval asks) and a G-Eval leaf without written steps have none."""
     from dagtui.judges.factory import make_judge
     from dagtui.judges.litellm_judge import LiteLLMJudge

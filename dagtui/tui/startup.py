@@ -1,13 +1,11 @@
 """How a dagtui terminal app starts and draws: the garbage collector stays off from the start
 of `dagtui edit` to the app's first frame, and frames reach the terminal promptly.
 
-The collector:
-
-Starting the editor imports Textual and dagtui and builds the screen: about 120 collections
-of the young generations before the first frame, which found about 760 objects to free in
-all (a few kilobytes; everything a start allocates lives as long as the app) and cost
-~12 ms of a ~250 ms start on a quiet machine (~4 % of the instructions it runs, counted with
-callgrind), more on a loaded one. So the command pauses the collector before its imports
+The collector: starting the editor imports Textual and dagtui and builds the screen, which
+took about 120 collections of the young generations before the first frame; they found
+about 760 objects to free in all (a few kilobytes; everything a start allocates lives as
+long as the app) and cost ~12 ms of a ~250 ms start on a quiet machine (~4 % of the
+instructions it runs, counted with callgrind), more on a loaded one. So the command pauses the collector before its imports
 (`pause_collector`) and the app resumes it once its first frame is on screen
 (`resume_collector`, on Textual's Ready event: `DagtuiApp._first_frame_shown`); from then
 on it runs as usual.
