@@ -147,11 +147,11 @@ REQUIRED_FIELD: Mapping[str, Any] = {"required": True}
 NO_DEFAULT: Any = object()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class FieldSpec:
     """One field of a model class as its declaration says: its TOML key, annotation and
-    default (from the dataclass) and what `about` added. Worked out once per field
-    (`field_specs`), so equal only to itself."""
+    default (from the dataclass) and what `about` added. Compared by value: docs/format.md's
+    tables list a node type's field where it differs from the base's."""
 
     key: str
     attr: str
