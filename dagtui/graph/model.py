@@ -276,28 +276,27 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        compared = _layout(type(self))[0]
+        compared = _COMPARED.get(self.__class__) or _compared(self.__class__)
         return compared(self) == compared(other)
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _layout(type(self))[1])
-        return f"{type(self).__qualname__}({shown})"
+        cls: type = type(self)  # every subclass is a dataclass
+        shown = (f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(cls)
+                 if f.repr)
+        return f"{cls.__qualname__}({', '.join(shown)})"
 
 
-#: record class -> (the tuple of its compared fields' values, the names of its shown fields)
-_LAYOUTS: dict[type, tuple[Callable[[Any], tuple[Any, ...]], tuple[str, ...]]] = {}
+#: record class -> the tuple of the values `__eq__` compares (worked out once per class)
+_COMPARED: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
 
 
-def _layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[str, ...]]:
-    layout = _LAYOUTS.get(cls)
-    if layout is None:
-        fields = dataclasses.fields(cls)
-        names = tuple(f.name for f in fields if f.compare)
-        # attrgetter of one name gives the value itself, not a 1-tuple
-        get = operator.attrgetter(*names) if len(names) > 1 else (
-            lambda record: tuple(getattr(record, n) for n in names))
-        layout = _LAYOUTS[cls] = (get, tuple(f.name for f in fields if f.repr))
-    return layout
+def _compared(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    names = tuple(f.name for f in dataclasses.fields(cls) if f.compare)
+    # a tuple even of one field (attrgetter of one name gives the value itself)
+    get = operator.attrgetter(*names) if len(names) > 1 else (
+        lambda record: tuple(getattr(record, n) for n in names))
+    _COMPARED[cls] = get
+    return get
 
 
 @dataclass(frozen=True, eq=False)

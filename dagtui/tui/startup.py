@@ -5,10 +5,10 @@ The collector: starting the editor imports Textual and dagtui and builds the scr
 took about 120 collections of the young generations before the first frame; they found
 about 760 objects to free in all (a few kilobytes; everything a start allocates lives as
 long as the app) and cost ~12 ms of a ~250 ms start on a quiet machine (~4 % of the
-instructions it runs, counted with callgrind), more on a loaded one. So the command pauses the collector before its imports
-(`pause_collector`) and the app resumes it once its first frame is on screen
-(`resume_collector`, on Textual's Ready event: `DagtuiApp._first_frame_shown`); from then
-on it runs as usual.
+instructions it runs, counted with callgrind), more on a loaded one. So the command pauses
+the collector before its imports (`pause_collector`) and the app resumes it once its first
+frame is on screen (`resume_collector`, on Textual's Ready event:
+`DagtuiApp._first_frame_shown`); from then on it runs as usual.
 
 Frames: Textual writes every frame to the terminal from a thread of its own (the
 `textual-output` writer), and CPython hands the GIL to a waiting thread only after the
