@@ -11,6 +11,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -19,6 +20,7 @@ from dagtui.graph.model import Graph, TaskNode
 from dagtui.kinds import icon
 from dagtui.text import verdict_text
 from dagtui.tui.calibration import badge, labelled, stale_nodes
+from dagtui.tui.fit import Piece, fit_row, narrowest
 from dagtui.tui.keys import TREE_KEYS, bindings
 from dagtui.tui.outline import Item, ItemRef, build_outline, score_text, structure_key
 
@@ -41,6 +43,9 @@ class GraphTree(Tree[ItemRef]):
         self._by_node: dict[object, list[tuple[object, ...]]] | None = None
         self._rows: dict[tuple[object, ...], TreeNode[ItemRef]] = {}
         self._labels: dict[tuple[object, ...], str] = {}
+        #: each row's label in pieces, so a row wider than the panel can give up its detail
+        #: (`render_label`, `dagtui.tui.fit.fit_row`)
+        self._pieces: dict[tuple[object, ...], list[Piece]] = {}
         self._collapsed: set[tuple[object, ...]] = set()
         self._graph: Graph | None = None
         self._seen: dict[str | None, tuple[int, tuple[int, int]]] = {}
@@ -69,7 +74,7 @@ class GraphTree(Tree[ItemRef]):
         if read_only:
             if self._structure != ("read-only",):
                 self.clear()
-                self._rows, self._labels = {}, {}
+                self._rows, self._labels, self._pieces = {}, {}, {}
                 self._by_node = None
                 self._top = None
                 self.root.add_leaf(Text("✖ does not parse: see the file →", style="red"))
@@ -190,7 +195,7 @@ class GraphTree(Tree[ItemRef]):
         sigs = [_signature(item) for item in items]
         if self._top is None:
             self.clear()
-            self._rows, self._labels = {}, {}
+            self._rows, self._labels, self._pieces = {}, {}, {}
             self._top = []
             for item, sig in zip(items, sigs, strict=True):
                 keys: list[tuple[object, ...]] = []
@@ -213,6 +218,7 @@ class GraphTree(Tree[ItemRef]):
                     for key in keys:
                         self._rows.pop(key, None)
                         self._labels.pop(key, None)
+                        self._pieces.pop(key, None)
                 before = old[i2][1] if i2 < len(old) else None
                 for item, sig in zip(items[j1:j2], sigs[j1:j2], strict=True):
                     keys = []
@@ -244,8 +250,9 @@ class GraphTree(Tree[ItemRef]):
     def _add(self, parent: TreeNode[ItemRef], item: Item, graph: Graph, counts: Counts, *,
              keys: list[tuple[object, ...]], before: TreeNode[ItemRef] | None = None,
              ) -> TreeNode[ItemRef]:
-        text = self._label(item.ref, graph, counts)
         key = item.ref.key
+        pieces = self._pieces[key] = self._label(item.ref, graph, counts)
+        text = _joined(pieces)
         if item.children:
             row = parent.add(text, item.ref, expand=key not in self._collapsed, before=before)
             for child in item.children:
@@ -273,7 +280,8 @@ class GraphTree(Tree[ItemRef]):
             row = self._rows[key]
             if row.data is None:
                 continue
-            text = self._label(row.data, graph, counts)
+            pieces = self._pieces[key] = self._label(row.data, graph, counts)
+            text = _joined(pieces)
             if text.plain != self._labels.get(key):
                 row.set_label(text)
                 self._labels[key] = text.plain
@@ -288,27 +296,64 @@ class GraphTree(Tree[ItemRef]):
         return seen
 
     # -- labels ---------------------------------------------------------------------------
-    def _label(self, ref: ItemRef, graph: Graph, counts: Counts) -> Text:
+    def render_label(self, node: TreeNode[ItemRef], base_style: Style, style: Style) -> Text:
+        """The row as Textual draws it, fitted to the panel: a row wider than the room
+        left of its indent gives up detail first (`dagtui.tui.fit.fit_row`), so the tree
+        needs no sideways scrolling for a long label (the form shows it whole)."""
+        text = super().render_label(node, base_style, style)
+        room = self.scrollable_content_region.width - self._indent(node)
+        pieces = self._pieces.get(node.data.key) if node.data is not None else None
+        if room <= 0 or pieces is None or text.cell_len <= room:
+            return text
+        prefix = self._toggle_width(node)
+        fitted = fit_row(pieces, room - prefix)
+        fitted.stylize(style)
+        return Text.assemble(text[:prefix], fitted)
+
+    def get_label_width(self, node: TreeNode[ItemRef]) -> int:
+        """The row's narrowest width (all detail given up), whatever the panel's width: the
+        tree's scrolling width is its widest row of facts, so it scrolls sideways only when
+        those do not fit. (Counting rows as fitted to the panel would tie that width to a
+        panel not laid out yet when the tree first counts, and Textual keeps the scrollbar
+        it showed then.)"""
+        pieces = self._pieces.get(node.data.key) if node.data is not None else None
+        if pieces is None:
+            return super().get_label_width(node)
+        return self._toggle_width(node) + narrowest(pieces)
+
+    def _toggle_width(self, node: TreeNode[ItemRef]) -> int:
+        """The cells of the fold mark Textual draws before a row that has children."""
+        return Text(self.ICON_NODE).cell_len if node.allow_expand else 0
+
+    def _indent(self, node: TreeNode[ItemRef]) -> int:
+        """The cells of guides drawn left of `node`'s row (the root is not shown)."""
+        depth, parent = 0, node.parent
+        while parent is not None and parent is not self.root:
+            depth, parent = depth + 1, parent.parent
+        return depth * self.guide_depth
+
+    def _label(self, ref: ItemRef, graph: Graph, counts: Counts) -> list[Piece]:
         if ref.kind == "metric":
             text = Text("⚙ ", style="bold")
             text.append("metric", style="bold")
-            text.append(f"  {graph.metric.name}", style="dim")
-            return text
+            return [Piece(text), Piece(Text(f"  {graph.metric.name}", style="bold dim"), "cut")]
         if ref.kind == "group":
-            return Text("⊘ not reached from any root", style="italic dim")
+            return [Piece(Text("⊘ not reached from any root", style="italic dim"))]
         if ref.kind == "link":
             text = Text("┄ ", style="cyan")
             target = ref.target or "?"
             missing = target not in graph.nodes
             text.append(target, style="red underline" if missing else "")
             text.append("  ✖ no such node" if missing else " ↗", style="red" if missing else "cyan")
-            return text
+            return [Piece(text)]
         if ref.kind == "verdict":
             return self._verdict_label(ref, graph)
         nid = ref.node or ""
         node = graph.nodes.get(nid)
         if node is None:
-            return Text(nid)
+            return [Piece(Text(nid))]
+        # the id, its badge and its problem counts are facts and stay; the type (its icon
+        # says it) goes first when the row is too wide, then the label is cut
         text = Text()
         if ref.via is not None and isinstance(graph.nodes.get(ref.via), TaskNode):
             text.append("┄ ", style="cyan")
@@ -319,25 +364,28 @@ class GraphTree(Tree[ItemRef]):
         if mark is not None:
             text.append(" ")
             text.append_text(mark)
+        pieces = [Piece(text)]
         if not self.compact:
-            text.append(f"  {node.type}", style="dim")
+            pieces.append(Piece(Text(f"  {node.type}", style="dim"), "drop"))
         if node.label:
-            text.append(f"  {node.label}", style="dim italic")
+            pieces.append(Piece(Text(f"  {node.label}", style="dim italic"), "cut"))
+        counted = Text()
         errors, warnings = counts.get(nid, (0, 0))
         if errors:
-            text.append(f"  ✖ {errors}", style="bold red")
+            counted.append(f"  ✖ {errors}", style="bold red")
         if warnings:
-            text.append(f"  ⚠ {warnings}", style="yellow")
-        return text
+            counted.append(f"  ⚠ {warnings}", style="yellow")
+        return [*pieces, Piece(counted)]
 
-    def _verdict_label(self, ref: ItemRef, graph: Graph) -> Text:
+    def _verdict_label(self, ref: ItemRef, graph: Graph) -> list[Piece]:
         node = graph.nodes.get(ref.node or "")
         verdicts = getattr(node, "verdicts", None) or []
         if ref.index is None or ref.index >= len(verdicts):
-            return Text("?")
+            return [Piece(Text("?"))]
         v = verdicts[ref.index]
+        # a long verdict is cut before where its path goes
+        said = Piece(Text(verdict_text(v.verdict), style="magenta"), "cut", least=2)
         text = Text()
-        text.append(verdict_text(v.verdict), style="magenta")
         text.append(" → ", style="magenta")
         if v.then is not None and v.score is not None:
             text.append(f"{v.then} and {score_text(v.score)}  ✖ both", style="red")
@@ -353,7 +401,12 @@ class GraphTree(Tree[ItemRef]):
             text.append(score_text(v.score), style="green")
         else:
             text.append("nothing  ✖ needs a score or a then", style="red")
-        return text
+        return [said, Piece(text)]
+
+
+def _joined(pieces: list[Piece]) -> Text:
+    """A row's label in full (what `row_label` reads and the panel shows when it fits)."""
+    return Text.assemble(*(piece.text for piece in pieces))
 
 
 def _signature(item: Item) -> tuple[object, ...]:
