@@ -53,7 +53,7 @@ def editor():  # type: ignore[no-untyped-def]
 
 def row_text(app, node_id: str) -> str:  # type: ignore[no-untyped-def]
     tree = app.query_one(GraphTree)
-    return next(text for key, text in tree._labels.items()
+    return next(text for key, text in ((k, tree.row_label(k)) for k in tree._rows)
                 if key[0] == "node" and key[1] == node_id)
 
 

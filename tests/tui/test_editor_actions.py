@@ -31,7 +31,7 @@ def form(app: DagtuiApp) -> NodeForm:
 
 def tree_text(app: DagtuiApp) -> str:
     tree = app.query_one(GraphTree)
-    return "\n".join(tree._labels.values())
+    return "\n".join(tree.row_label(k) for k in tree._rows)
 
 
 def problems_shown(app: DagtuiApp) -> list[str]:

@@ -49,7 +49,7 @@ async def test_the_editor_keeps_the_model_f1_palette_labels_and_path_results(
         assert "gpt-4.1-mini" in str(header.render()) and inside(header, size)
         assert {"f1", "^p", "^s", "f5"} <= footer_keys(app.screen, size)
         tree = app.query_one(GraphTree)
-        label = next(text for key, text in tree._labels.items()
+        label = next(text for key, text in ((k, tree.row_label(k)) for k in tree._rows)
                      if key[0] == "node" and key[1] == "present")
         assert "Headings present" in label
         # narrow, the row leaves out the type (the icon and the form say it) to fit

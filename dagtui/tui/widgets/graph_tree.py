@@ -11,6 +11,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
@@ -42,9 +43,8 @@ class GraphTree(Tree[ItemRef]):
         #: None when rows were added or removed since it was built
         self._by_node: dict[object, list[tuple[object, ...]]] | None = None
         self._rows: dict[tuple[object, ...], TreeNode[ItemRef]] = {}
-        self._labels: dict[tuple[object, ...], str] = {}
-        #: each row's label in pieces, so a row wider than the panel can give up its detail
-        #: (`render_label`, `dagtui.tui.fit.fit_row`)
+        #: each row's label in pieces (joined, its text in full), so a row wider than the
+        #: panel can give up its detail (`render_label`, `dagtui.tui.fit.fit_row`)
         self._pieces: dict[tuple[object, ...], list[Piece]] = {}
         self._collapsed: set[tuple[object, ...]] = set()
         self._graph: Graph | None = None
@@ -74,7 +74,7 @@ class GraphTree(Tree[ItemRef]):
         if read_only:
             if self._structure != ("read-only",):
                 self.clear()
-                self._rows, self._labels, self._pieces = {}, {}, {}
+                self._rows, self._pieces = {}, {}
                 self._by_node = None
                 self._top = None
                 self.root.add_leaf(Text("✖ does not parse: see the file →", style="red"))
@@ -158,7 +158,8 @@ class GraphTree(Tree[ItemRef]):
 
     def row_label(self, key: tuple[object, ...]) -> str:
         """Plain text of a row (tests and the tmux check read this)."""
-        return self._labels.get(key, "")
+        pieces = self._pieces.get(key)
+        return _joined(pieces).plain if pieces is not None else ""
 
     # -- actions --------------------------------------------------------------------------
     def action_collapse_or_parent(self) -> None:
@@ -195,7 +196,7 @@ class GraphTree(Tree[ItemRef]):
         sigs = [_signature(item) for item in items]
         if self._top is None:
             self.clear()
-            self._rows, self._labels, self._pieces = {}, {}, {}
+            self._rows, self._pieces = {}, {}
             self._top = []
             for item, sig in zip(items, sigs, strict=True):
                 keys: list[tuple[object, ...]] = []
@@ -217,7 +218,6 @@ class GraphTree(Tree[ItemRef]):
                     row.remove()
                     for key in keys:
                         self._rows.pop(key, None)
-                        self._labels.pop(key, None)
                         self._pieces.pop(key, None)
                 before = old[i2][1] if i2 < len(old) else None
                 for item, sig in zip(items[j1:j2], sigs[j1:j2], strict=True):
@@ -260,7 +260,6 @@ class GraphTree(Tree[ItemRef]):
         else:
             row = parent.add_leaf(text, item.ref, before=before)
         self._rows[key] = row
-        self._labels[key] = text.plain
         keys.append(key)
         return row
 
@@ -280,11 +279,10 @@ class GraphTree(Tree[ItemRef]):
             row = self._rows[key]
             if row.data is None:
                 continue
-            pieces = self._pieces[key] = self._label(row.data, graph, counts)
-            text = _joined(pieces)
-            if text.plain != self._labels.get(key):
-                row.set_label(text)
-                self._labels[key] = text.plain
+            pieces = self._label(row.data, graph, counts)
+            if pieces != self._pieces.get(key):
+                self._pieces[key] = pieces
+                row.set_label(_joined(pieces))
 
     @staticmethod
     def _stamps(graph: Graph, counts: Counts) -> dict[str | None, tuple[int, tuple[int, int]]]:
@@ -323,7 +321,7 @@ class GraphTree(Tree[ItemRef]):
 
     def _toggle_width(self, node: TreeNode[ItemRef]) -> int:
         """The cells of the fold mark Textual draws before a row that has children."""
-        return Text(self.ICON_NODE).cell_len if node.allow_expand else 0
+        return cell_len(self.ICON_NODE) if node.allow_expand else 0
 
     def _indent(self, node: TreeNode[ItemRef]) -> int:
         """The cells of guides drawn left of `node`'s row (the root is not shown)."""
