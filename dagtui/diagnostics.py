@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
+from dagtui.record import FrozenRecord
 from dagtui.text import escape_controls
 
 
@@ -86,8 +87,8 @@ def add_codes(table: dict[str, str]) -> None:
         _TABLES.append(table)
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+@dataclass(frozen=True, eq=False, repr=False)
+class Diagnostic(FrozenRecord):
     """One problem. `line`/`col` are 1-based; 0 means unknown."""
 
     code: str

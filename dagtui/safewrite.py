@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from dagtui.inputs import CASES_LIMIT, TOML_LIMIT, InputError, read_bytes_stat
+from dagtui.record import FrozenRecord
 
 __all__ = [
     "ChangedOnDisk",
@@ -68,8 +69,8 @@ class ChangedOnDisk(WriteRefused):
     """The target no longer holds what the caller read: someone else changed it."""
 
 
-@dataclass(frozen=True)
-class Stamp:
+@dataclass(frozen=True, eq=False, repr=False)
+class Stamp(FrozenRecord):
     """What a file held when it was read: enough to notice any later change.
 
     `size == -1` means the file did not exist (-2: not readable). The digest decides: a file merely touched

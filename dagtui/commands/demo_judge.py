@@ -52,16 +52,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"dagtui demo-judge: port {args.port} on 127.0.0.1 {why}; pick another with "
               "--port N (0: any free port)", file=sys.stderr)
         return ExitCode.USAGE
-    url = server.base_url
-    print(f"dagtui demo-judge: {url} (deterministic rules, not a model; ctrl+c stops)",
-          flush=True)
-    print(f"  use it with: --model {MODEL} --api-base {url}", flush=True)
     stopped = threading.Event()
 
     def stop(_signum: int, _frame: Any) -> None:
         stopped.set()
 
+    # before the address is printed: whoever read it may stop the server at once
     previous = signal.signal(signal.SIGTERM, stop)
+    url = server.base_url
+    print(f"dagtui demo-judge: {url} (deterministic rules, not a model; ctrl+c stops)",
+          flush=True)
+    print(f"  use it with: --model {MODEL} --api-base {url}", flush=True)
     try:
         while not stopped.wait(0.5):
             pass

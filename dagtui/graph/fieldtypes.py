@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from dagtui.record import FrozenRecord
 from dagtui.text import shorten
 
 #: checks one value: returns it (converted if need be) or raises `Mismatch`
@@ -36,8 +37,8 @@ _SCALAR_WORDS: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True)
-class FieldProblem:
+@dataclass(frozen=True, eq=False, repr=False)
+class FieldProblem(FrozenRecord):
     """One TOML value that could not be used: the key, what it held, and what was wanted."""
 
     key: str

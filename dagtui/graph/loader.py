@@ -29,6 +29,7 @@ from dagtui.graph.model import (
 )
 from dagtui.graph.positions import KeyPath, Positions, locate
 from dagtui.inputs import TOML_LIMIT, InputError, decode, parser_gave_up, read_bytes
+from dagtui.record import Record
 from dagtui.text import suggest, verdict_text
 
 #: a graph file larger than this is refused before reading (see `dagtui.inputs.TOML_LIMIT`)
@@ -39,8 +40,8 @@ METRIC_KEYS = Metric.toml_keys()
 VERDICT_KEYS = ("verdict", "score", "then")
 
 
-@dataclass
-class LoadResult:
+@dataclass(eq=False, repr=False)
+class LoadResult(Record):
     """What loading produced. `graph` is None only when nothing usable could be read."""
 
     graph: Graph | None

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from dagtui.record import FrozenRecord
+
 #: the aggregates a map node may name as a string
 AGGREGATE_WORDS = ("all", "any", "fraction")
 #: a list marker before an item (`- `, `* `, `• `, `1. `, `2) `), taken off
@@ -77,8 +79,8 @@ def is_fraction(aggregate: Any) -> bool:
     return aggregate == "fraction"
 
 
-@dataclass(frozen=True)
-class Outcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class Outcome(FrozenRecord):
     """What a map node's items came to: `verdict` (true/false) for a verdict aggregate,
     `score` (0..10) for a fraction leaf."""
 

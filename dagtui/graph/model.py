@@ -23,15 +23,16 @@ and the field tables of docs/format.md (scripts/gen_format_docs.py) read it thro
 from __future__ import annotations
 
 import dataclasses
-import operator
+import sys
 import typing
-from collections.abc import Callable, Collection, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Collection, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self, overload
 
 from dagtui.graph.fieldtypes import Checker, FieldProblem, Mismatch, checker_for, describe
 from dagtui.graph.mapping import is_fraction
 from dagtui.graph.unsure import CANNOT_TELL, Unsure, read_unsure
+from dagtui.record import FrozenRecord, Record, Shown
 
 SINGLE_TURN_PARAMS: tuple[str, ...] = (
     "input",
@@ -147,8 +148,8 @@ REQUIRED_FIELD: Mapping[str, Any] = {"required": True}
 NO_DEFAULT: Any = object()
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class FieldSpec(FrozenRecord):
     """One field of a model class as its declaration says: its TOML key, annotation and
     default (from the dataclass) and what `about` added. Compared by value: docs/format.md's
     tables list a node type's field where it differs from the base's."""
@@ -206,8 +207,32 @@ def field_spec(cls: type, key: str) -> FieldSpec:
     return field_specs(cls)[key]
 
 
+def field_types(cls: type) -> dict[str, Any]:
+    """Attribute name -> the evaluated annotation of each field of dataclass `cls`.
+
+    What `typing.get_type_hints` gives for the fields, for less: it compiles each annotation
+    string on its own (this module's are strings, `from __future__ import annotations`),
+    about 50 us apiece and 8-22 per node class, on every editor start before its first
+    frame. This evaluates each declaring module's strings as one tuple: a node class in
+    ~0.1 ms instead of ~0.6 (tests/test_model_records.py checks both agree).
+    """
+    fields = dataclasses.fields(cls)
+    types: dict[str, Any] = {f.name: f.type for f in fields}
+    by_owner: dict[type, list[str]] = {}
+    for f in fields:
+        if isinstance(f.type, str):  # evaluated where it was written (maybe a base class)
+            owner = next(k for k in cls.__mro__ if f.name in k.__dict__.get("__annotations__", {}))
+            by_owner.setdefault(owner, []).append(f.name)
+    for owner, names in by_owner.items():
+        # the names get_type_hints sees: the module's first, then the class body's
+        values = eval(f"({', '.join(types[n] for n in names)},)",  # noqa: S307
+                      dict(vars(owner)), vars(sys.modules[owner.__module__]))
+        types.update(zip(names, values, strict=True))
+    return types
+
+
 def _read_specs(cls: type) -> dict[str, FieldSpec]:
-    hints = typing.get_type_hints(cls)
+    hints = field_types(cls)
     out: dict[str, FieldSpec] = {}
     for f in dataclasses.fields(cls):
         meta: dict[str, Any] = {}
@@ -255,52 +280,8 @@ def _literal_values(ann: Any) -> tuple[Any, ...] | None:
     return None
 
 
-class Record:
-    """What every model class shares: copying with changes, equality and repr.
-
-    The model's dataclasses are declared with `eq=False, repr=False` and take `__eq__` and
-    `__repr__` from here, which answer as the ones dataclasses would write (the compared
-    fields as one tuple, only against the same class; `Name(field=value, ...)` of the
-    shown fields): dataclasses compiles each method's source per class at import, and
-    every editor start paid for it. Left to this class, the model compiles 18 KB of
-    source in 30 methods instead of 26 KB in 54, about 2 % of the instructions of the
-    editor's start up to its first frame (counted with callgrind). A record is
-    unhashable, as a dataclass with `eq` is.
-    """
-
-    def replace(self, **changes: Any) -> Self:
-        """A shallow copy with `changes` (Python attribute names) applied, unchecked."""
-        # every subclass is a dataclass; this base is not one
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        compared = _COMPARED.get(self.__class__) or _compared(self.__class__)
-        return compared(self) == compared(other)
-
-    def __repr__(self) -> str:
-        cls: type = type(self)  # every subclass is a dataclass
-        shown = (f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(cls)
-                 if f.repr)
-        return f"{cls.__qualname__}({', '.join(shown)})"
-
-
-#: record class -> the tuple of the values `__eq__` compares (worked out once per class)
-_COMPARED: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-
-
-def _compared(cls: type) -> Callable[[Any], tuple[Any, ...]]:
-    names = tuple(f.name for f in dataclasses.fields(cls) if f.compare)
-    # a tuple even of one field (attrgetter of one name gives the value itself)
-    get = operator.attrgetter(*names) if len(names) > 1 else (
-        lambda record: tuple(getattr(record, n) for n in names))
-    _COMPARED[cls] = get
-    return get
-
-
-@dataclass(frozen=True, eq=False)
-class _Spec:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Spec(Shown):
     """One TOML record class's fields, worked out once from its annotations."""
 
     #: TOML key -> (attribute name, checker), in declaration order
@@ -375,7 +356,7 @@ class TomlRecord(Record):
 
 
 def _build_spec(cls: type) -> _Spec:
-    hints = typing.get_type_hints(cls)
+    hints = field_types(cls)
     by_key: dict[str, tuple[str, Checker]] = {}
     dump: list[tuple[str, str, Any]] = []
     required: list[str] = []
@@ -720,8 +701,8 @@ class NonBinaryNode(Judgement, NodeBase):
         return [str(v.verdict) for v in self.verdicts]
 
 
-@dataclass(frozen=True)
-class CheckSettings:
+@dataclass(frozen=True, eq=False, repr=False)
+class CheckSettings(FrozenRecord):
     """What one check kind reads from its node, beside `check`, `param` and `evidence`: the
     `CheckNode` settings it takes, those it needs, and the values a setting may take for
     it (`mode` means one thing to a contains check and another to a tools check). What it

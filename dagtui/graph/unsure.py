@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dagtui.record import FrozenRecord
+
 #: the answer a judge gives when the material does not settle the question (the extra
 #: value the answer schema offers when `unsure` is declared)
 CANNOT_TELL = "cannot tell"
@@ -34,8 +36,8 @@ UNSURE_WORDS = ("unscored", "human")
 UNSCORED = "unscored"
 
 
-@dataclass(frozen=True)
-class Unsure:
+@dataclass(frozen=True, eq=False, repr=False)
+class Unsure(FrozenRecord):
     """A node's `unsure` as it acts: `mode` is unscored, human, score or then."""
 
     mode: str

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dagtui.graph.unsure import CANNOT_TELL
+from dagtui.record import Record
 
 
 class AnswerError(ValueError):
@@ -28,8 +29,8 @@ class AnswerError(ValueError):
         super().__init__(message)
 
 
-@dataclass
-class Parsed:
+@dataclass(eq=False, repr=False)
+class Parsed(Record):
     value: Any
     reason: str = ""
 

@@ -30,10 +30,11 @@ from typing import Any
 
 from dagtui.graph.model import NODE_CLASSES, NodeBase, Verdict
 from dagtui.kinds.answers import Answer
+from dagtui.record import FrozenRecord, Shown
 
 
-@dataclass(frozen=True)
-class Request:
+@dataclass(frozen=True, eq=False, repr=False)
+class Request(FrozenRecord):
     """The node-specific part of a judge request (`dagtui.judges.prompts.build_prompt` adds the
     evidence, the case params and the answer line around it)."""
 
@@ -93,8 +94,8 @@ def drawn_text(node: NodeBase) -> tuple[str, str]:
     return label_or_id(node), text if isinstance(text, str) else ""
 
 
-@dataclass(frozen=True, eq=False)
-class NodeKind:
+@dataclass(frozen=True, eq=False, repr=False)
+class NodeKind(Shown):
     """One node type's behaviour, registered once per type (so equal only to itself).
 
     Only `cls` and `icon` are required; a type a judge answers also gives `answer` and

@@ -16,6 +16,7 @@ from dagtui.diagnostics import Diagnostic
 from dagtui.graph.loader import LoadResult, load_text
 from dagtui.graph.model import GEvalNode, Graph, TaskNode
 from dagtui.graph.positions import Positions
+from dagtui.record import Record
 from dagtui.safewrite import ChangedOnDisk as ChangedOnDisk  # the app catches these
 from dagtui.safewrite import ReadOnlyFile as ReadOnlyFile
 from dagtui.safewrite import Stamp
@@ -25,8 +26,8 @@ from dagtui.safewrite import Stamp
 # so their import cost is paid a moment after the tree is on screen.
 
 
-@dataclass
-class Checked:
+@dataclass(eq=False, repr=False)
+class Checked(Record):
     """Diagnostics plus path analysis for one graph version."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dagtui.graph.model import Graph, TaskNode
+from dagtui.record import FrozenRecord, Record
 
 
-@dataclass(frozen=True)
-class ItemRef:
+@dataclass(frozen=True, eq=False, repr=False)
+class ItemRef(FrozenRecord):
     """What one outline row stands for; `key` identifies it across rebuilds."""
 
     kind: str  # "metric" | "node" | "verdict" | "link" | "group"
@@ -32,8 +33,8 @@ class ItemRef:
         return (self.kind, self.node, self.index, self.target, self.via)
 
 
-@dataclass
-class Item:
+@dataclass(eq=False, repr=False)
+class Item(Record):
     ref: ItemRef
     children: list[Item] = field(default_factory=list)
 

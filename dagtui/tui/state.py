@@ -25,6 +25,7 @@ from dagtui.graph.loader import LoadResult
 from dagtui.graph.model import CheckNode, Graph, Metric, NodeBase, TaskNode, Verdict
 from dagtui.graph.positions import Positions
 from dagtui.kinds import find_kind, kind_of
+from dagtui.record import Record, Shown
 from dagtui.tui import backend
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ class EditRefused(Exception):
     """An edit that would break the graph in a way the user did not ask for."""
 
 
-@dataclass(eq=False)
-class Snapshot:
+@dataclass(eq=False, repr=False)
+class Snapshot(Shown):
     """Everything undo restores (each one taken once: equal only to itself)."""
 
     metric: Metric
@@ -52,8 +53,8 @@ class Snapshot:
     version: int = 0
 
 
-@dataclass(frozen=True, eq=False)
-class CheckJob:
+@dataclass(frozen=True, eq=False, repr=False)
+class CheckJob(Shown):
     """One validation with everything it reads copied, so it can run in a worker while the
     state moves on; `EditorState.apply_check` takes its result only if no newer
     job was issued since (the very same job: equal only to itself)."""
@@ -70,8 +71,8 @@ class CheckJob:
         return backend.check_graph(self.graph, self.positions)
 
 
-@dataclass
-class FileStamp:
+@dataclass(eq=False, repr=False)
+class FileStamp(Record):
     """What the file on disk looked like when we last read or wrote it."""
 
     mtime_ns: int = 0
@@ -86,8 +87,8 @@ class FileStamp:
         return cls(st.st_mtime_ns, st.st_size)
 
 
-@dataclass(eq=False)
-class EditorState:
+@dataclass(eq=False, repr=False)
+class EditorState(Shown):
     """One open graph file and its editing history (one object per open file: equal only to
     itself, which also spares compiling a field-by-field `__eq__` before the first frame)."""
 
