@@ -346,7 +346,9 @@ def _put(table: Any, key: str, item: Any) -> None:
     if key in table or after is None:
         table[key] = item
     else:
-        table.value._insert_after(after, key, item)
+        from dagtui.graph.tomlio.document import insert_after
+
+        insert_after(table.value, after, key, item)
 
 
 def _last_key(table: Any) -> str | None:

@@ -141,6 +141,22 @@ def replace_value(table: Any, key: str, value: Any) -> None:
         placed.trivia.comment_ws = comment_ws or "  "
 
 
+def insert_after(container: Container, after: str, key: str, item: Any) -> None:
+    """Put `key = item` right after the key `after` of `container` (after its last place,
+    for a key that appears twice), e.g. before the blank lines and comments that follow.
+
+    tomlkit has no public way to insert after a key; its private `_insert_after` went in
+    0.15, so this places by index with `_insert_at`, which 0.13 has too.
+    """
+    idx = container._map[tomlkit.items.SingleKey(after)]
+    if isinstance(idx, tuple):
+        idx = max(idx)
+    if idx + 1 < len(container.body):
+        container._insert_at(idx + 1, key, item)
+    else:  # `after` is the last thing in the table
+        container.append(key, item)
+
+
 def insert_key(table: Any, key: str, value: Any, order: tuple[str, ...] | list[str]) -> None:
     """Insert a new key where the canonical order puts it among the keys already there."""
     item = _item_for(key, value)
@@ -152,7 +168,7 @@ def insert_key(table: Any, key: str, value: Any, order: tuple[str, ...] | list[s
               and not isinstance(table[k], tk.Table | tk.AoT)]
     container: Container = table.value
     if before:
-        container._insert_after(before[-1], key, item)
+        insert_after(container, before[-1], key, item)
         return
     after = [k for k in table if k in rank and rank[k] > rank[key]
              and not isinstance(table[k], tk.Table | tk.AoT)]
