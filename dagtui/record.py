@@ -1,9 +1,10 @@
 """Equality, hashing and repr for dagtui's dataclasses, written once instead of per class.
 
 `dataclasses` writes each class its own `__eq__`, `__repr__` and `__hash__` by compiling
-their source when the class is created, ~0.1-0.2 ms apiece. The editor imports about thirty
-dataclasses before its first frame, so every `dagtui edit` paid ~6 ms for methods that say
-the same thing in every class (measured on the CI machine: 42 compiled methods). A class
+their source when the class is created. The editor imports about thirty dataclasses before
+its first frame, so every `dagtui edit` compiled 42 methods that say the same thing in every
+class: 20M instructions of the 1,177M its start ran up to the first frame (callgrind,
+meeting_summary.toml; a bare Textual app: 961M), 2 % of the start. A class
 declared `@dataclass(eq=False, repr=False)` on one of these bases answers as the methods
 dataclasses would have written (tests/test_records.py compares each against a twin):
 
@@ -14,8 +15,9 @@ dataclasses would have written (tests/test_records.py compares each against a tw
 - `FrozenRecord`: a `Record` that hashes its hashed fields as one tuple, for
   `@dataclass(frozen=True, eq=False, repr=False)` (dataclasses hashes a frozen one so).
 
-Their methods are slower per call than the compiled ones (a field list looked up per class,
-not inlined): a repr or a comparison costs about twice as much, which no caller notices.
+Their methods are slower per call than the compiled ones (the fields are looked up per
+class, not inlined): a `Diagnostic`'s `==` takes 0.8 us instead of 0.3, its hash 0.6 instead
+of 0.3, its repr 4 instead of 2; no caller compares or hashes more than a few thousand.
 """
 
 from __future__ import annotations

@@ -16,7 +16,10 @@ from dagtui.graph.model import NODE_CLASSES, BinaryNode, Graph, Metric, Record, 
 
 def _dataclass_twin(cls: type) -> type:
     """`cls` rebuilt as dataclasses would write it, with its own `__eq__` and `__repr__`."""
-    fields = [(f.name, Any, f) for f in dataclasses.fields(cls)]
+    # fresh fields: make_dataclass writes its types into the Field objects it is given
+    fields = [(f.name, Any, dataclasses.field(default=f.default, default_factory=f.default_factory,
+                                              repr=f.repr, compare=f.compare))
+              for f in dataclasses.fields(cls)]
     return dataclasses.make_dataclass(cls.__name__, fields, kw_only=True)
 
 

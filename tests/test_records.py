@@ -31,7 +31,8 @@ def _record_classes() -> list[type]:
     for info in pkgutil.walk_packages(dagtui.__path__, "dagtui."):
         if not info.name.startswith("dagtui.integrations") and not info.name.endswith("__main__"):
             importlib.import_module(info.name)
-    found = {c for c in _all_subclasses(Shown) if dataclasses.is_dataclass(c)}
+    found = {c for c in _all_subclasses(Shown)
+             if dataclasses.is_dataclass(c) and c.__module__.startswith("dagtui.")}
     return sorted(found, key=lambda c: (c.__module__, c.__qualname__))
 
 

@@ -8,7 +8,8 @@ and reports every field it could not use as a diagnostic with a position.
 
 The classes are plain dataclasses, kept cheap to import because every editor start pays for
 it (`dagtui.graph.fieldtypes` says why there is no validation library). Besides their fields they offer
-`Record.replace` (a copy with some fields changed) and, for the classes filled from TOML
+`Record.replace` (a copy with some fields changed; `Record` gives every model class its
+equality and repr: dagtui/record.py) and, for the classes filled from TOML
 tables, `TomlRecord.from_toml` (build from a table, reporting each value of the wrong type),
 `TomlRecord.to_toml` (the table back, defaults left out) and `TomlRecord.toml_keys`. Values
 are checked against the field annotations by `dagtui.graph.fieldtypes`.
@@ -214,7 +215,7 @@ def field_types(cls: type) -> dict[str, Any]:
     string on its own (this module's are strings, `from __future__ import annotations`),
     about 50 us apiece and 8-22 per node class, on every editor start before its first
     frame. This evaluates each declaring module's strings as one tuple: a node class in
-    ~0.1 ms instead of ~0.6 (tests/test_model_records.py checks both agree).
+    ~0.1 ms instead of ~0.6 (tests/test_records.py checks both agree).
     """
     fields = dataclasses.fields(cls)
     types: dict[str, Any] = {f.name: f.type for f in fields}
