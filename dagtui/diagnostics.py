@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from enum import StrEnum
 
-from dagtui.record import FrozenRecord
+from dagtui.record import FrozenRecord, frozen
 from dagtui.text import escape_controls
 
 
@@ -87,7 +87,7 @@ def add_codes(table: dict[str, str]) -> None:
         _TABLES.append(table)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Diagnostic(FrozenRecord):
     """One problem. `line`/`col` are 1-based; 0 means unknown."""
 

@@ -36,12 +36,11 @@ import shutil
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from dagtui.inputs import CASES_LIMIT, TOML_LIMIT, InputError, read_bytes_stat
-from dagtui.record import FrozenRecord
+from dagtui.record import FrozenRecord, frozen
 
 __all__ = [
     "ChangedOnDisk",
@@ -69,7 +68,7 @@ class ChangedOnDisk(WriteRefused):
     """The target no longer holds what the caller read: someone else changed it."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Stamp(FrozenRecord):
     """What a file held when it was read: enough to notice any later change.
 

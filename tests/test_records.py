@@ -1,5 +1,6 @@
 """Dataclasses on `Shown`, `Record` and `FrozenRecord` (dagtui/record.py) answer repr,
-equality and hashing exactly as the methods dataclasses would have written for them."""
+equality and hashing exactly as the methods dataclasses would have written for them, and
+`@frozen` ones refuse changes as a frozen dataclass does."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 import dagtui
 from dagtui.graph import model
 from dagtui.graph.model import field_types
-from dagtui.record import FrozenRecord, Record, Shown
+from dagtui.record import FrozenRecord, Record, Shown, frozen, is_frozen
 
 
 def _all_subclasses(cls: type) -> list[type]:
@@ -54,10 +55,9 @@ def _make(cls: type, values: dict[str, Any]) -> Any:
 
 def _twin(cls: type) -> type:
     """`cls` as plain dataclasses would write it, its own methods compiled."""
-    params = cls.__dataclass_params__  # type: ignore[attr-defined]
     fields = [(f.name, Any, dataclasses.field(repr=f.repr, compare=f.compare, hash=f.hash))
               for f in dataclasses.fields(cls)]
-    return dataclasses.make_dataclass(cls.__name__, fields, frozen=params.frozen,
+    return dataclasses.make_dataclass(cls.__name__, fields, frozen=is_frozen(cls),
                                       eq=issubclass(cls, Record))
 
 
@@ -87,10 +87,56 @@ def test_methods_answer_as_dataclasses_would(cls: type) -> None:
 def test_no_class_compiles_methods_its_base_gives(cls: type) -> None:
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     assert not params.eq and not params.repr, "declare @dataclass(eq=False, repr=False)"
-    if params.frozen and issubclass(cls, Record):
+    assert not params.frozen, "declare @frozen (dagtui.record), not @dataclass(frozen=True)"
+    if is_frozen(cls) and issubclass(cls, Record):
         assert issubclass(cls, FrozenRecord), "a frozen record is hashable: FrozenRecord"
     if issubclass(cls, FrozenRecord):
-        assert params.frozen, "a FrozenRecord's hash needs fields that never change"
+        assert is_frozen(cls), "a FrozenRecord's hash needs fields that never change: @frozen"
+
+
+@pytest.mark.parametrize("cls", [c for c in CLASSES if is_frozen(c)],
+                         ids=lambda c: f"{c.__module__}.{c.__qualname__}")
+def test_frozen_classes_refuse_changes_as_a_frozen_dataclass_does(cls: type) -> None:
+    twin = _twin(cls)
+    obj, tobj = _make(cls, _values(cls, "a")), _make(twin, _values(cls, "a"))
+    for name in [f.name for f in dataclasses.fields(cls)] + ["not_a_field"]:
+        for target in (obj, tobj):
+            with pytest.raises(dataclasses.FrozenInstanceError) as refused:
+                setattr(target, name, "changed")
+            assert str(refused.value) == f"cannot assign to field {name!r}"
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                delattr(target, name)
+    assert _values(cls, "a") == {f.name: getattr(obj, f.name) for f in dataclasses.fields(cls)}
+
+
+@frozen
+class _Point(FrozenRecord):
+    """A frozen record with a default, a factory, a field outside `__init__` and pickling
+    (a module-level class)."""
+
+    x: int
+    y: int = 0
+    tags: list[str] = dataclasses.field(default_factory=list, compare=False)
+    total: int = dataclasses.field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", self.x + self.y)  # as with frozen=True
+
+
+def test_frozen_sets_each_field_once_through_init_post_init_replace_and_copies() -> None:
+    import copy
+    import pickle
+
+    p = _Point(1, 2)
+    assert (p.x, p.y, p.tags, p.total) == (1, 2, [], 3)
+    assert dataclasses.replace(p, y=5).total == 6 and p.total == 3
+    assert _Point(1, 2) == p and hash(_Point(1, 2)) == hash(p) and p in {p}
+    for other in (copy.copy(p), copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
+        assert other == p and other is not p
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            other.x = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="Shown subclass"):
+        frozen(type("Plain", (), {"__annotations__": {"x": "int"}}))
 
 
 def test_compare_never_crosses_classes_and_nan_is_equal_to_itself() -> None:

@@ -20,10 +20,9 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from dagtui.record import FrozenRecord
+from dagtui.record import FrozenRecord, frozen
 from dagtui.text import shorten
 
 #: checks one value: returns it (converted if need be) or raises `Mismatch`
@@ -37,7 +36,7 @@ _SCALAR_WORDS: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class FieldProblem(FrozenRecord):
     """One TOML value that could not be used: the key, what it held, and what was wanted."""
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dagtui.record import FrozenRecord
+from dagtui.record import FrozenRecord, frozen
 
 #: the aggregates a map node may name as a string
 AGGREGATE_WORDS = ("all", "any", "fraction")
@@ -79,7 +78,7 @@ def is_fraction(aggregate: Any) -> bool:
     return aggregate == "fraction"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Outcome(FrozenRecord):
     """What a map node's items came to: `verdict` (true/false) for a verdict aggregate,
     `score` (0..10) for a fraction leaf."""

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Literal, Self, overload
 from dagtui.graph.fieldtypes import Checker, FieldProblem, Mismatch, checker_for, describe
 from dagtui.graph.mapping import is_fraction
 from dagtui.graph.unsure import CANNOT_TELL, Unsure, read_unsure
-from dagtui.record import FrozenRecord, Record, Shown
+from dagtui.record import FrozenRecord, Record, Shown, frozen
 
 SINGLE_TURN_PARAMS: tuple[str, ...] = (
     "input",
@@ -149,7 +149,7 @@ REQUIRED_FIELD: Mapping[str, Any] = {"required": True}
 NO_DEFAULT: Any = object()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class FieldSpec(FrozenRecord):
     """One field of a model class as its declaration says: its TOML key, annotation and
     default (from the dataclass) and what `about` added. Compared by value: docs/format.md's
@@ -281,7 +281,7 @@ def _literal_values(ann: Any) -> tuple[Any, ...] | None:
     return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class _Spec(Shown):
     """One TOML record class's fields, worked out once from its annotations."""
 
@@ -702,7 +702,7 @@ class NonBinaryNode(Judgement, NodeBase):
         return [str(v.verdict) for v in self.verdicts]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class CheckSettings(FrozenRecord):
     """What one check kind reads from its node, beside `check`, `param` and `evidence`: the
     `CheckNode` settings it takes, those it needs, and the values a setting may take for

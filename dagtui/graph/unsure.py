@@ -19,10 +19,9 @@ only reads the field; the validator reports a value it cannot read (DAG026).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from dagtui.record import FrozenRecord
+from dagtui.record import FrozenRecord, frozen
 
 #: the answer a judge gives when the material does not settle the question (the extra
 #: value the answer schema offers when `unsure` is declared)
@@ -36,7 +35,7 @@ UNSURE_WORDS = ("unscored", "human")
 UNSCORED = "unscored"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Unsure(FrozenRecord):
     """A node's `unsure` as it acts: `mode` is unscored, human, score or then."""
 

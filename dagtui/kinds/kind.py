@@ -25,15 +25,15 @@ metadata by scripts/gen_format_docs.py). Check kinds have the same shape of regi
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from dagtui.graph.model import NODE_CLASSES, NodeBase, Verdict
 from dagtui.kinds.answers import Answer
-from dagtui.record import FrozenRecord, Shown
+from dagtui.record import FrozenRecord, Shown, frozen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Request(FrozenRecord):
     """The node-specific part of a judge request (`dagtui.judges.prompts.build_prompt` adds the
     evidence, the case params and the answer line around it)."""
@@ -94,7 +94,7 @@ def drawn_text(node: NodeBase) -> tuple[str, str]:
     return label_or_id(node), text if isinstance(text, str) else ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class NodeKind(Shown):
     """One node type's behaviour, registered once per type (so equal only to itself).
 

@@ -220,9 +220,13 @@ class StubServer:
         try:
             self._server = asyncio.run_coroutine_threadsafe(open_server(),
                                                             self._loop).result(10)
-        except BaseException:  # the port is taken (OSError): leave no thread behind
+        except BaseException:  # the port is taken (OSError): leave no thread or loop behind
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(5)
+            if not self._thread.is_alive():
+                # closed here, not by the collector at exit: by then its self-pipe may be
+                # gone, and the loop's __del__ prints a traceback ("Invalid file descriptor")
+                self._loop.close()
             raise
         self._port = self._server.sockets[0].getsockname()[1]
         threading.Thread(target=self._watch_idle, daemon=True).start()

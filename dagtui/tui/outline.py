@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dagtui.graph.model import Graph, TaskNode
-from dagtui.record import FrozenRecord, Record
+from dagtui.record import FrozenRecord, Record, frozen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ItemRef(FrozenRecord):
     """What one outline row stands for; `key` identifies it across rebuilds."""
 

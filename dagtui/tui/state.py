@@ -25,7 +25,7 @@ from dagtui.graph.loader import LoadResult
 from dagtui.graph.model import CheckNode, Graph, Metric, NodeBase, TaskNode, Verdict
 from dagtui.graph.positions import Positions
 from dagtui.kinds import find_kind, kind_of
-from dagtui.record import Record, Shown
+from dagtui.record import Record, Shown, frozen
 from dagtui.tui import backend
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class Snapshot(Shown):
     version: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class CheckJob(Shown):
     """One validation with everything it reads copied, so it can run in a worker while the
     state moves on; `EditorState.apply_check` takes its result only if no newer
