@@ -1,6 +1,7 @@
 """The collector `dagtui edit` pauses before its imports runs again at the app's first frame
 (dagtui/tui/startup.py), and never when somebody else had switched it off; the app runs with
-a short GIL switch interval, and puts the interpreter's back."""
+a short GIL switch interval, and puts the interpreter's back; a small terminal's size
+classes cost the first frame no extra restyle."""
 
 from __future__ import annotations
 
@@ -83,3 +84,43 @@ def test_prompt_frames_never_lengthens_a_shorter_interval() -> None:
             assert sys.getswitchinterval() == startup.SWITCH_INTERVAL / 2
     finally:
         sys.setswitchinterval(before)
+
+
+async def _screen_restyles_before_first_frame(graph_file: Path, size: tuple[int, int]) -> int:
+    """How often the editor's whole screen was restyled before its first frame, at `size`."""
+    from textual import events
+
+    restyled: list[object] = []
+    ready = False
+    app = make_app(graph_file)
+    update_styles, post_message = app.update_styles, app.post_message
+
+    def spy_update(node: object = None, **how: object) -> None:
+        if not ready:
+            restyled.append(node)
+        update_styles(node, **how)  # type: ignore[arg-type]
+
+    def spy_post(message: object) -> bool:
+        nonlocal ready
+        ready = ready or isinstance(message, events.Ready)
+        return post_message(message)  # type: ignore[arg-type]
+
+    app.update_styles = spy_update  # type: ignore[method-assign]
+    app.post_message = spy_post  # type: ignore[method-assign]
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert ready
+        assert screen.has_class("narrow") == (size[0] < 110)
+        assert screen.has_class("short") == (size[1] < 32)
+        assert app.query_one("#tree").compact == (size[0] < 110)  # type: ignore[attr-defined]
+    return restyled.count(screen)
+
+
+async def test_a_small_terminal_costs_the_first_frame_no_extra_restyle(graph_file: Path) -> None:
+    """The size classes (`short`, `narrow`) are in place before the widgets are styled:
+    set on mount instead, they restyled the whole screen before its first frame (twice at
+    80x24, against Textual's own once when the screen is shown, as at 120x36)."""
+    roomy = await _screen_restyles_before_first_frame(graph_file, (120, 36))
+    assert await _screen_restyles_before_first_frame(graph_file, (80, 24)) == roomy
+    assert await _screen_restyles_before_first_frame(graph_file, (120, 24)) == roomy

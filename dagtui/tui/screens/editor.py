@@ -190,10 +190,16 @@ class EditorScreen(DagtuiScreen):
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # the terminal's size is known before anything is styled: the classes it sets now
+        # cost nothing, while setting them on mount restyled every widget before the first
+        # frame (on an 80x24 terminal 25M instructions, 2 % of the start)
+        width, height = self.app.size
+        self._fit_classes(width, height, update=False)
         yield HeaderLine(id="header")
         with Horizontal(id="main"):
             tree = GraphTree(id="tree")
             tree.border_title = "Graph"
+            tree.set_compact(narrow(width))
             yield tree
             # the form comes right after the first frame (`_first_form`)
             yield Vertical(id="right")
@@ -294,17 +300,21 @@ class EditorScreen(DagtuiScreen):
         """On a small terminal the panels give way to the tree and the form: the bottom
         panels get fewer rows, and the footer packs its keys tighter and leaves the palette
         key (ctrl+p still works) so the editor's own keys are not cut off."""
-        main = self
-        main.set_class(height < SHORT_ROWS, "short")
-        main.set_class(narrow(width), "narrow")
+        self._fit_classes(width, height)
         if self._footer is not None:  # mounted right after the first frame
             fit_footer(self._footer, width)
-        tree = next(iter(main.query(GraphTree)), None)
+        tree = next(iter(self.query(GraphTree)), None)
         if tree is not None and tree.compact != narrow(width):
             tree.set_compact(narrow(width))
             if not self.state.read_only:
                 tree.show(self.state.graph, self.state.problem_counts(),
                           self.state.graph.metric.name)
+
+    def _fit_classes(self, width: int, height: int, *, update: bool = True) -> None:
+        """The screen's `short` and `narrow` classes (editor.tcss) for a terminal this size;
+        without `update` the styles are left alone (for before its widgets are styled)."""
+        self.set_class(height < SHORT_ROWS, "short", update=update)
+        self.set_class(narrow(width), "narrow", update=update)
 
     async def _first_check(self) -> None:
         job = self.state.check_job()
