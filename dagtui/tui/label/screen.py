@@ -91,6 +91,8 @@ class LabelScreen(DagtuiScreen):
         self.title_text = title
 
     def compose(self) -> ComposeResult:
+        # before anything is styled: set on mount, the class restyled the whole screen
+        self.set_class(narrow(self.app.size.width), "narrow", update=False)
         yield Static(id="label-head")
         with Horizontal(id="label-body"):
             with Vertical(id="label-main"):
